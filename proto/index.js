@@ -1,0 +1,118 @@
+// Node-side view of proto/: the compiled types, the proto3 JSON mapping and the
+// gRPC service definition with protobufjs codecs. Everything derives from user.proto.
+import { fileURLToPath } from 'node:url';
+import protobuf from 'protobufjs';
+import protoLoader from '@grpc/proto-loader';
+import { PROTO_FILE, SERVICE_NAME, USER_FIELDS, USER_TYPE } from './payload.js';
+
+/** Absolute path of the .proto file. */
+export const PROTO_PATH = fileURLToPath(new URL(PROTO_FILE, import.meta.url));
+
+const root = protobuf.loadSync(PROTO_PATH).resolveAll();
+
+/** The `user.v1.User` message type (protobufjs reflection). */
+export const User = root.lookupType(USER_TYPE);
+
+// proto3 JSON mapping as protobufjs spells it: enum names, 64-bit integers as
+// strings, bytes as base64, and fields at their default value included.
+// Source: https://protobuf.dev/programming-guides/json/
+const PROTO3_JSON = Object.freeze({ enums: String, longs: String, bytes: String, defaults: true, json: true });
+
+/**
+ * Builds the `User` a listener serves.
+ * @param {{port: number, workerPid: number}} who the listener's port and the worker's pid
+ * @returns {protobuf.Message} a `user.v1.User` message
+ */
+export function userMessage({ port, workerPid }) {
+  return User.fromObject({ ...USER_FIELDS, port, workerPid });
+}
+
+/**
+ * Converts a decoded message to its proto3 JSON mapping, every field included.
+ * @param {protobuf.Type} type the message type
+ * @param {protobuf.Message|object} message a message of that type
+ * @returns {object} plain object, ready for JSON.stringify
+ */
+export function toProto3Json(type, message) {
+  return type.toObject(message, PROTO3_JSON);
+}
+
+// JSON Schema of each proto3 scalar in its JSON mapping; 64-bit integers are strings there.
+const SCALAR_SCHEMA = {
+  string: { type: 'string' },
+  bytes: { type: 'string' },
+  bool: { type: 'boolean' },
+  double: { type: 'number' },
+  float: { type: 'number' },
+  int32: { type: 'integer' },
+  uint32: { type: 'integer' },
+  sint32: { type: 'integer' },
+  fixed32: { type: 'integer' },
+  sfixed32: { type: 'integer' },
+  int64: { type: 'string' },
+  uint64: { type: 'string' },
+  sint64: { type: 'string' },
+  fixed64: { type: 'string' },
+  sfixed64: { type: 'string' },
+};
+
+/**
+ * JSON Schema of a message's proto3 JSON mapping, for fastify's response
+ * serializer, so the HTTP body is derived from the .proto and nothing else.
+ * @param {protobuf.Type} type the message type
+ * @returns {object} a JSON Schema (draft 7) object schema with every field required
+ * @throws {TypeError} for a field kind the mapping here does not cover (maps, oneofs of messages)
+ */
+export function jsonSchemaOf(type) {
+  const properties = {};
+  for (const field of type.fieldsArray) {
+    if (field.map) throw new TypeError(`${type.fullName}.${field.name}: map fields are not supported`);
+    let schema;
+    if (field.resolvedType instanceof protobuf.Enum) {
+      schema = { type: 'string', enum: Object.keys(field.resolvedType.values) };
+    } else if (field.resolvedType instanceof protobuf.Type) {
+      schema = jsonSchemaOf(field.resolvedType);
+    } else if (SCALAR_SCHEMA[field.type]) {
+      schema = SCALAR_SCHEMA[field.type];
+    } else {
+      throw new TypeError(`${type.fullName}.${field.name}: no JSON Schema for field type ${field.type}`);
+    }
+    properties[field.name] = field.repeated ? { type: 'array', items: schema } : schema;
+  }
+  return { type: 'object', properties, required: Object.keys(properties), additionalProperties: false };
+}
+
+/**
+ * The gRPC service definition for `@grpc/grpc-js` (`server.addService`,
+ * `makeGenericClientConstructor`), with protobufjs encode/decode as codecs:
+ * messages are passed as protobufjs messages, not converted to plain objects.
+ * @returns {import('@grpc/grpc-js').ServiceDefinition}
+ */
+export function userServiceDefinition() {
+  const service = root.lookupService(SERVICE_NAME);
+  const definition = {};
+  for (const method of service.methodsArray) {
+    const req = method.resolvedRequestType;
+    const res = method.resolvedResponseType;
+    definition[method.name] = {
+      path: `/${SERVICE_NAME}/${method.name}`,
+      originalName: method.name,
+      requestStream: Boolean(method.requestStream),
+      responseStream: Boolean(method.responseStream),
+      requestSerialize: (message) => req.encode(message).finish(),
+      requestDeserialize: (bytes) => req.decode(bytes),
+      responseSerialize: (message) => res.encode(message).finish(),
+      responseDeserialize: (bytes) => res.decode(bytes),
+    };
+  }
+  return definition;
+}
+
+/**
+ * The package definition `@grpc/reflection` needs to describe the service to
+ * grpcurl, Postman and ghz.
+ * @returns {import('@grpc/proto-loader').PackageDefinition}
+ */
+export function reflectionPackageDefinition() {
+  return protoLoader.loadSync(PROTO_PATH);
+}
