@@ -24,7 +24,27 @@ const PROTO3_JSON = Object.freeze({ enums: String, longs: String, bytes: String,
  * @returns {protobuf.Message} a `user.v1.User` message
  */
 export function userMessage({ port, workerPid }) {
-  return User.fromObject({ ...USER_FIELDS, port, workerPid });
+  return withoutDefaults(User, User.fromObject({ ...USER_FIELDS, port, workerPid }));
+}
+
+/**
+ * Drops the fields that hold their default value, so they stay off the wire.
+ * proto3 does not serialize an implicit-presence field at its default
+ * (https://protobuf.dev/programming-guides/field_presence/), but protobufjs
+ * writes every field set on the object, zeros included: without this the
+ * demo's `country: KE` (0) would cost 2 bytes that Go, Java or C++ never send.
+ * @param {protobuf.Type} type the message type
+ * @param {protobuf.Message} message a message of that type; changed in place
+ * @returns {protobuf.Message} the same message
+ */
+export function withoutDefaults(type, message) {
+  for (const field of type.fieldsArray) {
+    const value = message[field.name];
+    if (field.repeated || field.partOf || value === undefined) continue;
+    const isEmptyBytes = field.type === 'bytes' && value.length === 0;
+    if (value === field.typeDefault || isEmptyBytes || (value && value.equals?.(0))) delete message[field.name];
+  }
+  return message;
 }
 
 /**

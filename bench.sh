@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The main job: JSON over HTTP vs protobuf over gRPC, measured by k6, reported side by side.
+# Settings (environment): VUS, DURATION, WARMUP, WORKERS; see README.md.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")"
+
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "Installing dependencies (npm ci)..." >&2
+  npm ci --no-audit --no-fund >&2
+fi
+node bench/run.js --check-settings
+K6_BIN="$(bash scripts/ensure-k6.sh)"
+export K6_BIN
+exec node bench/run.js

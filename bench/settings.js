@@ -1,0 +1,91 @@
+// Settings of the main job (bench.sh), read from the environment and checked before anything starts.
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import { cleanEnv, makeValidator, str } from 'envalid';
+import { BenchError } from './errors.js';
+
+const positiveInt = makeValidator((input) => {
+  if (!/^[1-9][0-9]*$/.test(String(input))) throw new Error('must be a whole number of at least 1');
+  return Number(input);
+});
+
+// k6's duration syntax (https://grafana.com/docs/k6/latest/using-k6/k6-options/reference/#duration), e.g. 30s, 1m30s, 500ms.
+const DURATION_MS = { ms: 1, s: 1000, m: 60000, h: 3600000 };
+const duration = ({ allowZero }) => makeValidator((input) => {
+  const text = String(input);
+  if (!/^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$/.test(text)) throw new Error('must be a k6 duration such as 20s, 1m or 1m30s');
+  let ms = 0;
+  for (const [, n, , unit] of text.matchAll(/([0-9]+(\.[0-9]+)?)(ms|s|m|h)/g)) ms += Number(n) * DURATION_MS[unit];
+  if (ms === 0 && !allowZero) throw new Error('must be longer than 0');
+  return text;
+});
+
+/**
+ * CPUs this process may run on, from /proc/self/status (Linux), e.g. [0, 1].
+ * @returns {number[]} ids; empty when unknown
+ */
+export function allowedCpus() {
+  try {
+    const list = readFileSync('/proc/self/status', 'utf8').match(/^Cpus_allowed_list:\s*(.+)$/m)?.[1] ?? '';
+    return list.split(',').flatMap((part) => {
+      const [from, to = from] = part.split('-').map(Number);
+      return Array.from({ length: to - from + 1 }, (_, i) => from + i);
+    });
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * How cores are shared: with two or more, k6 runs on the last one and the
+ * server on the others, each pinned with taskset; with one, nothing is pinned.
+ * @param {number[]} cpus allowed CPU ids
+ * @returns {{serverCpus?: string, k6Cpus?: string, serverCoreCount: number, k6CoreCount: number, description: string}}
+ */
+export function splitCores(cpus) {
+  if (cpus.length < 2) {
+    return { serverCoreCount: 1, k6CoreCount: 1, description: 'one core: server and k6 share it, not pinned' };
+  }
+  const server = cpus.slice(0, -1);
+  const k6 = cpus.at(-1);
+  return {
+    serverCpus: server.join(','),
+    k6Cpus: String(k6),
+    serverCoreCount: server.length,
+    k6CoreCount: 1,
+    description: `server pinned to cpu ${server.join(',')}, k6 pinned to cpu ${k6} (taskset)`,
+  };
+}
+
+/**
+ * @typedef {object} BenchSettings
+ * @property {number} VUS k6 virtual users, the same for each mode (closed model)
+ * @property {string} DURATION measured k6 run per mode (k6 duration)
+ * @property {string} WARMUP k6 run before each measured one, left out of the figures ('0s' skips it)
+ * @property {number} WORKERS server cluster workers (default: one per server core)
+ * @property {string} K6_BIN path of the k6 binary (bench.sh sets it)
+ * @property {string} RESULTS_DIR folder for summaries, dashboards and reports (relative to the repository, or absolute)
+ */
+
+/**
+ * Reads and checks the main job's settings.
+ * @param {Record<string, string|undefined>} [env] default `process.env`
+ * @returns {BenchSettings}
+ * @throws {BenchError} naming every invalid variable
+ */
+export function readBenchSettings(env = process.env) {
+  const cores = splitCores(allowedCpus());
+  return cleanEnv(env, {
+    VUS: positiveInt({ default: 32 }),
+    DURATION: duration({ allowZero: false })({ default: '20s' }),
+    WARMUP: duration({ allowZero: true })({ default: '5s' }),
+    WORKERS: positiveInt({ default: cores.serverCoreCount || os.availableParallelism() }),
+    K6_BIN: str({ default: 'k6' }),
+    RESULTS_DIR: str({ default: 'results' }),
+  }, {
+    reporter: ({ errors }) => {
+      const problems = Object.entries(errors).map(([name, err]) => `${name}=${JSON.stringify(env[name])}: ${err.message}`);
+      if (problems.length) throw new BenchError(`invalid setting ${problems.join('; ')}`);
+    },
+  });
+}

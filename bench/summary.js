@@ -1,0 +1,122 @@
+// Reads a k6 summary written by the project's scripts (handleSummary) into the
+// figures the report compares.
+import { readFile } from 'node:fs/promises';
+import { User, withoutDefaults } from '../proto/index.js';
+import { SummaryError } from './errors.js';
+
+// Per mode: the metric whose count is the number of requests, and the latency metric.
+const MODE_METRICS = {
+  http: { requests: ['http_reqs', 'count'], latency: 'http_req_duration', failed: 'http_req_failed' },
+  grpc: { requests: ['grpc_req_duration', 'count'], latency: 'grpc_req_duration', failed: 'grpc_req_failed' },
+};
+const PERCENTILES = { p50: 'med', p90: 'p(90)', p95: 'p(95)', p99: 'p(99)' };
+
+/**
+ * @typedef {object} ModeFigures
+ * @property {'http'|'grpc'} mode
+ * @property {string} target 'local', 'remote' or '' when the summary does not say
+ * @property {string} host host:port the load went to
+ * @property {string} file the summary it came from
+ * @property {number} duration_s length of the k6 run (s)
+ * @property {number} vus highest number of VUs
+ * @property {number} rps requests per second over the run (req/s)
+ * @property {number} requests completed requests
+ * @property {number} failed requests that failed (HTTP status >= 400 or network error; gRPC status not OK)
+ * @property {number} checks_failed failed checks on the sampled responses
+ * @property {{p50: number, p90: number, p95: number, p99: number}} latency_ms request duration percentiles (ms)
+ * @property {number} data_sent_bytes bytes k6 wrote to the connections (all headers and framing)
+ * @property {number} data_received_bytes bytes k6 read from the connections
+ * @property {number} sent_per_request data_sent_bytes / requests (bytes)
+ * @property {number} received_per_request data_received_bytes / requests (bytes)
+ * @property {number} payload_bytes size of one response payload alone: the JSON body, or the protobuf message
+ * @property {object|undefined} run what the main job recorded about the run (pinning, k6 CPU), if anything
+ */
+
+/**
+ * Reads and checks one summary file.
+ * @param {string} file path of a JSON summary written by http-tests/ or grpc-tests/
+ * @returns {Promise<ModeFigures>}
+ * @throws {SummaryError} naming the file and the missing metric or field
+ */
+export async function readSummary(file) {
+  let text;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new SummaryError(file, `cannot read it (${err.code ?? err.message})`);
+  }
+  let data;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    throw new SummaryError(file, 'is not JSON, so not a k6 summary');
+  }
+  return figuresOf(file, data);
+}
+
+/**
+ * Extracts the compared figures from a parsed summary.
+ * @param {string} file path, for error messages
+ * @param {object} data the parsed summary
+ * @returns {ModeFigures}
+ * @throws {SummaryError}
+ */
+export function figuresOf(file, data) {
+  if (!data || typeof data.metrics !== 'object' || typeof data.state?.testRunDurationMs !== 'number') {
+    throw new SummaryError(file, 'is not a k6 summary (no "metrics" and "state.testRunDurationMs")');
+  }
+  const mode = data.bench?.mode ?? data.setup_data?.mode;
+  if (!MODE_METRICS[mode]) {
+    throw new SummaryError(file, 'does not say its mode (bench.mode): write it with the scripts in http-tests/ or grpc-tests/');
+  }
+  const names = MODE_METRICS[mode];
+  const stat = (metric, name) => {
+    const value = data.metrics[metric]?.values?.[name];
+    if (typeof value !== 'number' || !Number.isFinite(value)) {
+      throw new SummaryError(file, `metric ${metric} has no "${name}" value${data.metrics[metric] ? '' : ' (metric missing)'}`);
+    }
+    return value;
+  };
+  const durationS = data.state.testRunDurationMs / 1000;
+  const requests = stat(...names.requests);
+  const sent = stat('data_sent', 'count');
+  const received = stat('data_received', 'count');
+  const perRequest = (bytes) => (requests > 0 ? bytes / requests : 0);
+  return {
+    mode,
+    target: data.bench?.target ?? '',
+    host: data.bench?.host ?? data.setup_data?.host ?? '',
+    file,
+    duration_s: durationS,
+    vus: data.metrics.vus_max?.values?.max ?? data.metrics.vus?.values?.max ?? 0,
+    rps: durationS > 0 ? requests / durationS : 0,
+    requests,
+    failed: stat(names.failed, 'passes'),
+    checks_failed: data.metrics.checks ? stat('checks', 'fails') : 0,
+    latency_ms: Object.fromEntries(Object.entries(PERCENTILES).map(([key, name]) => [key, stat(names.latency, name)])),
+    data_sent_bytes: sent,
+    data_received_bytes: received,
+    sent_per_request: perRequest(sent),
+    received_per_request: perRequest(received),
+    payload_bytes: payloadBytes(file, mode, data.setup_data?.sample),
+    run: data.bench?.run,
+  };
+}
+
+/**
+ * Size of the payload sampled in setup(): the JSON body's UTF-8 bytes as received,
+ * or the protobuf encoding of the message k6 decoded (protobufjs, default-valued
+ * fields omitted as proto3 does; test/payload.test.js checks it equals the bytes
+ * the server sends).
+ * @param {string} file
+ * @param {'http'|'grpc'} mode
+ * @param {string|object|undefined} sample
+ * @returns {number} bytes
+ * @throws {SummaryError} when the summary holds no sample
+ */
+function payloadBytes(file, mode, sample) {
+  if (sample === undefined || sample === null) throw new SummaryError(file, 'has no setup_data.sample (the payload sampled in setup())');
+  if (mode === 'http') return Buffer.byteLength(String(sample), 'utf8');
+  if (typeof sample !== 'object') throw new SummaryError(file, 'setup_data.sample is not a decoded gRPC message');
+  return User.encode(withoutDefaults(User, User.fromObject(sample))).finish().length;
+}

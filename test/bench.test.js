@@ -1,0 +1,91 @@
+// The main job end to end (bash bench.sh, short run), and the compare command on its summaries.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { before, test } from 'node:test';
+import { promisify } from 'node:util';
+import { k6Bin } from './helpers/k6.js';
+import { ROOT } from './helpers/server.js';
+
+const run = promisify(execFile);
+
+/** Runs a command in the repository; resolves with {code, stdout, stderr}, never rejects on exit code. */
+async function sh(command, args, env = {}) {
+  try {
+    const { stdout, stderr } = await run(command, args, { cwd: ROOT, env: { ...process.env, ...env }, timeout: 120000 });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+  }
+}
+
+let dir;
+let bench;
+before(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'bench-'));
+  bench = await sh('bash', ['bench.sh'], { K6_BIN: k6Bin(), DURATION: '3s', WARMUP: '1s', VUS: '4', RESULTS_DIR: dir });
+});
+
+const tableOf = (text) => text.split('\n').filter((line) => line.startsWith('|')).join('\n');
+
+test('bash bench.sh measures both modes and writes the Markdown and JSON reports', async () => {
+  assert.equal(bench.code, 0, bench.stderr + bench.stdout);
+  const files = await readdir(dir);
+  const json = files.find((f) => /^compare-.*\.json$/.test(f));
+  assert.ok(json, `no compare-*.json in ${files}`);
+  assert.ok(files.some((f) => /^compare-.*\.md$/.test(f)));
+  assert.ok(files.some((f) => /^dashboard-http-.*\.html$/.test(f)) && files.some((f) => /^dashboard-grpc-.*\.html$/.test(f)));
+
+  const report = JSON.parse(await readFile(path.join(dir, json), 'utf8'));
+  for (const mode of ['http', 'grpc']) {
+    const m = report.modes[mode];
+    assert.ok(m.rps > 0 && m.requests > 0, `${mode}: no requests`);
+    assert.equal(m.failed, 0);
+    for (const p of ['p50', 'p90', 'p95', 'p99']) assert.ok(m.latency_ms[p] > 0);
+    assert.ok(m.latency_ms.p50 <= m.latency_ms.p99);
+    for (const k of ['data_sent_bytes', 'data_received_bytes', 'sent_per_request', 'received_per_request', 'payload_bytes']) {
+      assert.ok(m[k] > 0, `${mode}.${k}`);
+    }
+    assert.ok(m.run.k6_cpu.utilization > 0, 'k6 CPU use measured');
+  }
+  assert.ok(report.modes.grpc.payload_bytes < report.modes.http.payload_bytes, 'protobuf message smaller than the JSON body');
+  assert.match(tableOf(bench.stdout), /RPS \(req\/s\)/);
+});
+
+test('npm run compare reproduces the main job\'s table from its two summaries', async () => {
+  const summaries = (await readdir(dir)).filter((f) => /^k6-(http|grpc)-local-.*\.json$/.test(f)).sort().reverse();
+  assert.equal(summaries.length, 2, summaries.join());
+  const out = await mkdtemp(path.join(os.tmpdir(), 'compare-'));
+  const { code, stdout, stderr } = await sh('node', ['bench/compare-cli.js', ...summaries.map((f) => path.join(dir, f)), '--out', out]);
+  assert.equal(code, 0, stderr);
+  assert.equal(tableOf(stdout), tableOf(bench.stdout));
+  assert.equal((await readdir(out)).length, 2);
+});
+
+test('compare names the file and the metric a summary lacks', async () => {
+  const summaries = (await readdir(dir)).filter((f) => /^k6-grpc-local-.*\.json$/.test(f));
+  const data = JSON.parse(await readFile(path.join(dir, summaries[0]), 'utf8'));
+  delete data.metrics.grpc_req_duration;
+  const broken = path.join(dir, 'broken.json');
+  await writeFile(broken, JSON.stringify(data));
+  const missing = await sh('node', ['bench/compare-cli.js', broken, broken]);
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, new RegExp(`${broken}: metric grpc_req_duration`));
+  assert.doesNotMatch(missing.stderr, /at .*\.js:\d+/, 'no stack trace');
+
+  await writeFile(broken, '{"hello": 1}');
+  const notK6 = await sh('node', ['bench/compare-cli.js', broken, broken]);
+  assert.equal(notK6.code, 2);
+  assert.match(notK6.stderr, /is not a k6 summary/);
+});
+
+test('an invalid setting stops the main job before anything starts', async () => {
+  for (const [name, value] of [['DURATION', '-1'], ['WORKERS', 'abc'], ['VUS', '0']]) {
+    const { code, stderr, stdout } = await sh('bash', ['bench.sh'], { [name]: value, K6_BIN: '/nonexistent/k6' });
+    assert.notEqual(code, 0);
+    assert.match(stderr, new RegExp(`invalid setting ${name}="${value}"`));
+    assert.doesNotMatch(stdout + stderr, /measuring|Building k6/);
+  }
+});
