@@ -1,21 +1,47 @@
-// npm run compare -- <summary-a.json> <summary-b.json> [--out DIR]
-// Prints the side-by-side table of two k6 summaries and writes it as Markdown and JSON.
+// npm run compare -- <summary.json> <summary.json> [more summaries...] [--out DIR]
+// Prints the side-by-side table of k6 summaries written by the project's scripts
+// and writes it as Markdown and JSON. Summaries of the same mode and target are
+// repeats of one column (median and spread); with only one such group, each file is a column.
 import { parseArgs } from 'node:util';
 import { buildReport, renderMarkdown, writeReport } from './report.js';
 import { readSummary } from './summary.js';
 
-const USAGE = 'usage: npm run compare -- <summary-a.json> <summary-b.json> [--out DIR]';
+const USAGE = 'usage: npm run compare -- <summary-a.json> <summary-b.json> [more...] [--out DIR]';
 
-try {
+/**
+ * Groups figures into report columns, in the order first seen.
+ * @param {import('./summary.js').ModeFigures[]} figures
+ * @returns {Array<{key: string, runs: import('./summary.js').ModeFigures[]}>}
+ */
+export function columnsOf(figures) {
+  const targets = new Set(figures.map((f) => f.target));
+  const keyOf = (f) => (targets.size > 1 && f.target ? `${f.mode}-${f.target}` : f.mode);
+  const columns = new Map();
+  for (const f of figures) {
+    if (!columns.has(keyOf(f))) columns.set(keyOf(f), []);
+    columns.get(keyOf(f)).push(f);
+  }
+  if (columns.size > 1) return [...columns].map(([key, runs]) => ({ key, runs }));
+  return figures.map((f, i) => ({ key: `${f.mode}-${i + 1}`, runs: [f] }));
+}
+
+async function main() {
   const { values, positionals } = parseArgs({ allowPositionals: true, options: { out: { type: 'string', default: 'results' } } });
-  if (positionals.length !== 2) throw Object.assign(new Error(USAGE), { code: 'ERR_USAGE' });
-  const [a, b] = await Promise.all(positionals.map(readSummary));
-  const report = buildReport(a, b);
+  if (positionals.length < 2) throw Object.assign(new Error(USAGE), { code: 'ERR_USAGE' });
+  const figures = [];
+  for (const file of positionals) figures.push(await readSummary(file));
+  const report = buildReport(columnsOf(figures));
   process.stdout.write(`${renderMarkdown(report)}\n`);
   const paths = await writeReport(report, values.out);
   process.stdout.write(`written: ${paths.markdown}, ${paths.json}\n`);
-} catch (err) {
-  if (!err.code?.startsWith('ERR_')) throw err;
-  process.stderr.write(`compare: ${err.message}\n`);
-  process.exit(2);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  try {
+    await main();
+  } catch (err) {
+    if (!err.code?.startsWith('ERR_')) throw err;
+    process.stderr.write(`compare: ${err.message}\n`);
+    process.exit(2);
+  }
 }

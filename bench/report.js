@@ -1,72 +1,108 @@
-// The side-by-side report: one table from two runs' figures, as Markdown and JSON.
+// The side-by-side report: a table of one column per mode (each the median of its
+// repeated runs, with their min-max spread) and the ratio of each column to the first.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { markdownTable } from 'markdown-table';
+import { max, median, min } from 'simple-statistics';
 
-// One k6 process reaching 90% of its cores is the bottleneck, not the server.
-const CLIENT_BOUND_UTILIZATION = 0.9;
+// One k6 process using 90% of its cores or more is the bottleneck, not the server.
+const CLIENT_BOUND_PCT = 90;
 
 const MODE_LABEL = { http: 'HTTP (JSON)', grpc: 'gRPC (protobuf)' };
 
-// [label, pick(figures), digits]. The order is the table's.
+// [label, field, digits, how repeated runs combine]. Failures add up, so none is hidden by a median.
 const ROWS = [
-  ['RPS (req/s)', (f) => f.rps, 0],
-  ['requests', (f) => f.requests, 0],
-  ['failed requests', (f) => f.failed, 0],
-  ['failed checks (sampled responses)', (f) => f.checks_failed, 0],
-  ['latency p50 (ms)', (f) => f.latency_ms.p50, 2],
-  ['latency p90 (ms)', (f) => f.latency_ms.p90, 2],
-  ['latency p95 (ms)', (f) => f.latency_ms.p95, 2],
-  ['latency p99 (ms)', (f) => f.latency_ms.p99, 2],
-  ['data sent (bytes)', (f) => f.data_sent_bytes, 0],
-  ['data received (bytes)', (f) => f.data_received_bytes, 0],
-  ['sent per request (bytes)', (f) => f.sent_per_request, 1],
-  ['received per request (bytes)', (f) => f.received_per_request, 1],
-  ['payload per response (bytes)', (f) => f.payload_bytes, 0],
-  ['VUs', (f) => f.vus, 0],
-  ['duration (s)', (f) => f.duration_s, 1],
-  ['k6 CPU (% of its cores)', (f) => (f.run?.k6_cpu ? f.run.k6_cpu.utilization * 100 : null), 0],
+  ['RPS (req/s)', 'rps', 0, 'median'],
+  ['requests', 'requests', 0, 'median'],
+  ['failed requests', 'failed', 0, 'sum'],
+  ['failed checks (sampled responses)', 'checks_failed', 0, 'sum'],
+  ['latency p50 (ms)', 'latency_ms.p50', 2, 'median'],
+  ['latency p90 (ms)', 'latency_ms.p90', 2, 'median'],
+  ['latency p95 (ms)', 'latency_ms.p95', 2, 'median'],
+  ['latency p99 (ms)', 'latency_ms.p99', 2, 'median'],
+  ['data sent (bytes)', 'data_sent_bytes', 0, 'median'],
+  ['data received (bytes)', 'data_received_bytes', 0, 'median'],
+  ['sent per request (bytes)', 'sent_per_request', 1, 'median'],
+  ['received per request (bytes)', 'received_per_request', 1, 'median'],
+  ['payload per response (bytes)', 'payload_bytes', 0, 'median'],
+  ['VUs', 'vus', 0, 'median'],
+  ['duration (s)', 'duration_s', 1, 'median'],
+  ['k6 CPU (% of its cores)', 'k6_cpu_pct', 0, 'median'],
 ];
 
+const get = (object, field) => field.split('.').reduce((o, k) => o?.[k], object);
+
+function set(object, field, value) {
+  const keys = field.split('.');
+  const last = keys.pop();
+  let o = object;
+  for (const k of keys) o = (o[k] ??= {});
+  o[last] = value;
+}
+
 /**
- * The JSON report: both runs' figures keyed by mode, and B/A ratios.
- * @param {import('./summary.js').ModeFigures} a first run (the main job passes HTTP)
- * @param {import('./summary.js').ModeFigures} b second run (the main job passes gRPC)
- * @param {{generatedAt?: Date}} [options]
- * @returns {{generated_at: string, order: string[], modes: Record<string, object>,
- *   ratio: Record<string, number|null>, ratio_of: string, client_bound: string[], notes: string[]}}
+ * Combines repeated runs of one mode: the median of each figure (failures
+ * summed), and each figure's min and max in `spread`.
+ * @param {import('./summary.js').ModeFigures[]} runs at least one
+ * @returns {object} the figures' shape, plus `spread[field] = {min, max}`, `repeats` and `runs` (summary files)
  */
-export function buildReport(a, b, { generatedAt = new Date() } = {}) {
-  const keys = a.mode === b.mode ? [`${a.mode}-a`, `${b.mode}-b`] : [a.mode, b.mode];
-  const modes = { [keys[0]]: a, [keys[1]]: b };
-  const ratio = {};
-  for (const [label, pick] of ROWS) {
-    const x = pick(a);
-    const y = pick(b);
-    ratio[label] = typeof x === 'number' && typeof y === 'number' && x !== 0 ? y / x : null;
+export function aggregate(runs) {
+  const combined = { mode: runs[0].mode, target: runs[0].target, host: runs[0].host, repeats: runs.length, spread: {} };
+  for (const [, field, , how] of ROWS) {
+    const values = runs.map((r) => get(r, field)).filter((v) => typeof v === 'number');
+    if (values.length === 0) { set(combined, field, null); continue; }
+    set(combined, field, how === 'sum' ? values.reduce((a, b) => a + b, 0) : median(values));
+    combined.spread[field] = { min: min(values), max: max(values) };
   }
-  const clientBound = keys.filter((k) => modes[k].run?.k6_cpu?.utilization >= CLIENT_BOUND_UTILIZATION);
+  combined.client_bound = runs.some((r) => r.k6_cpu_pct >= CLIENT_BOUND_PCT);
+  combined.runs = runs.map((r) => ({ file: r.file, run: r.run }));
+  return combined;
+}
+
+/**
+ * The JSON report: each mode's combined figures and every column's ratio to the first.
+ * @param {Array<{key: string, runs: import('./summary.js').ModeFigures[]}>} columns in table order;
+ *   the first is the baseline of the ratios (the main job passes HTTP first)
+ * @param {{generatedAt?: Date, scenario?: string}} [options]
+ * @returns {{generated_at: string, scenario: string|null, order: string[], modes: Record<string, object>,
+ *   ratios: Record<string, Record<string, number|null>>, client_bound: string[], notes: string[]}}
+ *   ratios[`${key}/${first}`][row label] = column median / first column median
+ */
+export function buildReport(columns, { generatedAt = new Date(), scenario = null } = {}) {
+  const modes = Object.fromEntries(columns.map(({ key, runs }) => [key, aggregate(runs)]));
+  const [base, ...others] = columns.map((c) => c.key);
+  const ratios = {};
+  for (const key of others) {
+    const ratio = (ratios[`${key}/${base}`] = {});
+    for (const [label, field] of ROWS) {
+      const x = get(modes[base], field);
+      const y = get(modes[key], field);
+      ratio[label] = typeof x === 'number' && typeof y === 'number' && x !== 0 ? y / x : null;
+    }
+  }
+  const clientBound = columns.map((c) => c.key).filter((k) => modes[k].client_bound);
   return {
     generated_at: generatedAt.toISOString(),
-    order: keys,
+    scenario,
+    order: columns.map((c) => c.key),
     modes,
-    ratio_of: `${keys[1]}/${keys[0]}`,
-    ratio,
+    ratios,
     client_bound: clientBound,
-    notes: notesOf(modes, keys, clientBound),
+    notes: notesOf(modes, clientBound),
   };
 }
 
-function notesOf(modes, keys, clientBound) {
+function notesOf(modes, clientBound) {
   const notes = [];
-  for (const key of keys) {
-    const { run, host, file } = modes[key];
-    notes.push(`${key}: ${host}, summary ${file}`);
+  for (const [key, mode] of Object.entries(modes)) {
+    notes.push(`${key}: ${mode.host}, ${mode.repeats} run(s): ${mode.runs.map((r) => r.file).join(', ')}`);
+    const run = mode.runs[0].run;
     if (run?.pinning) notes.push(`${key}: ${run.pinning}`);
-    if (run?.dashboard) notes.push(`${key}: k6 web dashboard ${run.dashboard}`);
+    const dashboards = mode.runs.map((r) => r.run?.dashboard).filter(Boolean);
+    if (dashboards.length) notes.push(`${key}: k6 web dashboard ${dashboards.join(', ')}`);
   }
   for (const key of clientBound) {
-    notes.push(`${key}: k6 used ${(modes[key].run.k6_cpu.utilization * 100).toFixed(0)}% of its cores, so its RPS is client-bound: `
+    notes.push(`${key}: k6 used ${CLIENT_BOUND_PCT}% or more of its cores, so the RPS is client-bound: `
       + 'the load generator, not the server, set the limit.');
   }
   return notes;
@@ -75,23 +111,35 @@ function notesOf(modes, keys, clientBound) {
 const number = (value, digits) => (value === null || value === undefined ? 'n/a'
   : value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }));
 
+function cell(mode, field, digits, how) {
+  const value = number(get(mode, field), digits);
+  const spread = mode.spread[field];
+  if (mode.repeats < 2 || how === 'sum' || !spread || number(spread.min, digits) === number(spread.max, digits)) return value;
+  return `${value} (${number(spread.min, digits)}–${number(spread.max, digits)})`;
+}
+
 /**
- * The report as a Markdown table with notes below it.
+ * The report as a Markdown table with notes below it. A cell shows the median and,
+ * for repeated runs, the (min–max) spread.
  * @param {ReturnType<typeof buildReport>} report
  * @returns {string}
  */
 export function renderMarkdown(report) {
-  const [ka, kb] = report.order;
-  const heading = (k) => MODE_LABEL[report.modes[k].mode] + (report.modes[k].target ? ` ${report.modes[k].target}` : '');
-  const rows = ROWS.map(([label, pick, digits]) => [
+  const keys = report.order;
+  const heading = (k) => {
+    const m = report.modes[k];
+    return `${MODE_LABEL[k] ?? MODE_LABEL[m.mode] ?? k}${m.target ? ` ${m.target}` : ''}`;
+  };
+  const ratioKeys = Object.keys(report.ratios);
+  const header = ['', ...keys.map(heading), ...ratioKeys.map((r) => `ratio ${r}`)];
+  const rows = ROWS.map(([label, field, digits, how]) => [
     label,
-    number(pick(report.modes[ka]), digits),
-    number(pick(report.modes[kb]), digits),
-    number(report.ratio[label], 2),
+    ...keys.map((k) => cell(report.modes[k], field, digits, how)),
+    ...ratioKeys.map((r) => number(report.ratios[r][label], 2)),
   ]);
-  const table = markdownTable([['', heading(ka), heading(kb), `ratio ${report.ratio_of}`], ...rows],
-    { align: ['l', 'r', 'r', 'r'] });
-  return `${table}\n\n${report.notes.map((n) => `- ${n}`).join('\n')}\n`;
+  const table = markdownTable([header, ...rows], { align: ['l', ...header.slice(1).map(() => 'r')] });
+  const title = report.scenario ? `Scenario \`${report.scenario}\`\n\n` : '';
+  return `${title}${table}\n\n${report.notes.map((n) => `- ${n}`).join('\n')}\n`;
 }
 
 /**

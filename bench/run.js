@@ -77,9 +77,15 @@ async function main() {
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'bench-'));
   try {
-    const files = [];
-    for (const mode of Object.keys(MODES)) files.push(await measureMode(mode, settings, cores, stamp, scratch));
-    const report = buildReport(...await Promise.all(files.map(readSummary)));
+    const runs = Object.fromEntries(Object.keys(MODES).map((mode) => [mode, []]));
+    // Modes interleaved (A B A B ...), so a drift of the machine over time touches both alike.
+    for (let repeat = 1; repeat <= settings.REPEATS; repeat++) {
+      for (const mode of Object.keys(MODES)) {
+        console.error(`--- run ${repeat} of ${settings.REPEATS}: ${mode}`);
+        runs[mode].push(await readSummary(await measureMode(mode, settings, cores, `${stamp}-r${repeat}`, scratch)));
+      }
+    }
+    const report = buildReport(Object.entries(runs).map(([key, figures]) => ({ key, runs: figures })));
     process.stdout.write(`\n${renderMarkdown(report)}\n`);
     const paths = await writeReport(report, settings.RESULTS_DIR);
     process.stdout.write(`written: ${paths.markdown}, ${paths.json}\n`);

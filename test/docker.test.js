@@ -1,0 +1,380 @@
+// The Docker packaging agrees with the server it packages: Dockerfile, compose.yaml
+// and the start scripts are checked against server/settings.js, package.json and
+// the k6 scripts. Needs no Docker engine: the scripts' Docker paths run against
+// a stub `docker`, and their no-engine path runs for real.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import { builtinModules } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { DockerfileParser } from 'dockerfile-ast';
+import YAML from 'yaml';
+import * as config from '../config.js';
+import { readSettings } from '../server/settings.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const read = (file) => fs.readFileSync(path.join(ROOT, file), 'utf8');
+const exists = (file) => fs.existsSync(path.join(ROOT, file));
+const pkg = JSON.parse(read('package.json'));
+
+/** The server's own defaults, as it reads them from an empty environment. */
+const DEFAULTS = readSettings({});
+/** Port setting of each listener, e.g. http -> HTTP_PORT. */
+const portKeyOf = (listener) => `${listener.toUpperCase()}_PORT`;
+/** The listeners a mode opens, from what the server reads for that mode. */
+const MODES = ['http', 'grpc'];
+
+// ---------------------------------------------------------------- Dockerfile
+
+const dockerfile = DockerfileParser.parse(read('Dockerfile'));
+const buildArgs = Object.fromEntries(
+  dockerfile.getInitialARGs().flatMap((arg) => arg.getProperties().map((p) => [p.getName(), p.getValue()])),
+);
+const expandArgs = (text) => text.replace(/\$\{?(\w+)\}?/g, (_, name) => buildArgs[name] ?? '');
+
+/** Stages in order: {image, name, instructions}. */
+const stages = [];
+for (const instruction of dockerfile.getInstructions()) {
+  if (instruction.getKeyword() === 'FROM') {
+    stages.push({ image: expandArgs(instruction.getImage()), name: instruction.getBuildStage(), instructions: [] });
+  } else if (stages.length) {
+    stages.at(-1).instructions.push(instruction);
+  }
+}
+const finalStage = stages.at(-1);
+const inFinal = (keyword) => finalStage.instructions.filter((i) => i.getKeyword() === keyword);
+const argsOf = (instruction) => instruction.getArguments().map((a) => a.getValue());
+/** The exec-form (JSON array) arguments of CMD, ENTRYPOINT or HEALTHCHECK CMD. */
+const execForm = (instruction, skip = 0) => JSON.parse(argsOf(instruction).slice(skip).join(' '));
+const flagsOf = (instruction) => Object.fromEntries(instruction.getFlags().map((f) => [f.getName(), f.getValue()]));
+
+const imageEnv = Object.fromEntries(
+  inFinal('ENV').flatMap((env) => env.getProperties().map((p) => [p.getName(), p.getValue()])),
+);
+const [healthcheck] = inFinal('HEALTHCHECK');
+const healthCommand = healthcheck && execForm(healthcheck, 1);
+
+/** Repo paths the final stage copies from the build context (not from other stages). */
+const copiedFromContext = inFinal('COPY')
+  .filter((copy) => !flagsOf(copy).from)
+  .flatMap((copy) => argsOf(copy).slice(0, -1));
+const isCopied = (file) => copiedFromContext.some((src) => file === src || file.startsWith(`${src}/`));
+
+/**
+ * Every file reachable by static imports from `entries`, and the npm packages they name.
+ * @param {string[]} entries repo-relative .js files
+ */
+function importGraph(entries) {
+  const files = new Set();
+  const packages = new Set();
+  const pattern = /(?:\bfrom\s*|\bimport\s*\(?\s*)['"]([^'"]+)['"]/g;
+  const visit = (file) => {
+    if (files.has(file)) return;
+    files.add(file);
+    for (const [, spec] of read(file).matchAll(pattern)) {
+      if (spec.startsWith('.')) {
+        let target = path.posix.join(path.posix.dirname(file), spec);
+        if (exists(target) && fs.statSync(path.join(ROOT, target)).isDirectory()) target = `${target}/index.js`;
+        assert.ok(exists(target), `${file} imports ${spec}, which is missing`);
+        if (target.endsWith('.js')) visit(target);
+        else files.add(target);
+      } else if (!spec.startsWith('node:') && !spec.startsWith('k6') && !builtinModules.includes(spec)) {
+        packages.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]);
+      }
+    }
+  };
+  entries.forEach(visit);
+  return { files: [...files], packages: [...packages] };
+}
+
+describe('Dockerfile', () => {
+  test('every stage starts from one pinned Node LTS bookworm-slim image that package.json allows', () => {
+    const images = new Set(stages.map((s) => s.image));
+    assert.equal(images.size, 1, `stages use different images: ${[...images]}`);
+    const [image] = images;
+    const match = /^node:(\d+)\.\d+\.\d+-bookworm-slim$/.exec(image);
+    assert.ok(match, `${image} is not a pinned node:X.Y.Z-bookworm-slim tag`);
+    const major = Number(match[1]);
+    assert.equal(major % 2, 0, `Node ${major} is not an LTS line`);
+    assert.ok(major >= Number(/\d+/.exec(pkg.engines.node)[0]), `Node ${major} is below engines.node ${pkg.engines.node}`);
+  });
+
+  test('a build stage runs npm ci --omit=dev and the final stage takes node_modules from it', () => {
+    assert.ok(stages.length >= 2, 'not a multi-stage build');
+    const build = stages.slice(0, -1).find((s) => s.instructions
+      .some((i) => i.getKeyword() === 'RUN' && /\bnpm ci\b[^&|;]*--omit=dev/.test(argsOf(i).join(' '))));
+    assert.ok(build?.name, 'no named build stage runs `npm ci --omit=dev`');
+    const fromBuild = inFinal('COPY').filter((c) => flagsOf(c).from === build.name);
+    assert.deepEqual(fromBuild.map((c) => argsOf(c)[0]), ['/app/node_modules']);
+  });
+
+  test('only the runtime files go in: package*.json, proto/, server/', () => {
+    assert.deepEqual(new Set(copiedFromContext), new Set(['package.json', 'package-lock.json', 'proto', 'server']));
+  });
+
+  test('every module the server loads is in the image, and every package it imports is a production dependency', () => {
+    const entries = ['server/index.js', ...(exists('server/healthcheck.js') ? ['server/healthcheck.js'] : [])];
+    const { files, packages } = importGraph(entries);
+    for (const file of files) assert.ok(isCopied(file), `${file} is loaded by the server but not copied into the image`);
+    for (const name of packages) {
+      assert.ok(pkg.dependencies?.[name], `${name} is imported by the server but is not in dependencies (npm ci --omit=dev drops it)`);
+    }
+  });
+
+  test('runs as the unprivileged node user (uid 1000 in the Node images)', () => {
+    const user = argsOf(inFinal('USER').at(-1) ?? { getArguments: () => [] }).join('');
+    assert.match(user, /^(node|1000)(:(node|1000))?$/, `final USER is ${JSON.stringify(user)}`);
+  });
+
+  test('tini is PID 1 and CMD is the command of `npm start`', () => {
+    const entrypoint = execForm(inFinal('ENTRYPOINT').at(-1));
+    assert.deepEqual(entrypoint, ['/usr/bin/tini', '--']);
+    assert.ok(inFinal('RUN').some((i) => /apt-get install\b.*\btini\b/.test(argsOf(i).join(' '))), 'tini is not installed');
+    const cmd = execForm(inFinal('CMD').at(-1));
+    assert.deepEqual(cmd, pkg.scripts.start.split(' '));
+    assert.ok(exists(`${cmd[1]}/index.js`) && isCopied(`${cmd[1]}/index.js`));
+  });
+
+  test('ENV sets MODE, HOST and the ports at the server\'s own defaults, and never WORKERS', () => {
+    const { NODE_ENV, ...settings } = imageEnv;
+    assert.equal(NODE_ENV, 'production');
+    for (const name of ['MODE', 'HOST', 'HTTP_PORT', 'GRPC_PORT']) assert.ok(name in settings, `ENV does not set ${name}`);
+    for (const [name, value] of Object.entries(settings)) {
+      assert.ok(name in DEFAULTS, `ENV sets ${name}, which the server does not read`);
+      assert.equal(value, String(DEFAULTS[name]), `ENV ${name}=${value}, the server's default is ${DEFAULTS[name]}`);
+    }
+    // WORKERS follows the CPUs the container gets, so the image must not fix it.
+    assert.ok(!('WORKERS' in settings));
+    assert.deepEqual(readSettings(imageEnv), DEFAULTS);
+  });
+
+  test('EXPOSE lists the port of every listener, at the ports the image configures', () => {
+    const exposed = inFinal('EXPOSE').flatMap(argsOf).map(Number).sort();
+    const both = readSettings({ ...imageEnv, MODE: 'both' });
+    assert.deepEqual(exposed, [both.HTTP_PORT, both.GRPC_PORT].sort());
+  });
+
+  test('HEALTHCHECK runs the server\'s own probe, which is copied into the image', (t) => {
+    assert.ok(healthcheck, 'no HEALTHCHECK');
+    assert.deepEqual(healthCommand, ['node', 'server/healthcheck.js']);
+    assert.ok(isCopied(healthCommand[1]));
+    if (!exists(healthCommand[1])) t.skip(`${healthCommand[1]} is not written yet`);
+  });
+
+  test('.dockerignore keeps node_modules, results, .tools and .git out of the build context', () => {
+    const ignored = new Set(read('.dockerignore').split('\n').map((l) => l.trim().replace(/^\/|\/$/g, '')));
+    for (const entry of ['node_modules', 'results', '.tools', '.git']) assert.ok(ignored.has(entry), `${entry} is not ignored`);
+    for (const entry of copiedFromContext) assert.ok(!ignored.has(entry), `${entry} is copied but ignored`);
+  });
+});
+
+// ---------------------------------------------------------------- compose.yaml
+
+const compose = YAML.parse(read('compose.yaml'), { merge: true });
+const services = compose.services ?? {};
+/** The value of a plain value or of `${NAME:-default}`; null for `${NAME}` without default. */
+const defaultOf = (value) => {
+  const match = /^\$\{(\w+)(?::?-([^}]*))?\}$/.exec(String(value));
+  return match ? (match[2] ?? null) : String(value);
+};
+const varOf = (value) => /^\$\{(\w+)/.exec(String(value))?.[1];
+const nofile = (service) => {
+  const limit = service.ulimits?.nofile;
+  return typeof limit === 'object' ? limit : { soft: limit, hard: limit };
+};
+
+describe('compose.yaml', () => {
+  test('follows the Compose Specification (no version key)', () => {
+    assert.ok(!('version' in compose));
+  });
+
+  for (const mode of MODES) {
+    describe(`server-${mode}`, () => {
+      const service = services[`server-${mode}`];
+      const env = Object.fromEntries(Object.entries(service?.environment ?? {}).map(([k, v]) => [k, defaultOf(v)]));
+      const settings = service && readSettings({ ...imageEnv, ...env });
+
+      test(`is in profile ${mode}, runs MODE=${mode} and valid settings`, () => {
+        assert.ok(service, `no service server-${mode}`);
+        assert.deepEqual(service.profiles, [mode]);
+        assert.equal(settings.MODE, mode);
+        assert.deepEqual(Object.keys(env).filter((k) => !(k in DEFAULTS)), [], 'sets variables the server does not read');
+      });
+
+      test('publishes the port of its listener on the same host port, and no other', () => {
+        const ports = (service.ports ?? []).map((p) => String(p).split(':').map(Number));
+        const port = settings[portKeyOf(mode)];
+        assert.deepEqual(ports, [[port, port]]);
+      });
+
+      test('runs the image that build.sh builds, with the Dockerfile\'s health check and a restart policy', () => {
+        assert.ok(service.build, 'no build: compose would pull the image');
+        assert.equal(service.image, services[`server-${MODES.find((m) => m !== mode)}`].image);
+        assert.deepEqual(service.healthcheck?.test, ['CMD', ...healthCommand]);
+        assert.ok(service.restart && service.restart !== 'no', `restart is ${service.restart}`);
+      });
+
+      test('gives the server longer to stop than it lets in-flight requests finish', (t) => {
+        if (!('SHUTDOWN_TIMEOUT_MS' in settings)) return t.skip('the server has no SHUTDOWN_TIMEOUT_MS');
+        const match = /^(\d+)(ms|s|m)$/.exec(String(service.stop_grace_period));
+        assert.ok(match, `stop_grace_period is ${service.stop_grace_period}; Docker's default 10s`);
+        const graceMs = Number(match[1]) * { ms: 1, s: 1000, m: 60_000 }[match[2]];
+        // Past the grace period Docker sends SIGKILL, cutting the drain short.
+        assert.ok(graceMs > settings.SHUTDOWN_TIMEOUT_MS, `${graceMs} ms <= SHUTDOWN_TIMEOUT_MS ${settings.SHUTDOWN_TIMEOUT_MS}`);
+      });
+
+      test('has nofile 250000 and CPU and memory limits from SERVER_CPUS / SERVER_MEMORY with defaults', () => {
+        assert.deepEqual(nofile(service), { soft: 250000, hard: 250000 });
+        assert.equal(varOf(service.cpus), 'SERVER_CPUS');
+        assert.match(defaultOf(service.cpus), /^\d+(\.\d+)?$/);
+        assert.equal(varOf(service.mem_limit), 'SERVER_MEMORY');
+        assert.match(defaultOf(service.mem_limit), /^\d+[kmg]?$/i);
+        // One worker per CPU the container gets: the default WORKERS fits the default CPUs.
+        if ('WORKERS' in env) assert.equal(Number(env.WORKERS), Number(defaultOf(service.cpus)));
+      });
+    });
+  }
+
+  describe('k6', () => {
+    const k6 = services.k6;
+
+    test('is the official grafana/k6 image at the k6 release the project pins', () => {
+      assert.ok(k6, 'no k6 service');
+      const [, tag] = String(k6.image).split(':');
+      assert.match(String(k6.image), /^grafana\/k6:\d+\.\d+\.\d+$/);
+      if (exists('scripts/ensure-k6.sh')) {
+        assert.equal(tag, /^K6_VERSION="([^"]+)"/m.exec(read('scripts/ensure-k6.sh'))[1]);
+      }
+      assert.deepEqual(new Set(k6.profiles), new Set(MODES));
+    });
+
+    test('aims LOCAL_*_HOST at the server services by name, on the ports they listen on', () => {
+      for (const mode of MODES) {
+        const name = `LOCAL_${mode.toUpperCase()}_HOST`;
+        assert.ok(name in config, `config.js does not read ${name}`);
+        const server = services[`server-${mode}`];
+        const env = Object.fromEntries(Object.entries(server.environment).map(([k, v]) => [k, defaultOf(v)]));
+        const port = readSettings({ ...imageEnv, ...env })[portKeyOf(mode)];
+        assert.equal(k6.environment[name], `server-${mode}:${port}`);
+      }
+    });
+
+    test('mounts what the k6 scripts load read-only, at their repo paths, and results/ writable', () => {
+      const mounts = Object.fromEntries(k6.volumes.map((v) => {
+        const [source, target, mode = 'rw'] = v.split(':');
+        assert.equal(target, path.posix.join(k6.working_dir, source), `${v} is not at its repo path under working_dir`);
+        return [path.posix.normalize(source), mode];
+      }));
+      assert.deepEqual(mounts, {
+        'config.js': 'ro', k6: 'ro', 'http-tests': 'ro', 'grpc-tests': 'ro', proto: 'ro', results: 'rw',
+      });
+      const scripts = ['http-tests', 'grpc-tests'].flatMap((dir) => fs.readdirSync(path.join(ROOT, dir)).map((f) => `${dir}/${f}`));
+      const { files } = importGraph(scripts);
+      const mounted = (file) => Object.keys(mounts).some((m) => file === m || file.startsWith(`${m}/`));
+      for (const file of [...files, 'proto/user.proto']) assert.ok(mounted(file), `${file} is not mounted for k6`);
+    });
+  });
+});
+
+// ---------------------------------------------------------------- scripts
+
+const BASH = spawnSync('bash', ['-c', 'command -v bash'], { encoding: 'utf8' }).stdout.trim();
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'docker-test-'));
+after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+/** Runs a repo script with bash from another folder; env replaces the environment. */
+const runScript = (script, env) => spawnSync(BASH, [path.join(ROOT, script)], { cwd: tmp, env, encoding: 'utf8', timeout: 30_000 });
+/** The environment without anything that points docker at an engine. */
+const { DOCKER_HOST, DOCKER_CONTEXT, ...baseEnv } = process.env; // eslint-disable-line no-unused-vars
+
+/** Stub `docker` (and `docker-compose`) that log their arguments and answer like a healthy engine. */
+function stubDocker({ composeV2 = true, health = 'healthy' } = {}) {
+  const dir = fs.mkdtempSync(path.join(tmp, 'stub-'));
+  const log = path.join(dir, 'calls.log');
+  const answer = (name) => `#!${BASH}
+echo "${name} $*" >> "${log}"
+case " $* " in
+  " compose version ") exit ${composeV2 ? 0 : 1} ;;
+  *" ps -q "*) echo c0ffee ;;
+  " inspect "*) echo ${health} ;;
+esac
+exit 0
+`;
+  fs.writeFileSync(path.join(dir, 'docker'), answer('docker'), { mode: 0o755 });
+  fs.writeFileSync(path.join(dir, 'docker-compose'), answer('docker-compose'), { mode: 0o755 });
+  return { env: { ...baseEnv, PATH: `${dir}${path.delimiter}${process.env.PATH}` }, calls: () => fs.readFileSync(log, 'utf8').trim().split('\n') };
+}
+
+describe('build.sh, starthttp.sh, startgrpc.sh', () => {
+  for (const mode of MODES) {
+    const script = `start${mode}.sh`;
+
+    test(`${script} points to npm run start:${mode}, which exists and sets MODE=${mode}`, () => {
+      assert.match(pkg.scripts[`start:${mode}`], new RegExp(`\\bMODE=${mode}\\b`));
+    });
+
+    test(`${script} with no docker on PATH: one clear line, nonzero exit`, () => {
+      const empty = fs.mkdtempSync(path.join(tmp, 'path-'));
+      const res = runScript(script, { PATH: empty });
+      assert.notEqual(res.status, 0);
+      assert.equal(res.stdout, '');
+      assert.match(res.stderr, new RegExp(`^${script}: Docker is not installed .*npm run start:${mode}\\n$`));
+    });
+
+    test(`${script} with docker but no engine: one clear line, nonzero exit`, (t) => {
+      if (!spawnSync('docker', ['--version']).stdout?.length) return t.skip('no docker client here');
+      const res = runScript(script, { ...baseEnv, DOCKER_HOST: `unix://${path.join(tmp, 'no-engine.sock')}` });
+      assert.notEqual(res.status, 0);
+      assert.equal(res.stdout, '');
+      assert.match(res.stderr, new RegExp(`^${script}: no Docker engine is running .*npm run start:${mode}\\n$`));
+    });
+
+    test(`${script} with a Docker engine: stops the other mode, starts server-${mode}, prints the k6 command`, () => {
+      const other = MODES.find((m) => m !== mode);
+      const stub = stubDocker();
+      const res = runScript(script, stub.env);
+      assert.equal(res.status, 0, res.stderr);
+      const calls = stub.calls();
+      assert.ok(calls.includes(`docker compose --profile ${other} stop server-${other}`), calls.join('\n'));
+      assert.ok(calls.includes(`docker compose --profile ${mode} up -d server-${mode}`), calls.join('\n'));
+      const k6Args = `${mode}-tests/local.js --duration=60s --vus=32`;
+      assert.ok(exists(`${mode}-tests/local.js`));
+      assert.ok(res.stdout.includes(`  k6 run ${k6Args}\n`), res.stdout);
+      assert.ok(res.stdout.includes(`  docker compose --profile ${mode} run --rm k6 run ${k6Args}\n`), res.stdout);
+    });
+  }
+
+  test('this machine as it is: starthttp.sh without an engine says so and exits nonzero', (t) => {
+    if (spawnSync('docker', ['info'], { timeout: 20_000 }).status === 0) return t.skip('a Docker engine runs here');
+    const res = runScript('starthttp.sh', process.env);
+    assert.notEqual(res.status, 0);
+    assert.equal(res.stderr.trim().split('\n').length, 1, res.stderr);
+    assert.match(res.stderr, /Docker.*npm run start:http$/m);
+  });
+
+  test('falls back to docker-compose when the compose plugin is missing', () => {
+    const stub = stubDocker({ composeV2: false });
+    const res = runScript('starthttp.sh', stub.env);
+    assert.equal(res.status, 0, res.stderr);
+    assert.ok(stub.calls().includes('docker-compose --profile http up -d server-http'));
+    assert.ok(res.stdout.includes('  docker-compose --profile http run --rm k6 run http-tests/local.js'), res.stdout);
+  });
+
+  test('an unhealthy server fails the start with a pointer to its logs', () => {
+    const res = runScript('startgrpc.sh', stubDocker({ health: 'unhealthy' }).env);
+    assert.equal(res.status, 1);
+    assert.match(res.stderr, /server-grpc is not healthy .*logs server-grpc/);
+  });
+
+  test('build.sh builds the image through compose, and without an engine points to npm', () => {
+    const stub = stubDocker();
+    assert.equal(runScript('build.sh', stub.env).status, 0);
+    assert.ok(stub.calls().includes('docker compose --profile http build server-http'));
+    const res = runScript('build.sh', { PATH: fs.mkdtempSync(path.join(tmp, 'path-')) });
+    assert.notEqual(res.status, 0);
+    assert.match(res.stderr, /npm run start:http/);
+  });
+});
