@@ -3,7 +3,7 @@
 // and writes it as Markdown and JSON. Summaries of the same mode and target are
 // repeats of one column (median and spread); with only one such group, each file is a column.
 import { parseArgs } from 'node:util';
-import { buildReport, renderMarkdown, writeReport } from './report.js';
+import { buildReport, renderMarkdown, writeReports } from './report.js';
 import { readSummary } from './summary.js';
 
 const USAGE = 'usage: npm run compare -- <summary-a.json> <summary-b.json> [more...] [--out DIR]';
@@ -32,7 +32,7 @@ async function main() {
   for (const file of positionals) figures.push(await readSummary(file));
   const report = buildReport(columnsOf(figures));
   process.stdout.write(`${renderMarkdown(report)}\n`);
-  const paths = await writeReport(report, values.out);
+  const paths = await writeReports([report], values.out);
   process.stdout.write(`written: ${paths.markdown}, ${paths.json}\n`);
 }
 

@@ -4,6 +4,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { markdownTable } from 'markdown-table';
 import { max, median, min } from 'simple-statistics';
+import { readingOf } from './reading.js';
 
 // One k6 process using 90% of its cores or more is the bottleneck, not the server.
 const CLIENT_BOUND_PCT = 90;
@@ -16,6 +17,7 @@ const ROWS = [
   ['requests', 'requests', 0, 'median'],
   ['failed requests', 'failed', 0, 'sum'],
   ['failed checks (sampled responses)', 'checks_failed', 0, 'sum'],
+  ['dropped iterations (open model)', 'dropped_iterations', 0, 'sum'],
   ['latency p50 (ms)', 'latency_ms.p50', 2, 'median'],
   ['latency p90 (ms)', 'latency_ms.p90', 2, 'median'],
   ['latency p95 (ms)', 'latency_ms.p95', 2, 'median'],
@@ -47,7 +49,11 @@ function set(object, field, value) {
  * @returns {object} the figures' shape, plus `spread[field] = {min, max}`, `repeats` and `runs` (summary files)
  */
 export function aggregate(runs) {
-  const combined = { mode: runs[0].mode, target: runs[0].target, host: runs[0].host, repeats: runs.length, spread: {} };
+  const [first] = runs;
+  const combined = {
+    mode: first.mode, target: first.target, host: first.host, repeats: runs.length, spread: {},
+    scenario: first.scenario, connections: first.connections, model: first.model, rate: first.rate,
+  };
   for (const [, field, , how] of ROWS) {
     const values = runs.map((r) => get(r, field)).filter((v) => typeof v === 'number');
     if (values.length === 0) { set(combined, field, null); continue; }
@@ -63,12 +69,13 @@ export function aggregate(runs) {
  * The JSON report: each mode's combined figures and every column's ratio to the first.
  * @param {Array<{key: string, runs: import('./summary.js').ModeFigures[]}>} columns in table order;
  *   the first is the baseline of the ratios (the main job passes HTTP first)
- * @param {{generatedAt?: Date, scenario?: string}} [options]
- * @returns {{generated_at: string, scenario: string|null, order: string[], modes: Record<string, object>,
+ * @param {{generatedAt?: Date}} [options]
+ * @returns {{generated_at: string, scenario: string, order: string[], modes: Record<string, object>,
  *   ratios: Record<string, Record<string, number|null>>, client_bound: string[], notes: string[]}}
- *   ratios[`${key}/${first}`][row label] = column median / first column median
+ *   ratios[`${key}/${first}`][row label] = column median / first column median;
+ *   reading: plain-language sentences comparing each column with the first
  */
-export function buildReport(columns, { generatedAt = new Date(), scenario = null } = {}) {
+export function buildReport(columns, { generatedAt = new Date() } = {}) {
   const modes = Object.fromEntries(columns.map(({ key, runs }) => [key, aggregate(runs)]));
   const [base, ...others] = columns.map((c) => c.key);
   const ratios = {};
@@ -81,15 +88,34 @@ export function buildReport(columns, { generatedAt = new Date(), scenario = null
     }
   }
   const clientBound = columns.map((c) => c.key).filter((k) => modes[k].client_bound);
-  return {
+  const report = {
     generated_at: generatedAt.toISOString(),
-    scenario,
+    scenario: modes[base].scenario,
     order: columns.map((c) => c.key),
     modes,
     ratios,
     client_bound: clientBound,
-    notes: notesOf(modes, clientBound),
+    notes: [...unfairness(modes), ...notesOf(modes, clientBound)],
   };
+  report.reading = others.flatMap((key) => readingOf(report, base, key));
+  return report;
+}
+
+// What must match between columns for their ratio to mean anything.
+const SHAPE = [['scenario', 'payload scenario'], ['connections', 'connection policy'], ['model', 'load model'],
+  ['rate', 'arrival rate'], ['vus', 'VUs']];
+
+/** Warnings for columns that were not measured under the same conditions. */
+function unfairness(modes) {
+  const entries = Object.entries(modes);
+  const warnings = [];
+  for (const [field, what] of SHAPE) {
+    const values = new Set(entries.map(([, m]) => String(m[field])));
+    if (values.size > 1) {
+      warnings.push(`NOT COMPARABLE: the ${what} differs (${entries.map(([k, m]) => `${k}: ${m[field]}`).join(', ')}), so the ratios mix it with the protocol.`);
+    }
+  }
+  return warnings;
 }
 
 function notesOf(modes, clientBound) {
@@ -138,21 +164,28 @@ export function renderMarkdown(report) {
     ...ratioKeys.map((r) => number(report.ratios[r][label], 2)),
   ]);
   const table = markdownTable([header, ...rows], { align: ['l', ...header.slice(1).map(() => 'r')] });
-  const title = report.scenario ? `Scenario \`${report.scenario}\`\n\n` : '';
-  return `${title}${table}\n\n${report.notes.map((n) => `- ${n}`).join('\n')}\n`;
+  const m = report.modes[keys[0]];
+  const load = m.model === 'open' ? `open model, ${m.rate} req/s` : `closed model, ${m.vus} VUs`;
+  const title = `### Scenario \`${m.scenario}\` · ${load} · connections: ${m.connections} · ${m.repeats} run(s) per mode\n\n`;
+  const reading = report.reading.length ? `**Reading.** ${report.reading.join(' ')}\n\n` : '';
+  return `${title}${table}\n\n${reading}${report.notes.map((n) => `- ${n}`).join('\n')}\n`;
 }
 
 /**
- * Writes `compare-<time>.md` and `.json` into a folder.
- * @param {ReturnType<typeof buildReport>} report
+ * Writes `compare-<time>.md` and `.json` into a folder: one table per scenario.
+ * The JSON holds the first scenario's report at its top level (`modes.http`,
+ * `modes.grpc`, ...) and every scenario's in `scenarios[name]`.
+ * @param {Array<ReturnType<typeof buildReport>>} reports one per scenario, at least one
  * @param {string} dir folder, created if missing
  * @returns {Promise<{markdown: string, json: string}>} the two paths
  */
-export async function writeReport(report, dir) {
+export async function writeReports(reports, dir) {
   await mkdir(dir, { recursive: true });
-  const base = path.join(dir, `compare-${report.generated_at.replace(/[:.]/g, '-')}`);
+  const base = path.join(dir, `compare-${reports[0].generated_at.replace(/[:.]/g, '-')}`);
   const paths = { markdown: `${base}.md`, json: `${base}.json` };
-  await writeFile(paths.markdown, `# JSON over HTTP vs protobuf over gRPC\n\n${renderMarkdown(report)}`);
-  await writeFile(paths.json, `${JSON.stringify(report, null, 2)}\n`);
+  const tables = reports.map(renderMarkdown).join('\n');
+  await writeFile(paths.markdown, `# JSON over HTTP vs protobuf over gRPC\n\n${tables}`);
+  const scenarios = Object.fromEntries(reports.map((r) => [r.scenario, r]));
+  await writeFile(paths.json, `${JSON.stringify({ ...reports[0], scenarios }, null, 2)}\n`);
   return paths;
 }

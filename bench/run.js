@@ -1,11 +1,12 @@
-// The main job (bash bench.sh): each mode in turn, server started natively and
-// warmed up, then measured by the local k6 script; then the side-by-side report.
+// The main job (bash bench.sh): for each scenario, each mode in turn and
+// REPEATS times interleaved, the server is started natively, warmed up, and
+// measured by the local k6 script; then one side-by-side table per scenario.
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { BenchError } from './errors.js';
 import { ROOT, runK6, startServer } from './processes.js';
-import { buildReport, renderMarkdown, writeReport } from './report.js';
+import { buildReport, renderMarkdown, writeReports } from './report.js';
 import { allowedCpus, readBenchSettings, splitCores } from './settings.js';
 import { readSummary } from './summary.js';
 
@@ -17,13 +18,16 @@ const MODES = {
 /** The last lines k6 printed about why it stopped, for an error message. */
 const k6Reason = (output) => output.split('\n').filter((l) => /level=(error|fatal)|test aborted/.test(l)).slice(-3).join('\n');
 
+const isZero = (duration) => /^(0+(\.0+)?(ms|s|m|h))+$/.test(duration);
+
 /**
- * Runs one mode: server up, warm-up, measured run, server down; records the
- * k6 CPU use and the core split in the summary's `bench.run`.
+ * One measured cell: server up, warm-up, measured run, server down. Records
+ * the k6 CPU use and the core split in the summary's `bench.run`.
+ * @param {{mode: string, scenario: string, label: string}} cell label names the files
  * @returns {Promise<string>} path of the measured run's summary
  * @throws {BenchError} when the server does not start or k6 fails
  */
-async function measureMode(mode, settings, cores, stamp, scratch) {
+async function measure({ mode, scenario, label }, settings, cores, scratch) {
   const { script, hostVar, port } = MODES[mode];
   let server;
   try {
@@ -33,19 +37,24 @@ async function measureMode(mode, settings, cores, stamp, scratch) {
   }
   const host = `127.0.0.1:${port(server)}`;
   const k6 = { k6: settings.K6_BIN, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount };
-  const load = ['--vus', String(settings.VUS), '-e', `${hostVar}=${host}`];
+  const common = ['-e', `${hostVar}=${host}`, '-e', `SCENARIO=${scenario}`, '-e', `CONNECTIONS=${settings.CONNECTIONS}`];
+  const closed = (duration) => ['--vus', String(settings.VUS), '--duration', duration];
+  // The open model takes its shape from -e; --vus/--duration would replace it.
+  const model = settings.RATE
+    ? ['-e', `RATE=${settings.RATE}`, '-e', `DURATION=${settings.DURATION}`, '-e', `VUS=${settings.VUS}`]
+    : closed(settings.DURATION);
   try {
-    if (!/^0+(\.0+)?(ms|s|m|h)$/.test(settings.WARMUP)) {
-      console.error(`${mode}: warm-up, ${settings.WARMUP} at ${settings.VUS} VUs (left out of the figures)`);
+    if (!isZero(settings.WARMUP)) {
+      console.error(`${label}: warm-up, ${settings.WARMUP} at ${settings.VUS} VUs (left out of the figures)`);
       const warm = await runK6({ ...k6, quiet: true,
-        args: [...load, '--duration', settings.WARMUP, '-e', `SUMMARY_FILE=${path.join(scratch, `${mode}-warmup.json`)}`, script] });
+        args: [...common, ...closed(settings.WARMUP), '-e', `SUMMARY_FILE=${path.join(scratch, `${label}-warmup.json`)}`, script] });
       if (warm.code !== 0) throw new BenchError(`k6 warm-up against ${host} failed (exit ${warm.code}):\n${k6Reason(warm.output)}`);
     }
-    const summaryFile = path.join(settings.RESULTS_DIR, `k6-${mode}-local-${stamp}.json`);
-    const dashboard = path.join(settings.RESULTS_DIR, `dashboard-${mode}-${stamp}.html`);
-    console.error(`${mode}: measuring, ${settings.DURATION} at ${settings.VUS} VUs`);
+    const summaryFile = path.join(settings.RESULTS_DIR, `k6-${label}.json`);
+    const dashboard = path.join(settings.RESULTS_DIR, `dashboard-${label}.html`);
+    console.error(`${label}: measuring, ${settings.DURATION} at ${settings.RATE ? `${settings.RATE} req/s (open model)` : `${settings.VUS} VUs`}`);
     const run = await runK6({ ...k6,
-      args: [...load, '--duration', settings.DURATION, '-e', `SUMMARY_FILE=${summaryFile}`, script],
+      args: [...common, ...model, '-e', `SUMMARY_FILE=${summaryFile}`, script],
       env: {
         K6_WEB_DASHBOARD: 'true',
         K6_WEB_DASHBOARD_PORT: '-1', // no HTTP endpoint, only the exported HTML report (works offline)
@@ -77,18 +86,22 @@ async function main() {
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'bench-'));
   try {
-    const runs = Object.fromEntries(Object.keys(MODES).map((mode) => [mode, []]));
-    // Modes interleaved (A B A B ...), so a drift of the machine over time touches both alike.
-    for (let repeat = 1; repeat <= settings.REPEATS; repeat++) {
-      for (const mode of Object.keys(MODES)) {
-        console.error(`--- run ${repeat} of ${settings.REPEATS}: ${mode}`);
-        runs[mode].push(await readSummary(await measureMode(mode, settings, cores, `${stamp}-r${repeat}`, scratch)));
+    const reports = [];
+    for (const scenario of settings.SCENARIO) {
+      const runs = Object.fromEntries(settings.MODES.map((mode) => [mode, []]));
+      // Modes interleaved (A B A B ...), so a drift of the machine over time touches both alike.
+      for (let repeat = 1; repeat <= settings.REPEATS; repeat++) {
+        for (const mode of settings.MODES) {
+          const label = `${mode}-local-${scenario}-${stamp}-r${repeat}`;
+          console.error(`--- ${scenario}, run ${repeat} of ${settings.REPEATS}: ${mode}`);
+          runs[mode].push(await readSummary(await measure({ mode, scenario, label }, settings, cores, scratch)));
+        }
       }
+      reports.push(buildReport(Object.entries(runs).map(([key, figures]) => ({ key, runs: figures }))));
     }
-    const report = buildReport(Object.entries(runs).map(([key, figures]) => ({ key, runs: figures })));
-    process.stdout.write(`\n${renderMarkdown(report)}\n`);
-    const paths = await writeReport(report, settings.RESULTS_DIR);
-    process.stdout.write(`written: ${paths.markdown}, ${paths.json}\n`);
+    for (const report of reports) process.stdout.write(`\n${renderMarkdown(report)}`);
+    const paths = await writeReports(reports, settings.RESULTS_DIR);
+    process.stdout.write(`\nwritten: ${paths.markdown}, ${paths.json}\n`);
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }

@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { cleanEnv, makeValidator, str } from 'envalid';
+import { SCENARIOS } from '../proto/payload.js';
 import { BenchError } from './errors.js';
 
 const positiveInt = makeValidator((input) => {
@@ -57,6 +58,16 @@ export function splitCores(cpus) {
   };
 }
 
+const listOf = (choices) => makeValidator((input) => {
+  const items = String(input).split(',').map((x) => x.trim()).filter(Boolean);
+  const unknown = items.filter((x) => !choices.includes(x));
+  if (items.length === 0 || unknown.length) throw new Error(`must be a comma-separated list of ${choices.join(', ')}`);
+  return [...new Set(items)];
+});
+
+/** Modes the main job can measure, in report order; the first is the baseline of the ratios. */
+export const BENCH_MODES = Object.freeze(['http', 'grpc']);
+
 /**
  * @typedef {object} BenchSettings
  * @property {number} VUS k6 virtual users, the same for each mode (closed model)
@@ -64,6 +75,10 @@ export function splitCores(cpus) {
  * @property {string} DURATION measured k6 run per mode and repeat (k6 duration)
  * @property {string} WARMUP k6 run before each measured one, left out of the figures ('0s' skips it)
  * @property {number} WORKERS server cluster workers (default: one per server core)
+ * @property {string[]} MODES modes to measure, in report order (default http,grpc)
+ * @property {string[]} SCENARIO payload scenarios, one table each (default user)
+ * @property {'reuse'|'per-request'} CONNECTIONS connection policy of both modes
+ * @property {number|undefined} RATE open model: k6 starts RATE requests a second (constant-arrival-rate); unset: closed model
  * @property {string} K6_BIN path of the k6 binary (bench.sh sets it)
  * @property {string} RESULTS_DIR folder for summaries, dashboards and reports (relative to the repository, or absolute)
  */
@@ -82,6 +97,10 @@ export function readBenchSettings(env = process.env) {
     DURATION: duration({ allowZero: false })({ default: '8s' }),
     WARMUP: duration({ allowZero: true })({ default: '2s' }),
     WORKERS: positiveInt({ default: cores.serverCoreCount || os.availableParallelism() }),
+    MODES: listOf(BENCH_MODES)({ default: [...BENCH_MODES] }),
+    SCENARIO: listOf(Object.keys(SCENARIOS))({ default: ['user'] }),
+    CONNECTIONS: str({ choices: ['reuse', 'per-request'], default: 'reuse' }),
+    RATE: positiveInt({ default: undefined }),
     K6_BIN: str({ default: 'k6' }),
     RESULTS_DIR: str({ default: 'results' }),
   }, {

@@ -1,7 +1,7 @@
 // Reads a k6 summary written by the project's scripts (handleSummary) into the
 // figures the report compares.
 import { readFile } from 'node:fs/promises';
-import { User, withoutDefaults } from '../proto/index.js';
+import { responseTypeOf, withoutDefaults } from '../proto/index.js';
 import { SummaryError } from './errors.js';
 
 // Per mode: the metric whose count is the number of requests, and the latency metric.
@@ -29,6 +29,11 @@ const PERCENTILES = { p50: 'med', p90: 'p(90)', p95: 'p(95)', p99: 'p(99)' };
  * @property {number} sent_per_request data_sent_bytes / requests (bytes)
  * @property {number} received_per_request data_received_bytes / requests (bytes)
  * @property {number} payload_bytes size of one response payload alone: the JSON body, or the protobuf message
+ * @property {string} scenario payload scenario (user, users-100, blob-32k, blob-1m)
+ * @property {string} connections connection policy: reuse or per-request
+ * @property {string} model load model: closed (VUs) or open (constant arrival RATE)
+ * @property {number|null} rate target arrival rate of the open model (req/s)
+ * @property {number} dropped_iterations iterations the open model could not start for lack of VUs
  * @property {number|null} k6_cpu_pct k6's CPU use over the run, % of the cores it had (null when not measured)
  * @property {object|undefined} run what the main job recorded about the run (pinning, k6 CPU), if anything
  */
@@ -99,26 +104,35 @@ export function figuresOf(file, data) {
     data_received_bytes: received,
     sent_per_request: perRequest(sent),
     received_per_request: perRequest(received),
-    payload_bytes: payloadBytes(file, mode, data.setup_data?.sample),
+    payload_bytes: payloadBytes(file, mode, data.setup_data),
+    scenario: data.bench?.scenario ?? 'user',
+    connections: data.bench?.connections ?? 'reuse',
+    model: data.bench?.model ?? 'closed',
+    rate: data.bench?.rate ?? null,
+    dropped_iterations: data.metrics.dropped_iterations?.values?.count ?? 0,
     k6_cpu_pct: data.bench?.run?.k6_cpu ? data.bench.run.k6_cpu.utilization * 100 : null,
     run: data.bench?.run,
   };
 }
 
 /**
- * Size of the payload sampled in setup(): the JSON body's UTF-8 bytes as received,
- * or the protobuf encoding of the message k6 decoded (protobufjs, default-valued
- * fields omitted as proto3 does; test/payload.test.js checks it equals the bytes
- * the server sends).
+ * Size of the payload sampled in setup(): the JSON body's bytes as k6 received
+ * them, or the protobuf encoding of the message k6 decoded (protobufjs,
+ * default-valued fields omitted as proto3 does; test/payload.test.js checks
+ * that this equals the bytes the server sends).
  * @param {string} file
  * @param {'http'|'grpc'} mode
- * @param {string|object|undefined} sample
+ * @param {{sampleBytes?: number, sample?: object}|undefined} setupData
  * @returns {number} bytes
  * @throws {SummaryError} when the summary holds no sample
  */
-function payloadBytes(file, mode, sample) {
-  if (sample === undefined || sample === null) throw new SummaryError(file, 'has no setup_data.sample (the payload sampled in setup())');
-  if (mode === 'http') return Buffer.byteLength(String(sample), 'utf8');
-  if (typeof sample !== 'object') throw new SummaryError(file, 'setup_data.sample is not a decoded gRPC message');
-  return User.encode(withoutDefaults(User, User.fromObject(sample))).finish().length;
+function payloadBytes(file, mode, setupData) {
+  if (mode === 'http') {
+    if (!Number.isInteger(setupData?.sampleBytes)) throw new SummaryError(file, 'has no setup_data.sampleBytes (the body sampled in setup())');
+    return setupData.sampleBytes;
+  }
+  const { sample, rpc } = setupData ?? {};
+  if (!sample || typeof sample !== 'object') throw new SummaryError(file, 'has no setup_data.sample (the message sampled in setup())');
+  const type = responseTypeOf(rpc ?? 'GetUser');
+  return type.encode(withoutDefaults(type, type.fromObject(sample))).finish().length;
 }

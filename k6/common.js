@@ -1,11 +1,19 @@
-// What the HTTP and gRPC scripts share: options, response sampling, payload check.
-import { USER_FIELDS } from '../proto/payload.js';
+// What the HTTP and gRPC scripts share: settings from -e, options, load model,
+// response sampling and the payload check.
+import { SCENARIOS, USER_FIELDS } from '../proto/payload.js';
 
 function positiveIntEnv(name, fallback) {
   const raw = __ENV[name];
   if (raw === undefined || raw === '') return fallback;
   if (!/^[1-9][0-9]*$/.test(raw)) throw new Error(`${name}=${JSON.stringify(raw)}: must be a whole number of at least 1`);
   return Number(raw);
+}
+
+function choiceEnv(name, choices, fallback) {
+  const raw = __ENV[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!choices.includes(raw)) throw new Error(`${name}=${JSON.stringify(raw)}: must be one of ${choices.join(', ')}`);
+  return raw;
 }
 
 /**
@@ -15,13 +23,57 @@ function positiveIntEnv(name, fallback) {
  */
 export const SAMPLE_EVERY = positiveIntEnv('SAMPLE_EVERY', 100);
 
-/** Options common to all four scripts; VUs and duration come from the command line. */
+/** The payload scenario (-e SCENARIO=user|users-100|blob-32k|blob-1m; default user). */
+export const SCENARIO = choiceEnv('SCENARIO', Object.keys(SCENARIOS), 'user');
+
+/**
+ * Connection policy, the same for both modes (-e CONNECTIONS): `reuse` keeps one
+ * connection per VU (HTTP keep-alive; one gRPC channel), `per-request` opens a
+ * new one every iteration.
+ */
+export const CONNECTIONS = choiceEnv('CONNECTIONS', ['reuse', 'per-request'], 'reuse');
+
+// Open model when RATE is set: k6 starts RATE iterations a second whatever the
+// latency (constant-arrival-rate), instead of VUs looping as fast as answers come.
+const RATE = positiveIntEnv('RATE', null);
+
+function loadModel() {
+  if (RATE === null) return {};
+  if (!__ENV.DURATION) throw new Error('RATE needs -e DURATION=<k6 duration> (and no --vus/--duration flags, which would replace the open model)');
+  const vus = positiveIntEnv('VUS', 32);
+  return {
+    scenarios: {
+      open: {
+        executor: 'constant-arrival-rate',
+        rate: RATE,
+        timeUnit: '1s',
+        duration: __ENV.DURATION,
+        preAllocatedVUs: vus,
+        maxVUs: positiveIntEnv('MAX_VUS', vus * 4),
+      },
+    },
+  };
+}
+
+/** How this run loads the server, recorded in the summary so reports can tell runs apart. */
+export const RUN_SHAPE = Object.freeze({
+  scenario: SCENARIO,
+  connections: CONNECTIONS,
+  model: RATE === null ? 'closed' : 'open',
+  rate: RATE,
+});
+
+/**
+ * Options common to all four scripts. In the closed model (default) VUs and
+ * duration come from the command line (--vus, --duration).
+ */
 export const baseOptions = {
   // count gives the number of requests for gRPC, which has no grpc_reqs counter.
   summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)', 'p(99)', 'count'],
   // Bodies are read off the wire (data_received counts them) but not kept, except on sampled requests.
   discardResponseBodies: true,
   setupTimeout: '15s',
+  ...loadModel(),
 };
 
 /**
@@ -43,4 +95,19 @@ export function isTheUser(user) {
   if (!user || typeof user !== 'object') return false;
   for (const key of Object.keys(USER_FIELDS)) if (user[key] !== USER_FIELDS[key]) return false;
   return Number.isInteger(user.port) && user.port > 0 && Number.isInteger(user.workerPid) && user.workerPid > 0;
+}
+
+/**
+ * True when a decoded response (proto3 JSON mapping) is the payload of SCENARIO.
+ * @param {object|null|undefined} payload
+ * @returns {boolean}
+ */
+export function isThePayload(payload) {
+  if (!payload) return false;
+  const { request } = SCENARIOS[SCENARIO];
+  if (SCENARIO === 'user') return isTheUser(payload);
+  if (request.count) return Array.isArray(payload.users) && payload.users.length === request.count && payload.users.every(isTheUser);
+  // bytes are base64 in the mapping: 4 characters for every 3 bytes, padded.
+  return typeof payload.data === 'string' && payload.data.length === 4 * Math.ceil(request.sizeBytes / 3)
+    && Number.isInteger(payload.workerPid) && payload.workerPid > 0;
 }

@@ -1,10 +1,10 @@
-// The gRPC side of the comparison: the unary GetUser over one HTTP/2 connection per VU.
+// The gRPC side of the comparison: one unary RPC per iteration, protobuf on the wire.
 import grpc from 'k6/net/grpc';
 import { check } from 'k6';
 import exec from 'k6/execution';
 import { Rate } from 'k6/metrics';
-import { GET_USER_RPC, PROTO_FILE } from '../proto/payload.js';
-import { baseOptions, isTheUser, sampler } from './common.js';
+import { PROTO_FILE, rpcPath, SCENARIOS } from '../proto/payload.js';
+import { baseOptions, CONNECTIONS, isThePayload, RUN_SHAPE, sampler, SCENARIO } from './common.js';
 import { summaryHandler } from './summary.js';
 
 // k6 counts HTTP failures in http_req_failed; this is its twin for gRPC, one sample per call.
@@ -12,15 +12,33 @@ const grpcReqFailed = new Rate('grpc_req_failed');
 const SKIP_DECODE = { discardResponseMessage: true };
 
 /**
- * Builds the exports of a gRPC k6 script. Must be called in the init context (it loads the .proto).
+ * Builds the exports of a gRPC k6 script. Must be called in the init context (it
+ * loads the .proto). With CONNECTIONS=reuse (default) each VU opens one
+ * connection on its first iteration and keeps it; with per-request it connects
+ * and closes every iteration.
  * @param {{host: string, target: 'local'|'remote'}} run host:port of the server, and which script
  * @returns {{options: object, setup: Function, iteration: Function, handleSummary: Function}}
  */
 export function grpcTest({ host, target }) {
   const client = new grpc.Client();
   client.load(['../proto'], PROTO_FILE);
+  const { rpc, request } = SCENARIOS[SCENARIO];
+  const method = rpcPath(rpc);
   const sampled = sampler();
+  const reuse = CONNECTIONS === 'reuse';
   let connected = false;
+
+  function call(params) {
+    if (!connected) {
+      client.connect(host, { plaintext: true });
+      connected = reuse;
+    }
+    const res = client.invoke(method, request, params);
+    if (!reuse) client.close();
+    grpcReqFailed.add(res.status !== grpc.StatusOK);
+    return res;
+  }
+
   return {
     options: baseOptions,
     // Fails fast, naming the host, when no server answers; returns one message for the report.
@@ -30,30 +48,23 @@ export function grpcTest({ host, target }) {
       } catch (err) {
         exec.test.abort(`cannot reach the gRPC server at ${host}: ${err.message || err}`);
       }
-      const res = client.invoke(GET_USER_RPC, {});
+      const res = client.invoke(method, request);
       client.close();
       if (res.status !== grpc.StatusOK) {
-        exec.test.abort(`gRPC server at ${host} answered ${GET_USER_RPC} with status ${res.status}: ${res.error && res.error.message}`);
+        exec.test.abort(`gRPC server at ${host} answered ${method} with status ${res.status}: ${res.error && res.error.message}`);
       }
-      return { mode: 'grpc', host, sample: res.message };
+      return { mode: 'grpc', host, rpc, sample: res.message };
     },
     iteration() {
-      // One connection per VU, opened on its first iteration and reused after.
-      if (!connected) {
-        client.connect(host, { plaintext: true });
-        connected = true;
-      }
       if (!sampled()) {
-        grpcReqFailed.add(client.invoke(GET_USER_RPC, {}, SKIP_DECODE).status !== grpc.StatusOK);
+        call(SKIP_DECODE);
         return;
       }
-      const res = client.invoke(GET_USER_RPC, {});
-      grpcReqFailed.add(res.status !== grpc.StatusOK);
-      check(res, {
+      check(call(), {
         'status is OK': (r) => r.status === grpc.StatusOK,
-        'message is the User': (r) => isTheUser(r.message),
+        'message is the payload': (r) => isThePayload(r.message),
       });
     },
-    handleSummary: summaryHandler({ mode: 'grpc', target, host }),
+    handleSummary: summaryHandler({ mode: 'grpc', target, host, ...RUN_SHAPE }),
   };
 }

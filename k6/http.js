@@ -1,30 +1,31 @@
-// The HTTP side of the comparison: GET the User as JSON over a keep-alive connection.
+// The HTTP side of the comparison: GET the payload as JSON (proto3 JSON mapping).
 import http from 'k6/http';
 import { check } from 'k6';
 import exec from 'k6/execution';
-import { HTTP_PATH } from '../proto/payload.js';
-import { baseOptions, isTheUser, sampler } from './common.js';
+import { SCENARIOS } from '../proto/payload.js';
+import { baseOptions, CONNECTIONS, isThePayload, RUN_SHAPE, sampler, SCENARIO } from './common.js';
 import { summaryHandler } from './summary.js';
 
 const SAMPLED = { responseType: 'text' };
 
 /**
- * Builds the exports of an HTTP k6 script. k6 keeps one keep-alive connection per VU by default.
+ * Builds the exports of an HTTP k6 script. With CONNECTIONS=reuse (default) each
+ * VU keeps one keep-alive connection; with per-request, k6's noConnectionReuse.
  * @param {{host: string, target: 'local'|'remote'}} run host:port of the server, and which script
  * @returns {{options: object, setup: Function, iteration: Function, handleSummary: Function}}
  */
 export function httpTest({ host, target }) {
-  const url = `http://${host}${HTTP_PATH}`;
+  const url = `http://${host}${SCENARIOS[SCENARIO].httpPath}`;
   const sampled = sampler();
   return {
-    options: baseOptions,
-    // Fails fast, naming the host, when no server answers; returns one body for the report.
+    options: { ...baseOptions, noConnectionReuse: CONNECTIONS === 'per-request' },
+    // Fails fast, naming the host, when no server answers; returns the body's size for the report.
     setup() {
-      const res = http.get(url, { ...SAMPLED, timeout: '5s' });
+      const res = http.get(url, { responseType: 'binary', timeout: '5s' });
       if (res.status !== 200) {
         exec.test.abort(`cannot reach the HTTP server at ${host}: ${res.error || `status ${res.status}`}`);
       }
-      return { mode: 'http', host, sample: res.body };
+      return { mode: 'http', host, sampleBytes: res.body.byteLength };
     },
     iteration() {
       if (!sampled()) {
@@ -34,9 +35,9 @@ export function httpTest({ host, target }) {
       const res = http.get(url, SAMPLED);
       check(res, {
         'status is 200': (r) => r.status === 200,
-        'body is the User': (r) => isTheUser(r.json()),
+        'body is the payload': (r) => isThePayload(r.json()),
       });
     },
-    handleSummary: summaryHandler({ mode: 'http', target, host }),
+    handleSummary: summaryHandler({ mode: 'http', target, host, ...RUN_SHAPE }),
   };
 }

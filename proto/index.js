@@ -40,11 +40,27 @@ export function userMessage({ port, workerPid }) {
 export function withoutDefaults(type, message) {
   for (const field of type.fieldsArray) {
     const value = message[field.name];
+    if (field.resolvedType instanceof protobuf.Type) {
+      for (const sub of field.repeated ? value ?? [] : [value].filter(Boolean)) withoutDefaults(field.resolvedType, sub);
+      continue;
+    }
     if (field.repeated || field.partOf || value === undefined) continue;
     const isEmptyBytes = field.type === 'bytes' && value.length === 0;
     if (value === field.typeDefault || isEmptyBytes || (value && value.equals?.(0))) delete message[field.name];
   }
   return message;
+}
+
+/**
+ * The response type of a method of the service.
+ * @param {string} rpc method name, e.g. 'GetUser'
+ * @returns {protobuf.Type}
+ * @throws {Error} when the service has no such method
+ */
+export function responseTypeOf(rpc) {
+  const method = root.lookupService(SERVICE_NAME).methods[rpc];
+  if (!method) throw new Error(`${SERVICE_NAME} has no method ${rpc}`);
+  return method.resolvedResponseType;
 }
 
 /**

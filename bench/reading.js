@@ -1,0 +1,56 @@
+// A short plain-language reading of a report: what differs between two columns and why.
+
+const pct = (ratio) => `${ratio < 1 ? '−' : '+'}${Math.abs((ratio - 1) * 100).toFixed(0)}%`;
+const times = (ratio) => `${ratio.toFixed(2)}×`;
+const round = (n) => Math.round(n).toLocaleString('en-US');
+
+/**
+ * Sentences comparing column `key` with the baseline column `base` of a report.
+ * Byte overheads are derived: bytes per request minus the payload is what the
+ * protocol adds (HTTP/1.1 text headers; HTTP/2 frames, HPACK headers, gRPC's
+ * 5-byte message prefix and trailers).
+ * @param {{modes: Record<string, object>, client_bound: string[]}} report
+ * @param {string} base baseline column key (e.g. 'http')
+ * @param {string} key compared column key (e.g. 'grpc')
+ * @returns {string[]}
+ */
+export function readingOf(report, base, key) {
+  const a = report.modes[base];
+  const b = report.modes[key];
+  const lines = [];
+  const failed = a.failed + b.failed + a.checks_failed + b.checks_failed;
+  if (failed > 0) lines.push(`${failed} request(s) or check(s) failed: read the figures below with that in mind.`);
+
+  const bound = report.client_bound.filter((k) => k === base || k === key);
+  const rpsLine = a.model === 'open'
+    ? `Offered ${a.rate} req/s, ${key} completed ${round(b.rps)} and ${base} ${round(a.rps)} req/s (medians).`
+    : `${key} served ${times(b.rps / a.rps)} the RPS of ${base} (${round(b.rps)} vs ${round(a.rps)} req/s, medians).`;
+  if (bound.length) {
+    lines.push(`${rpsLine} k6 was client-bound for ${bound.join(' and ')}, so this compares k6's own ${bound.join('/')} client cost as much as the servers; `
+      + 'the server capacity pass (wrk/h2load) shows the servers\' ceilings.');
+  } else {
+    lines.push(a.model === 'open' ? rpsLine : `${rpsLine} k6 had CPU to spare, so the servers set these rates.`);
+  }
+  if (a.model === 'closed') {
+    lines.push(`In the closed model latency follows throughput (each VU waits for its answer): p50 ${b.latency_ms.p50.toFixed(2)} vs ${a.latency_ms.p50.toFixed(2)} ms, `
+      + `p99 ${b.latency_ms.p99.toFixed(2)} vs ${a.latency_ms.p99.toFixed(2)} ms; compare latency at a fixed rate with the open model (RATE).`);
+  } else {
+    lines.push(`At the same arrival rate (${a.rate} req/s), p50 is ${b.latency_ms.p50.toFixed(2)} vs ${a.latency_ms.p50.toFixed(2)} ms and `
+      + `p99 ${b.latency_ms.p99.toFixed(2)} vs ${a.latency_ms.p99.toFixed(2)} ms.`);
+    if (a.dropped_iterations + b.dropped_iterations > 0) {
+      lines.push(`Dropped iterations (${base} ${a.dropped_iterations}, ${key} ${b.dropped_iterations}) mean the rate was not sustained: lower RATE or raise VUS.`);
+    }
+  }
+
+  const overhead = (m) => m.received_per_request - m.payload_bytes;
+  lines.push(`Bytes received per request: ${b.received_per_request.toFixed(0)} vs ${a.received_per_request.toFixed(0)} (${pct(b.received_per_request / a.received_per_request)}). `
+    + `Encoding alone: the payload is ${b.payload_bytes} vs ${a.payload_bytes} bytes (${pct(b.payload_bytes / a.payload_bytes)}). `
+    + `Protocol around it: about ${overhead(b).toFixed(0)} vs ${overhead(a).toFixed(0)} bytes per response of headers and framing.`);
+  lines.push(`Bytes sent per request: ${b.sent_per_request.toFixed(0)} vs ${a.sent_per_request.toFixed(0)} (${pct(b.sent_per_request / a.sent_per_request)}); `
+    + 'the requests carry no payload to speak of, so this is almost all headers and framing.');
+  if (a.connections === 'per-request') {
+    lines.push('Every request opened a new connection (TCP handshake; for HTTP/2 also the connection preface and SETTINGS exchange), '
+      + 'which these byte and latency figures include.');
+  }
+  return lines;
+}
