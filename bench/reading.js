@@ -28,8 +28,16 @@ export function readingOf(report, base, key) {
   if (bound.length) {
     lines.push(`${rpsLine} k6 was client-bound for ${bound.join(' and ')}, so this compares k6's own ${bound.join('/')} client cost as much as the servers; `
       + 'the server capacity pass (wrk/h2load) shows the servers\' ceilings.');
+  } else if (a.model === 'open' || typeof a.capacity_rps === 'number') {
+    lines.push(rpsLine);
   } else {
-    lines.push(a.model === 'open' ? rpsLine : `${rpsLine} k6 had CPU to spare, so the servers set these rates.`);
+    lines.push(`${rpsLine} k6 used less than 90% of its core; CAPACITY=1 shows whether the servers could serve more.`);
+  }
+  if (typeof a.capacity_rps === 'number' && typeof b.capacity_rps === 'number') {
+    lines.push(`Under native load generators (wrk for HTTP/1.1, h2load for gRPC, same concurrency) the servers reach ${round(b.capacity_rps)} vs `
+      + `${round(a.capacity_rps)} req/s (${times(b.capacity_rps / a.capacity_rps)}), their own ceilings; k6 reached `
+      + `${((b.rps / b.capacity_rps) * 100).toFixed(0)}% of it for ${key} and ${((a.rps / a.capacity_rps) * 100).toFixed(0)}% for ${base}, `
+      + 'so where that share is low, k6 and not the server set the k6 figures.');
   }
   if (a.model === 'closed') {
     lines.push(`In the closed model latency follows throughput (each VU waits for its answer): p50 ${b.latency_ms.p50.toFixed(2)} vs ${a.latency_ms.p50.toFixed(2)} ms, `

@@ -30,6 +30,7 @@ const ROWS = [
   ['VUs', 'vus', 0, 'median'],
   ['duration (s)', 'duration_s', 1, 'median'],
   ['k6 CPU (% of its cores)', 'k6_cpu_pct', 0, 'median'],
+  ['server capacity, wrk/h2load (req/s)', 'capacity_rps', 0, 'median'],
 ];
 
 const get = (object, field) => field.split('.').reduce((o, k) => o?.[k], object);

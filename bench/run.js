@@ -7,7 +7,8 @@ import path from 'node:path';
 import { BenchError } from './errors.js';
 import { ROOT, runK6, startServer } from './processes.js';
 import { buildReport, renderMarkdown, writeReports } from './report.js';
-import { allowedCpus, readBenchSettings, splitCores } from './settings.js';
+import { allowedCpus, durationMs, readBenchSettings, splitCores } from './settings.js';
+import { measureCapacity, requireCapacityTools } from './capacity.js';
 import { readSummary } from './summary.js';
 
 const MODES = {
@@ -62,6 +63,9 @@ async function measure({ mode, scenario, label }, settings, cores, scratch) {
         K6_WEB_DASHBOARD_PERIOD: '1s', // the export is skipped when a run holds fewer than two periods
       } });
     if (run.code !== 0) throw new BenchError(`k6 run against ${host} failed (exit ${run.code}):\n${k6Reason(run.output)}`);
+    const capacity = settings.CAPACITY ? await measureCapacity({
+      mode, scenario, host, connections: settings.VUS, durationS: durationMs(settings.DURATION) / 1000, cpus: cores.k6Cpus,
+    }) : undefined;
     const summary = JSON.parse(await readFile(summaryFile, 'utf8'));
     summary.bench.run = {
       k6_cpu: run.cpu,
@@ -69,6 +73,7 @@ async function measure({ mode, scenario, label }, settings, cores, scratch) {
       workers: settings.WORKERS,
       warmup: settings.WARMUP,
       dashboard,
+      capacity,
     };
     await writeFile(summaryFile, JSON.stringify(summary, null, 2));
     return summaryFile;
@@ -79,6 +84,7 @@ async function measure({ mode, scenario, label }, settings, cores, scratch) {
 
 async function main() {
   const settings = readBenchSettings();
+  if (settings.CAPACITY) await requireCapacityTools(settings.MODES);
   if (process.argv.includes('--check-settings')) return;
   process.chdir(ROOT); // k6 and the report resolve results/ and the scripts from here
   await mkdir(settings.RESULTS_DIR, { recursive: true });

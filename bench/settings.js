@@ -1,7 +1,7 @@
 // Settings of the main job (bench.sh), read from the environment and checked before anything starts.
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
-import { cleanEnv, makeValidator, str } from 'envalid';
+import { bool, cleanEnv, makeValidator, str } from 'envalid';
 import { SCENARIOS } from '../proto/payload.js';
 import { BenchError } from './errors.js';
 
@@ -12,13 +12,23 @@ const positiveInt = makeValidator((input) => {
 
 // k6's duration syntax (https://grafana.com/docs/k6/latest/using-k6/k6-options/reference/#duration), e.g. 30s, 1m30s, 500ms.
 const DURATION_MS = { ms: 1, s: 1000, m: 60000, h: 3600000 };
-const duration = ({ allowZero }) => makeValidator((input) => {
-  const text = String(input);
+
+/**
+ * Milliseconds in a k6 duration.
+ * @param {string} text e.g. '1m30s'
+ * @returns {number} ms
+ * @throws {Error} when the text is not a k6 duration
+ */
+export function durationMs(text) {
   if (!/^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$/.test(text)) throw new Error('must be a k6 duration such as 20s, 1m or 1m30s');
   let ms = 0;
   for (const [, n, , unit] of text.matchAll(/([0-9]+(\.[0-9]+)?)(ms|s|m|h)/g)) ms += Number(n) * DURATION_MS[unit];
-  if (ms === 0 && !allowZero) throw new Error('must be longer than 0');
-  return text;
+  return ms;
+}
+
+const duration = ({ allowZero }) => makeValidator((input) => {
+  if (durationMs(String(input)) === 0 && !allowZero) throw new Error('must be longer than 0');
+  return String(input);
 });
 
 /**
@@ -78,6 +88,7 @@ export const BENCH_MODES = Object.freeze(['http', 'grpc']);
  * @property {string[]} MODES modes to measure, in report order (default http,grpc)
  * @property {string[]} SCENARIO payload scenarios, one table each (default user)
  * @property {'reuse'|'per-request'} CONNECTIONS connection policy of both modes
+ * @property {boolean} CAPACITY also load each server with wrk (HTTP) or h2load (gRPC) for DURATION, pinned like k6
  * @property {number|undefined} RATE open model: k6 starts RATE requests a second (constant-arrival-rate); unset: closed model
  * @property {string} K6_BIN path of the k6 binary (bench.sh sets it)
  * @property {string} RESULTS_DIR folder for summaries, dashboards and reports (relative to the repository, or absolute)
@@ -101,6 +112,7 @@ export function readBenchSettings(env = process.env) {
     SCENARIO: listOf(Object.keys(SCENARIOS))({ default: ['user'] }),
     CONNECTIONS: str({ choices: ['reuse', 'per-request'], default: 'reuse' }),
     RATE: positiveInt({ default: undefined }),
+    CAPACITY: bool({ default: false }),
     K6_BIN: str({ default: 'k6' }),
     RESULTS_DIR: str({ default: 'results' }),
   }, {

@@ -34,6 +34,7 @@ const PERCENTILES = { p50: 'med', p90: 'p(90)', p95: 'p(95)', p99: 'p(99)' };
  * @property {string} model load model: closed (VUs) or open (constant arrival RATE)
  * @property {number|null} rate target arrival rate of the open model (req/s)
  * @property {number} dropped_iterations iterations the open model could not start for lack of VUs
+ * @property {number|null} capacity_rps the server's rate under wrk/h2load (req/s; null without CAPACITY=1)
  * @property {number|null} k6_cpu_pct k6's CPU use over the run, % of the cores it had (null when not measured)
  * @property {object|undefined} run what the main job recorded about the run (pinning, k6 CPU), if anything
  */
@@ -110,6 +111,7 @@ export function figuresOf(file, data) {
     model: data.bench?.model ?? 'closed',
     rate: data.bench?.rate ?? null,
     dropped_iterations: data.metrics.dropped_iterations?.values?.count ?? 0,
+    capacity_rps: data.bench?.run?.capacity?.rps ?? null,
     k6_cpu_pct: data.bench?.run?.k6_cpu ? data.bench.run.k6_cpu.utilization * 100 : null,
     run: data.bench?.run,
   };

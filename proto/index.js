@@ -52,16 +52,24 @@ export function withoutDefaults(type, message) {
 }
 
 /**
+ * A method of the service, with its resolved request and response types.
+ * @param {string} rpc method name, e.g. 'GetUser'
+ * @returns {protobuf.Method}
+ * @throws {Error} when the service has no such method
+ */
+export function methodOf(rpc) {
+  const method = root.lookupService(SERVICE_NAME).methods[rpc];
+  if (!method) throw new Error(`${SERVICE_NAME} has no method ${rpc}`);
+  return method;
+}
+
+/**
  * The response type of a method of the service.
  * @param {string} rpc method name, e.g. 'GetUser'
  * @returns {protobuf.Type}
  * @throws {Error} when the service has no such method
  */
-export function responseTypeOf(rpc) {
-  const method = root.lookupService(SERVICE_NAME).methods[rpc];
-  if (!method) throw new Error(`${SERVICE_NAME} has no method ${rpc}`);
-  return method.resolvedResponseType;
-}
+export const responseTypeOf = (rpc) => methodOf(rpc).resolvedResponseType;
 
 /**
  * Converts a decoded message to its proto3 JSON mapping, every field included.

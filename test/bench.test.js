@@ -25,12 +25,13 @@ let dir;
 let bench;
 before(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'bench-'));
-  bench = await sh('bash', ['bench.sh'], { K6_BIN: k6Bin(), DURATION: '2s', WARMUP: '1s', VUS: '4', REPEATS: '2', RESULTS_DIR: dir });
+  bench = await sh('bash', ['bench.sh'], { K6_BIN: k6Bin(), DURATION: '2s', WARMUP: '1s', VUS: '4', REPEATS: '2', CAPACITY: '1', RESULTS_DIR: dir });
 });
 
 const tableOf = (text) => text.split('\n').filter((line) => line.startsWith('|')).join('\n');
 
 test('bash bench.sh measures both modes and writes the Markdown and JSON reports', async () => {
+  // bench.test.js needs wrk and h2load (Debian: wrk, nghttp2-client); .ci/run installs them.
   assert.equal(bench.code, 0, bench.stderr + bench.stdout);
   const files = await readdir(dir);
   const json = files.find((f) => /^compare-.*\.json$/.test(f));
@@ -49,6 +50,7 @@ test('bash bench.sh measures both modes and writes the Markdown and JSON reports
       assert.ok(m[k] > 0, `${mode}.${k}`);
     }
     assert.ok(m.k6_cpu_pct > 0, 'k6 CPU use measured');
+    assert.ok(m.capacity_rps > 0, 'wrk/h2load capacity measured');
     assert.equal(m.repeats, 2);
     assert.ok(m.spread.rps.min <= m.rps && m.rps <= m.spread.rps.max);
   }
