@@ -31,6 +31,10 @@ const ROWS = [
   ['duration (s)', 'duration_s', 1, 'median'],
   ['k6 CPU (% of its cores)', 'k6_cpu_pct', 0, 'median'],
   ['server capacity, wrk/h2load (req/s)', 'capacity_rps', 0, 'median'],
+  ['TCP payload sent, tshark (bytes)', 'wire_sent_bytes', 0, 'median'],
+  ['TCP payload received, tshark (bytes)', 'wire_received_bytes', 0, 'median'],
+  ['k6 data_sent vs capture (%)', 'data_sent_vs_wire_pct', 3, 'median'],
+  ['k6 data_received vs capture (%)', 'data_received_vs_wire_pct', 3, 'median'],
 ];
 
 const get = (object, field) => field.split('.').reduce((o, k) => o?.[k], object);
@@ -159,7 +163,9 @@ export function renderMarkdown(report) {
   };
   const ratioKeys = Object.keys(report.ratios);
   const header = ['', ...keys.map(heading), ...ratioKeys.map((r) => `ratio ${r}`)];
-  const rows = ROWS.map(([label, field, digits, how]) => [
+  // Rows of optional passes (capacity, capture) that no column has are left out.
+  const shown = ROWS.filter(([, field]) => keys.some((k) => get(report.modes[k], field) !== null));
+  const rows = shown.map(([label, field, digits, how]) => [
     label,
     ...keys.map((k) => cell(report.modes[k], field, digits, how)),
     ...ratioKeys.map((r) => number(report.ratios[r][label], 2)),

@@ -9,6 +9,7 @@ import { ROOT, runK6, startServer } from './processes.js';
 import { buildReport, renderMarkdown, writeReports } from './report.js';
 import { allowedCpus, durationMs, readBenchSettings, splitCores } from './settings.js';
 import { measureCapacity, requireCapacityTools } from './capacity.js';
+import { requireCaptureTools, startCapture } from './wire.js';
 import { readSummary } from './summary.js';
 
 const MODES = {
@@ -54,6 +55,7 @@ async function measure({ mode, scenario, label }, settings, cores, scratch) {
     const summaryFile = path.join(settings.RESULTS_DIR, `k6-${label}.json`);
     const dashboard = path.join(settings.RESULTS_DIR, `dashboard-${label}.html`);
     console.error(`${label}: measuring, ${settings.DURATION} at ${settings.RATE ? `${settings.RATE} req/s (open model)` : `${settings.VUS} VUs`}`);
+    const capture = settings.VERIFY_BYTES ? await startCapture(port(server)) : null;
     const run = await runK6({ ...k6,
       args: [...common, ...model, '-e', `SUMMARY_FILE=${summaryFile}`, script],
       env: {
@@ -62,6 +64,7 @@ async function measure({ mode, scenario, label }, settings, cores, scratch) {
         K6_WEB_DASHBOARD_EXPORT: dashboard,
         K6_WEB_DASHBOARD_PERIOD: '1s', // the export is skipped when a run holds fewer than two periods
       } });
+    const wire = await capture?.stop();
     if (run.code !== 0) throw new BenchError(`k6 run against ${host} failed (exit ${run.code}):\n${k6Reason(run.output)}`);
     const capacity = settings.CAPACITY ? await measureCapacity({
       mode, scenario, host, connections: settings.VUS, durationS: durationMs(settings.DURATION) / 1000, cpus: cores.k6Cpus,
@@ -74,6 +77,7 @@ async function measure({ mode, scenario, label }, settings, cores, scratch) {
       warmup: settings.WARMUP,
       dashboard,
       capacity,
+      wire,
     };
     await writeFile(summaryFile, JSON.stringify(summary, null, 2));
     return summaryFile;
@@ -85,6 +89,7 @@ async function measure({ mode, scenario, label }, settings, cores, scratch) {
 async function main() {
   const settings = readBenchSettings();
   if (settings.CAPACITY) await requireCapacityTools(settings.MODES);
+  if (settings.VERIFY_BYTES) await requireCaptureTools();
   if (process.argv.includes('--check-settings')) return;
   process.chdir(ROOT); // k6 and the report resolve results/ and the scripts from here
   await mkdir(settings.RESULTS_DIR, { recursive: true });

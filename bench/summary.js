@@ -33,8 +33,12 @@ const PERCENTILES = { p50: 'med', p90: 'p(90)', p95: 'p(95)', p99: 'p(99)' };
  * @property {string} connections connection policy: reuse or per-request
  * @property {string} model load model: closed (VUs) or open (constant arrival RATE)
  * @property {number|null} rate target arrival rate of the open model (req/s)
- * @property {number} dropped_iterations iterations the open model could not start for lack of VUs
+ * @property {number|null} dropped_iterations iterations the open model could not start for lack of VUs (null in the closed model)
  * @property {number|null} capacity_rps the server's rate under wrk/h2load (req/s; null without CAPACITY=1)
+ * @property {number|null} wire_sent_bytes TCP payload bytes client to server in a capture of the run (null without VERIFY_BYTES=1)
+ * @property {number|null} wire_received_bytes TCP payload bytes server to client in that capture
+ * @property {number|null} data_sent_vs_wire_pct (data_sent_bytes / wire_sent_bytes − 1) × 100
+ * @property {number|null} data_received_vs_wire_pct (data_received_bytes / wire_received_bytes − 1) × 100
  * @property {number|null} k6_cpu_pct k6's CPU use over the run, % of the cores it had (null when not measured)
  * @property {object|undefined} run what the main job recorded about the run (pinning, k6 CPU), if anything
  */
@@ -110,10 +114,23 @@ export function figuresOf(file, data) {
     connections: data.bench?.connections ?? 'reuse',
     model: data.bench?.model ?? 'closed',
     rate: data.bench?.rate ?? null,
-    dropped_iterations: data.metrics.dropped_iterations?.values?.count ?? 0,
+    // k6 reports dropped_iterations only when the open model dropped some.
+    dropped_iterations: data.bench?.model === 'open' ? data.metrics.dropped_iterations?.values?.count ?? 0 : null,
     capacity_rps: data.bench?.run?.capacity?.rps ?? null,
+    ...wireFigures(data.bench?.run?.wire, sent, received),
     k6_cpu_pct: data.bench?.run?.k6_cpu ? data.bench.run.k6_cpu.utilization * 100 : null,
     run: data.bench?.run,
+  };
+}
+
+/** The capture's byte counts beside k6's, with the difference in percent. */
+function wireFigures(wire, sent, received) {
+  const versus = (k6, captured) => (captured > 0 ? (k6 / captured - 1) * 100 : null);
+  return {
+    wire_sent_bytes: wire?.sent_bytes ?? null,
+    wire_received_bytes: wire?.received_bytes ?? null,
+    data_sent_vs_wire_pct: wire ? versus(sent, wire.sent_bytes) : null,
+    data_received_vs_wire_pct: wire ? versus(received, wire.received_bytes) : null,
   };
 }
 
