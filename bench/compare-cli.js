@@ -33,7 +33,7 @@ async function main() {
   const report = buildReport(columnsOf(figures));
   process.stdout.write(`${renderMarkdown(report)}\n`);
   const paths = await writeReports([report], values.out);
-  process.stdout.write(`written: ${paths.markdown}, ${paths.json}\n`);
+  process.stdout.write(`written: ${[paths.markdown, paths.json, ...paths.charts].join(', ')}\n`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -4,6 +4,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { markdownTable } from 'markdown-table';
 import { max, median, min } from 'simple-statistics';
+import { chartSvg } from './chart.js';
 import { readingOf } from './reading.js';
 
 // One k6 process using 90% of its cores or more is the bottleneck, not the server.
@@ -179,18 +180,26 @@ export function renderMarkdown(report) {
 }
 
 /**
- * Writes `compare-<time>.md` and `.json` into a folder: one table per scenario.
- * The JSON holds the first scenario's report at its top level (`modes.http`,
- * `modes.grpc`, ...) and every scenario's in `scenarios[name]`.
+ * Writes `compare-<time>.md` and `.json` into a folder, with one table and one
+ * chart (`compare-<time>-<scenario>.svg`) per scenario. The JSON holds the first
+ * scenario's report at its top level (`modes.http`, `modes.grpc`, ...) and
+ * every scenario's in `scenarios[name]`.
  * @param {Array<ReturnType<typeof buildReport>>} reports one per scenario, at least one
  * @param {string} dir folder, created if missing
- * @returns {Promise<{markdown: string, json: string}>} the two paths
+ * @returns {Promise<{markdown: string, json: string, charts: string[]}>} the paths written
  */
 export async function writeReports(reports, dir) {
   await mkdir(dir, { recursive: true });
   const base = path.join(dir, `compare-${reports[0].generated_at.replace(/[:.]/g, '-')}`);
-  const paths = { markdown: `${base}.md`, json: `${base}.json` };
-  const tables = reports.map(renderMarkdown).join('\n');
+  const paths = { markdown: `${base}.md`, json: `${base}.json`, charts: [] };
+  const sections = [];
+  for (const report of reports) {
+    const chart = `${base}-${report.scenario}.svg`;
+    await writeFile(chart, await chartSvg(report));
+    paths.charts.push(chart);
+    sections.push(`${renderMarkdown(report)}\n![RPS, p99 latency and bytes per request](${path.basename(chart)})\n`);
+  }
+  const tables = sections.join('\n');
   await writeFile(paths.markdown, `# JSON over HTTP vs protobuf over gRPC\n\n${tables}`);
   const scenarios = Object.fromEntries(reports.map((r) => [r.scenario, r]));
   await writeFile(paths.json, `${JSON.stringify({ ...reports[0], scenarios }, null, 2)}\n`);

@@ -112,7 +112,7 @@ async function main() {
     }
     for (const report of reports) process.stdout.write(`\n${renderMarkdown(report)}`);
     const paths = await writeReports(reports, settings.RESULTS_DIR);
-    process.stdout.write(`\nwritten: ${paths.markdown}, ${paths.json}\n`);
+    process.stdout.write(`\nwritten: ${[paths.markdown, paths.json, ...paths.charts].join(', ')}\n`);
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }

@@ -37,6 +37,8 @@ test('bash bench.sh measures both modes and writes the Markdown and JSON reports
   const json = files.find((f) => /^compare-.*\.json$/.test(f));
   assert.ok(json, `no compare-*.json in ${files}`);
   assert.ok(files.some((f) => /^compare-.*\.md$/.test(f)));
+  const chart = files.find((f) => /^compare-.*-user\.svg$/.test(f));
+  assert.match(await readFile(path.join(dir, chart), 'utf8'), /^<svg[^>]*>.*RPS \(req\/s\).*latency p99.*bytes per request/s);
   assert.ok(files.some((f) => /^dashboard-http-.*\.html$/.test(f)) && files.some((f) => /^dashboard-grpc-.*\.html$/.test(f)));
 
   const report = JSON.parse(await readFile(path.join(dir, json), 'utf8'));
@@ -66,7 +68,7 @@ test('npm run compare reproduces the main job\'s table from its summaries', asyn
   const { code, stdout, stderr } = await sh('node', ['bench/compare-cli.js', ...summaries.map((f) => path.join(dir, f)), '--out', out]);
   assert.equal(code, 0, stderr);
   assert.equal(tableOf(stdout), tableOf(bench.stdout));
-  assert.equal((await readdir(out)).length, 2);
+  assert.equal((await readdir(out)).length, 3, 'markdown, JSON and the chart');
 
   // Two summaries alone: one column each, the ratio of the second to the first.
   const two = await sh('node', ['bench/compare-cli.js', path.join(dir, summaries[0]), path.join(dir, summaries[2]), '--out', out]);
