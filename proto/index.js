@@ -3,7 +3,7 @@
 import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
 import protoLoader from '@grpc/proto-loader';
-import { PROTO_FILE, SERVICE_NAME, USER_FIELDS, USER_TYPE } from './payload.js';
+import { PROTO_FILE, SCENARIOS, SERVICE_NAME, USER_FIELDS, USER_TYPE } from './payload.js';
 
 /** Absolute path of the .proto file. */
 export const PROTO_PATH = fileURLToPath(new URL(PROTO_FILE, import.meta.url));
@@ -27,6 +27,41 @@ export function userMessage({ port, workerPid }) {
   return withoutDefaults(User, User.fromObject({ ...USER_FIELDS, port, workerPid }));
 }
 
+function isDefault(field, value) {
+  if (field.type === 'bytes') return value.length === 0;
+  if (typeof value?.isZero === 'function') return value.isZero(); // a Long, for 64-bit integers
+  return value === field.typeDefault;
+}
+
+/**
+ * The response of every payload scenario for one listener, prebuilt once: the
+ * protobuf message and its proto3 JSON mapping. Keyed by the RPC and its request.
+ * @param {{port: number, workerPid: number}} who the listener's port and the worker's pid
+ * @returns {Map<string, {scenario: string, rpc: string, type: protobuf.Type, message: protobuf.Message, json: object}>}
+ *   key: scenarioKey(rpc, request)
+ */
+export function scenarioPayloads({ port, workerPid }) {
+  const payloads = new Map();
+  for (const [scenario, { rpc, request }] of Object.entries(SCENARIOS)) {
+    const type = responseTypeOf(rpc);
+    let fields;
+    if (rpc === 'GetUser') fields = { ...USER_FIELDS, port, workerPid };
+    else if (rpc === 'ListUsers') fields = { users: Array.from({ length: request.count }, () => ({ ...USER_FIELDS, port, workerPid })) };
+    else fields = { data: Buffer.alloc(request.sizeBytes, 0x61), port, workerPid };
+    const message = withoutDefaults(type, type.fromObject(fields));
+    payloads.set(scenarioKey(rpc, request), { scenario, rpc, type, message, json: toProto3Json(type, message) });
+  }
+  return payloads;
+}
+
+/**
+ * The lookup key of a scenario's response: the RPC and its one request parameter.
+ * @param {string} rpc method name
+ * @param {{count?: number, sizeBytes?: number}} request request in the proto3 JSON mapping (or a decoded message)
+ * @returns {string}
+ */
+export const scenarioKey = (rpc, request) => `${rpc}:${request.count ?? request.sizeBytes ?? ''}`;
+
 /**
  * Drops the fields that hold their default value, so they stay off the wire.
  * proto3 does not serialize an implicit-presence field at its default
@@ -45,8 +80,7 @@ export function withoutDefaults(type, message) {
       continue;
     }
     if (field.repeated || field.partOf || value === undefined) continue;
-    const isEmptyBytes = field.type === 'bytes' && value.length === 0;
-    if (value === field.typeDefault || isEmptyBytes || (value && value.equals?.(0))) delete message[field.name];
+    if (isDefault(field, value)) delete message[field.name];
   }
   return message;
 }

@@ -1,17 +1,25 @@
-// The gRPC listener: @grpc/grpc-js serving the unary GetUser, with server reflection.
+// The gRPC listener: @grpc/grpc-js serving the unary GetUser, with server reflection
+// and the standard health service (grpc.health.v1.Health).
 import { promisify } from 'node:util';
 import grpc from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
+import { HealthImplementation } from 'grpc-health-check';
 import { reflectionPackageDefinition, userMessage, userServiceDefinition } from '../proto/index.js';
+import { GRPC_HEALTH_SERVICES } from './health.js';
 
 /**
  * Builds and starts the gRPC server of one worker.
- * @param {{host: string, port: number, log: import('pino').Logger}} options
- * @returns {Promise<{close: () => Promise<void>}>}
+ * @param {{host: string, port: number, log: import('pino').Logger,
+ *   health: import('./health.js').Health, settings: import('./settings.js').ServerSettings}} options
+ *   `settings` gives the limit MAX_BODY_BYTES (largest request message)
+ * @returns {Promise<{close: () => Promise<void>, forceClose: () => void}>} `close` stops accepting
+ *   and resolves once in-flight calls are answered; `forceClose` cancels the calls left
  * @throws {Error & {code: string}} EADDRINUSE (or the bind's reason) when the port cannot be bound
  */
-export async function startGrpc({ host, port, log }) {
-  const server = new grpc.Server();
+export async function startGrpc({ host, port, log, health, settings }) {
+  // Larger messages are refused with RESOURCE_EXHAUSTED before they are decoded.
+  // No 'grpc.max_connection_idle_ms': grpc-js would then do bookkeeping on every call.
+  const server = new grpc.Server({ 'grpc.max_receive_message_length': settings.MAX_BODY_BYTES });
   const user = userMessage({ port, workerPid: process.pid });
   server.addService(userServiceDefinition(), {
     GetUser(call, callback) {
@@ -20,6 +28,11 @@ export async function startGrpc({ host, port, log }) {
     },
   });
   new ReflectionService(reflectionPackageDefinition()).addToServer(server);
+  const healthService = new HealthImplementation();
+  health.subscribe((serving) => {
+    for (const name of GRPC_HEALTH_SERVICES) healthService.setStatus(name, serving ? 'SERVING' : 'NOT_SERVING');
+  });
+  healthService.addToServer(server);
   try {
     await promisify(server.bindAsync.bind(server))(`${host.includes(':') ? `[${host}]` : host}:${port}`,
       grpc.ServerCredentials.createInsecure());
@@ -28,5 +41,8 @@ export async function startGrpc({ host, port, log }) {
     err.code = /EADDRINUSE/.test(err.message) ? 'EADDRINUSE' : (/EACCES/.test(err.message) ? 'EACCES' : 'EBIND');
     throw err;
   }
-  return { close: () => new Promise((resolve) => server.tryShutdown(() => resolve())) };
+  return {
+    close: () => new Promise((resolve) => server.tryShutdown(() => resolve())),
+    forceClose: () => server.forceShutdown(),
+  };
 }

@@ -1,52 +1,105 @@
-// The cluster primary: forks the workers, reports when all listen, stops them on a signal.
+// The cluster primary: forks the workers, reports when all listen, replaces the
+// ones that die, and drains them all on a signal.
 import cluster from 'node:cluster';
 import { createLogger } from './log.js';
-import { listenersOf } from './worker.js';
+import { createRestartPolicy, RESTART_DEFAULTS } from './restart-policy.js';
+import { listenersOf } from './settings.js';
+
+// Past SHUTDOWN_TIMEOUT_MS, how long the workers get to exit before the primary kills them.
+const KILL_AFTER_DRAIN_MS = 5000;
 
 /**
  * Forks `settings.WORKERS` workers and supervises them. Logs `ready` once every
- * worker listens; exits 1 when a worker cannot start, 0 after SIGTERM or SIGINT.
- * A worker that dies after start is replaced.
+ * worker listens; exits 1 when a worker cannot start before that. A worker that
+ * dies later is replaced as `createRestartPolicy` decides, and the primary exits 1
+ * when the policy gives up. On SIGTERM or SIGINT every worker drains and the
+ * primary exits 0 once all have exited (1 if it had to kill some, past
+ * SHUTDOWN_TIMEOUT_MS + 5 s).
  * @param {import('./settings.js').ServerSettings} settings
  */
 export function runPrimary(settings) {
   const log = createLogger(settings.LOG_LEVEL);
+  const restarts = createRestartPolicy();
+  const slots = new Map(); // worker.id -> {slot, forkedAt}
+  const crashes = new Map(); // worker.id -> message of the uncaught exception it reported
+  const delayedForks = new Set();
   let listening = 0;
+  let ready = false;
   let stopping = false;
+
+  const fork = (slot) => {
+    const worker = cluster.fork();
+    slots.set(worker.id, { slot, forkedAt: Date.now() });
+  };
 
   const stopAll = (exitCode) => {
     if (stopping) return;
     stopping = true;
-    const workers = Object.values(cluster.workers);
-    if (workers.length === 0) process.exit(exitCode);
-    for (const worker of workers) worker.send({ type: 'shutdown' });
-    cluster.on('exit', () => Object.keys(cluster.workers).length === 0 && process.exit(exitCode));
+    for (const timer of delayedForks) clearTimeout(timer);
+    const exitWhenNoneLeft = () => {
+      if (Object.keys(cluster.workers).length > 0) return;
+      log.info({ exitCode }, 'stopped');
+      process.exit(exitCode);
+    };
+    cluster.on('exit', exitWhenNoneLeft);
+    // A callback keeps a send to a worker that is just exiting from throwing.
+    for (const worker of Object.values(cluster.workers)) worker.send({ type: 'shutdown' }, () => {});
+    setTimeout(() => {
+      const left = Object.values(cluster.workers);
+      log.error({ workers: left.map((w) => w.process.pid) }, 'workers did not stop in time; killing them');
+      for (const worker of left) worker.process.kill('SIGKILL');
+      process.exit(1);
+    }, settings.SHUTDOWN_TIMEOUT_MS + KILL_AFTER_DRAIN_MS);
+    exitWhenNoneLeft();
   };
 
   cluster.on('message', (worker, msg) => {
-    if (msg?.type === 'listening') worker.listening = true;
-    if (msg?.type === 'listening' && ++listening === settings.WORKERS) {
-      const ports = Object.fromEntries(listenersOf(settings.MODE).map((n) => [n, settings[`${n.toUpperCase()}_PORT`]]));
-      log.info({ mode: settings.MODE, workers: settings.WORKERS, host: settings.HOST, ...ports }, 'ready');
+    if (msg?.type === 'listening') {
+      if (!ready && ++listening === settings.WORKERS) {
+        ready = true;
+        const ports = Object.fromEntries(listenersOf(settings.MODE).map((n) => [n, settings[`${n.toUpperCase()}_PORT`]]));
+        log.info({ mode: settings.MODE, workers: settings.WORKERS, host: settings.HOST, ...ports }, 'ready');
+      }
+    } else if (msg?.type === 'crash') {
+      crashes.set(worker.id, msg.message);
     } else if (msg?.type === 'fatal') {
       log.error({ code: msg.code, worker: worker.process.pid }, msg.message);
-      stopAll(1);
+      // Before ready nothing is served yet: fail fast. Later the restart policy decides.
+      if (!ready) stopAll(1);
+      else crashes.set(worker.id, msg.message);
     }
   });
 
   cluster.on('exit', (worker, code, signal) => {
+    const { slot, forkedAt } = slots.get(worker.id);
+    slots.delete(worker.id);
+    const reason = crashes.get(worker.id) ?? (signal ? `killed by ${signal}` : `exited with code ${code}`);
+    crashes.delete(worker.id);
     if (stopping) return;
-    if (!worker.listening) {
-      log.error({ worker: worker.process.pid, code, signal }, 'worker died before it listened');
+    const about = { worker: worker.process.pid, code, signal, reason };
+    if (!ready) {
+      log.error(about, 'worker died before it listened');
       stopAll(1);
       return;
     }
-    log.warn({ worker: worker.process.pid, code, signal }, 'worker died; forking a replacement');
-    listening--;
-    cluster.fork();
+    const decision = restarts.onDeath(slot, Date.now() - forkedAt);
+    if (decision.giveUp) {
+      log.fatal({ ...about, quickDeaths: decision.quickDeaths },
+        `worker died ${decision.quickDeaths} times in a row within ${RESTART_DEFAULTS.stableAfterMs} ms of its start; giving up`);
+      stopAll(1);
+      return;
+    }
+    log.warn({ ...about, delayMs: decision.delayMs, quickDeaths: decision.quickDeaths }, 'worker died; forking a replacement');
+    if (decision.delayMs === 0) return fork(slot);
+    const timer = setTimeout(() => { delayedForks.delete(timer); fork(slot); }, decision.delayMs);
+    delayedForks.add(timer);
   });
 
-  process.on('SIGTERM', () => stopAll(0));
-  process.on('SIGINT', () => stopAll(0));
-  for (let i = 0; i < settings.WORKERS; i++) cluster.fork();
+  for (const signal of ['SIGTERM', 'SIGINT']) {
+    process.on(signal, () => {
+      log.info({ signal }, 'shutting down');
+      stopAll(0);
+    });
+  }
+  for (let slot = 0; slot < settings.WORKERS; slot++) fork(slot);
 }

@@ -1,35 +1,72 @@
-// One cluster worker: opens the listeners its MODE asks for and reports to the primary.
+// One cluster worker: opens the listeners its MODE asks for, reports to the primary,
+// and drains them when told to stop.
 import { ListenError } from './errors.js';
 import { startGrpc } from './grpc.js';
+import { createHealth } from './health.js';
 import { startHttp } from './http.js';
 import { createLogger } from './log.js';
+import { listenersOf } from './settings.js';
 
 const LISTENERS = {
   http: { protocol: 'HTTP', start: startHttp, portKey: 'HTTP_PORT' },
   grpc: { protocol: 'gRPC', start: startGrpc, portKey: 'GRPC_PORT' },
 };
 
-/**
- * Names of the listeners a mode opens.
- * @param {'http'|'grpc'|'both'} mode
- * @returns {Array<'http'|'grpc'>}
- */
-export const listenersOf = (mode) => (mode === 'both' ? ['http', 'grpc'] : [mode]);
+// After a forced close, how long the listeners get to report closed before the worker exits anyway.
+const FORCE_CLOSE_GRACE_MS = 1000;
 
 /**
  * Runs a worker until the primary or a signal stops it. Sends the primary
- * `{type: 'listening'}` once every listener is bound, or `{type: 'fatal', message, code}`.
+ * `{type: 'listening'}` once every listener is bound, `{type: 'fatal', message, code}`
+ * when one cannot be bound, and `{type: 'crash', message}` before it dies of an
+ * uncaught exception (exit code 1). On `{type: 'shutdown'}`, SIGTERM or SIGINT it
+ * reports NOT_SERVING, stops accepting, lets in-flight requests finish for up to
+ * SHUTDOWN_TIMEOUT_MS, closes what is left and exits 0. Exits 0 at once when the
+ * primary is gone.
  * @param {import('./settings.js').ServerSettings} settings
  */
 export async function runWorker(settings) {
   const log = createLogger(settings.LOG_LEVEL);
+  // After an uncaught exception the worker's state is unknown: log the cause where
+  // operators look, tell the primary why, and die so that a fresh worker replaces it.
+  process.on('uncaughtException', (err) => {
+    log.fatal({ err }, 'uncaught exception; worker exits');
+    const exit = () => process.exit(1);
+    setTimeout(exit, 500).unref();
+    try { process.send({ type: 'crash', message: String(err?.message ?? err) }, exit); } catch { exit(); }
+  });
+  // A worker whose primary is gone must not linger: Node's cluster exits it on the IPC
+  // 'disconnect' already (test/server-lifecycle.test.js checks it after a SIGKILL).
+
+  const health = createHealth();
   const open = [];
+  let draining = false;
+  const drain = async () => {
+    if (draining) return;
+    draining = true;
+    health.set(false);
+    log.info({ timeoutMs: settings.SHUTDOWN_TIMEOUT_MS }, 'draining');
+    const deadline = setTimeout(() => {
+      log.warn({ timeoutMs: settings.SHUTDOWN_TIMEOUT_MS }, 'drain timed out; closing the connections left');
+      for (const listener of open) listener.forceClose();
+      setTimeout(() => process.exit(0), FORCE_CLOSE_GRACE_MS).unref();
+    }, settings.SHUTDOWN_TIMEOUT_MS);
+    await Promise.allSettled(open.map((listener) => listener.close()));
+    clearTimeout(deadline);
+    log.info('worker stopped');
+    process.exit(0);
+  };
+  // Listening for a stop from the start: a stop that comes while the listeners open must not be lost.
+  process.on('message', (msg) => msg?.type === 'shutdown' && drain());
+  process.on('SIGTERM', drain);
+  process.on('SIGINT', drain);
+
   try {
     for (const name of listenersOf(settings.MODE)) {
       const { protocol, start, portKey } = LISTENERS[name];
       const port = settings[portKey];
       try {
-        open.push(await start({ host: settings.HOST, port, log }));
+        open.push(await start({ host: settings.HOST, port, log, health, settings }));
       } catch (err) {
         throw new ListenError(protocol, `${settings.HOST}:${port}`, err.code ?? err.message);
       }
@@ -38,20 +75,9 @@ export async function runWorker(settings) {
     process.send({ type: 'fatal', code: err.code, message: err.message });
     process.exit(1);
   }
+  if (draining) return;
+  health.set(true);
   const ports = Object.fromEntries(listenersOf(settings.MODE).map((n) => [n, settings[LISTENERS[n].portKey]]));
   log.info({ ...ports, host: settings.HOST }, 'worker listening');
   process.send({ type: 'listening' });
-
-  let stopping = false;
-  const stop = async () => {
-    if (stopping) return;
-    stopping = true;
-    await Promise.allSettled(open.map((listener) => listener.close()));
-    process.exit(0);
-  };
-  process.on('message', (msg) => msg?.type === 'shutdown' && stop());
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
-  // A worker whose primary is gone must not linger.
-  process.on('disconnect', () => process.exit(0));
 }

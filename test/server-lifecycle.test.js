@@ -1,0 +1,157 @@
+// The cluster through crashes and stops: a dead worker is replaced fast, a crash loop
+// ends the server, a signal drains in-flight requests, and no worker outlives its primary.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { pathToFileURL } from 'node:url';
+import { RESTART_DEFAULTS } from '../server/restart-policy.js';
+import { grpcGetUser, partialGrpcCall, partialHttpRequest, tcpExchange } from './helpers/clients.js';
+import { ROOT, isAlive, startServer, waitGone } from './helpers/server.js';
+
+// Time for the workers to read a partial request before the test signals: loopback delivers
+// in microseconds, and a request not yet read when the drain starts would count as not in flight.
+const SETTLE_MS = 300;
+
+test('a worker killed with SIGKILL is replaced within 1 s, and the primary logs why', async () => {
+  const server = await startServer({ MODE: 'both' });
+  try {
+    const [victim] = server.workerPids();
+    const from = server.lines.length;
+    const killedAt = Date.now();
+    process.kill(victim, 'SIGKILL');
+    const replacement = await server.waitForLine((l) => l.msg === 'worker listening' && l.pid !== victim, { from });
+    const tookMs = replacement.at - killedAt;
+    assert.ok(tookMs < 1000, `the replacement listened ${tookMs} ms after the kill`);
+
+    const died = await server.waitForLine((l) => l.msg === 'worker died; forking a replacement', { from });
+    assert.equal(died.worker, victim);
+    assert.equal(died.signal, 'SIGKILL');
+    assert.equal(died.reason, 'killed by SIGKILL');
+    assert.equal(died.pid, server.proc.pid, 'the primary logged it');
+    assert.equal(server.lines.filter((l) => l.msg === 'ready').length, 1, 'ready is logged once');
+    assert.equal((await (await fetch(`http://127.0.0.1:${server.httpPort}/`)).json()).workerPid, replacement.pid);
+    assert.equal((await grpcGetUser(server.grpcPort)).workerPid, replacement.pid);
+  } finally {
+    assert.equal(await server.stop(), 0);
+  }
+});
+
+test('workers that die again and again at start are replaced after growing delays, then the primary exits 1', async () => {
+  const fixture = pathToFileURL(`${ROOT}test/fixtures/crash-workers.js`).href;
+  const server = await startServer({ MODE: 'http', NODE_OPTIONS: `--import=${fixture}` });
+  try {
+    const [code] = await Promise.race([server.exited, sleep(15000).then(() => ['still running after 15 s'])]);
+    assert.equal(code, 1);
+    const deaths = server.lines.filter((l) => l.msg === 'worker died; forking a replacement');
+    const { maxQuickDeaths, firstDelayMs } = RESTART_DEFAULTS;
+    // The first death may be a one-off: replaced at once; then the delay doubles.
+    assert.deepEqual(deaths.map((l) => l.delayMs), [0, firstDelayMs, firstDelayMs * 2, firstDelayMs * 4]);
+    assert.deepEqual(deaths.map((l) => l.quickDeaths), [1, 2, 3, 4]);
+    for (let i = 1; i < deaths.length; i++) {
+      const gap = deaths[i].time - deaths[i - 1].time;
+      assert.ok(gap >= deaths[i - 1].delayMs, `death ${i + 1} came ${gap} ms after death ${i}, inside its ${deaths[i - 1].delayMs} ms delay`);
+    }
+    // Why: the uncaught exception's message, from the worker through the primary.
+    assert.equal(deaths[0].reason, 'injected crash after listening');
+    assert.ok(server.lines.some((l) => l.msg === 'uncaught exception; worker exits' && l.err?.message === 'injected crash after listening'));
+    assert.equal(deaths[1].reason, 'exited with code 1');
+    const fatal = server.lines.find((l) => l.level === 60 && l.pid === server.proc.pid);
+    assert.match(fatal.msg, new RegExp(`^worker died ${maxQuickDeaths} times in a row within \\d+ ms of its start; giving up$`));
+    assert.equal(fatal.quickDeaths, maxQuickDeaths);
+    assert.equal(server.lines.filter((l) => l.msg === 'worker listening').length, 1, 'only the first worker ever listened');
+  } finally {
+    await server.kill();
+  }
+});
+
+test('SIGTERM drains: requests in flight on both protocols are answered, new connections are refused, all exit 0', async () => {
+  const server = await startServer({ MODE: 'both', WORKERS: '2' });
+  const workers = server.workerPids();
+  try {
+    const httpCalls = Array.from({ length: 20 }, () => partialHttpRequest(server.httpPort, '/'));
+    const grpcCalls = Array.from({ length: 4 }, () => partialGrpcCall(server.grpcPort));
+    await sleep(SETTLE_MS);
+    const from = server.lines.length;
+    server.proc.kill('SIGTERM');
+    for (const pid of workers) await server.waitForLine((l) => l.msg === 'draining' && l.pid === pid, { from });
+
+    // Stopped accepting: the primary closes the shared port once every worker closed its listener.
+    let refused;
+    for (let i = 0; i < 50 && !refused; i++) {
+      refused = (await tcpExchange(server.httpPort, [], { timeoutMs: 200 })).error === 'ECONNREFUSED';
+      if (!refused) await sleep(20);
+    }
+    assert.ok(refused, 'the HTTP port still accepts connections during the drain');
+
+    const httpAnswers = await Promise.all(httpCalls.map((c) => c.finish()));
+    for (const answer of httpAnswers) {
+      assert.match(answer, /^HTTP\/1\.1 200 OK\r\n/);
+      assert.match(answer, /\r\nconnection: close\r\n/i, 'a draining server ends keep-alive');
+    }
+    const grpcAnswers = await Promise.all(grpcCalls.map((c) => c.finish()));
+    for (const { grpcStatus, user } of grpcAnswers) {
+      assert.equal(grpcStatus, '0');
+      assert.ok(workers.includes(user.workerPid));
+    }
+    const [code] = await server.exited;
+    assert.equal(code, 0);
+    assert.deepEqual(await waitGone(workers, 3000), []);
+    assert.equal(server.lines.filter((l) => l.msg === 'worker stopped').length, 2);
+    assert.ok(!server.lines.some((l) => l.msg?.startsWith('drain timed out')));
+  } finally {
+    await server.stop();
+  }
+});
+
+test('a drain that in-flight requests never finish ends at SHUTDOWN_TIMEOUT_MS, and the primary still exits 0', async () => {
+  const server = await startServer({ MODE: 'both', SHUTDOWN_TIMEOUT_MS: '1000' });
+  const grpcCall = partialGrpcCall(server.grpcPort);
+  try {
+    const stuck = partialHttpRequest(server.httpPort, '/');
+    const stuckClosed = new Promise((resolve) => stuck.socket.on('close', resolve));
+    await sleep(SETTLE_MS);
+    const signalledAt = Date.now();
+    server.proc.kill('SIGTERM');
+    const [code] = await server.exited;
+    const tookMs = Date.now() - signalledAt;
+    assert.equal(code, 0);
+    assert.ok(tookMs >= 1000 && tookMs < 4000, `stopped ${tookMs} ms after SIGTERM`);
+    assert.ok(server.lines.some((l) => l.msg === 'drain timed out; closing the connections left' && l.timeoutMs === 1000));
+    await stuckClosed;
+  } finally {
+    grpcCall.close();
+    await server.stop();
+  }
+});
+
+test('SIGINT stops the server like SIGTERM: exit 0 and no worker left', async () => {
+  const server = await startServer({ MODE: 'both', WORKERS: '2' });
+  const workers = server.workerPids();
+  try {
+    server.proc.kill('SIGINT');
+    const [code] = await server.exited;
+    assert.equal(code, 0);
+    assert.deepEqual(await waitGone(workers, 3000), []);
+  } finally {
+    await server.stop();
+  }
+});
+
+test('no worker outlives a primary killed with SIGKILL by more than 3 s', async () => {
+  const server = await startServer({ MODE: 'both', WORKERS: '2' });
+  const workers = server.workerPids();
+  try {
+    assert.equal(workers.length, 2);
+    assert.ok(workers.every(isAlive));
+    // A request in flight must not keep a worker alive either.
+    const inFlight = partialHttpRequest(server.httpPort, '/');
+    await sleep(SETTLE_MS);
+    const killedAt = Date.now();
+    server.proc.kill('SIGKILL');
+    await server.exited;
+    assert.deepEqual(await waitGone(workers, 3000 - (Date.now() - killedAt)), [], 'workers still alive 3 s after the primary died');
+    inFlight.socket.destroy();
+  } finally {
+    await server.kill();
+  }
+});
