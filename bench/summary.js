@@ -146,12 +146,27 @@ function wireFigures(wire, sent, received) {
  * @throws {SummaryError} when the summary holds no sample
  */
 function payloadBytes(file, mode, setupData) {
+  try {
+    return payloadBytesOf(mode, setupData);
+  } catch (err) {
+    throw new SummaryError(file, err.message);
+  }
+}
+
+/**
+ * The payload size in bytes from a summary's setup_data (see payloadBytes).
+ * @param {'http'|'grpc'} mode
+ * @param {{sampleBytes?: number, sample?: object, rpc?: string}|undefined} setupData
+ * @returns {number} bytes
+ * @throws {Error} when setup_data holds no sample
+ */
+export function payloadBytesOf(mode, setupData) {
   if (mode === 'http') {
-    if (!Number.isInteger(setupData?.sampleBytes)) throw new SummaryError(file, 'has no setup_data.sampleBytes (the body sampled in setup())');
+    if (!Number.isInteger(setupData?.sampleBytes)) throw new Error('has no setup_data.sampleBytes (the body sampled in setup())');
     return setupData.sampleBytes;
   }
   const { sample, rpc } = setupData ?? {};
-  if (!sample || typeof sample !== 'object') throw new SummaryError(file, 'has no setup_data.sample (the message sampled in setup())');
+  if (!sample || typeof sample !== 'object') throw new Error('has no setup_data.sample (the message sampled in setup())');
   const type = responseTypeOf(rpc ?? 'GetUser');
   return type.encode(withoutDefaults(type, type.fromObject(sample))).finish().length;
 }

@@ -37,7 +37,7 @@ function isDefault(field, value) {
  * The response of every payload scenario for one listener, prebuilt once: the
  * protobuf message and its proto3 JSON mapping. Keyed by the RPC and its request.
  * @param {{port: number, workerPid: number}} who the listener's port and the worker's pid
- * @returns {Map<string, {scenario: string, rpc: string, type: protobuf.Type, message: protobuf.Message, json: object}>}
+ * @returns {Map<string, {scenario: string, rpc: string, request: object, type: protobuf.Type, message: protobuf.Message, json: object}>}
  *   key: scenarioKey(rpc, request)
  */
 export function scenarioPayloads({ port, workerPid }) {
@@ -49,18 +49,33 @@ export function scenarioPayloads({ port, workerPid }) {
     else if (rpc === 'ListUsers') fields = { users: Array.from({ length: request.count }, () => ({ ...USER_FIELDS, port, workerPid })) };
     else fields = { data: Buffer.alloc(request.sizeBytes, 0x61), port, workerPid };
     const message = withoutDefaults(type, type.fromObject(fields));
-    payloads.set(scenarioKey(rpc, request), { scenario, rpc, type, message, json: toProto3Json(type, message) });
+    payloads.set(scenarioKey(rpc, request), { scenario, rpc, request, type, message, json: toProto3Json(type, message) });
   }
   return payloads;
 }
 
 /**
- * The lookup key of a scenario's response: the RPC and its one request parameter.
+ * The lookup key of a scenario's response: the RPC and the value of its one
+ * request parameter, as a decoded message or an HTTP query string holds it.
  * @param {string} rpc method name
- * @param {{count?: number, sizeBytes?: number}} request request in the proto3 JSON mapping (or a decoded message)
+ * @param {{count?: number|string, sizeBytes?: number|string}} request
  * @returns {string}
  */
-export const scenarioKey = (rpc, request) => `${rpc}:${request.count ?? request.sizeBytes ?? ''}`;
+export const scenarioKey = (rpc, request) => `${rpc}:${request.count || request.sizeBytes || ''}`;
+
+/**
+ * The HTTP routes of the scenarios: each path with the RPC it mirrors and the
+ * name of its one query parameter (none for the demo's `/`).
+ * @returns {Array<{path: string, rpc: string, param: string|undefined}>}
+ */
+export function scenarioRoutes() {
+  const routes = new Map();
+  for (const { httpPath, rpc } of Object.values(SCENARIOS)) {
+    const url = new URL(httpPath, 'http://localhost');
+    routes.set(url.pathname, { path: url.pathname, rpc, param: [...url.searchParams.keys()][0] });
+  }
+  return [...routes.values()];
+}
 
 /**
  * Drops the fields that hold their default value, so they stay off the wire.

@@ -27,7 +27,8 @@ export const HTTP_PATH = '/';
 
 /**
  * Payload scenarios, each served identically in both encodings: the HTTP route
- * (GET) and the unary RPC with its request, in the proto3 JSON mapping.
+ * (GET; its one query parameter, if any, is the request's field of the same
+ * name) and the unary RPC with its request, in the proto3 JSON mapping.
  * `user` is the original demo; the others show how the encodings scale with
  * nesting and size. The servers prebuild one response per scenario.
  * @type {Readonly<Record<string, {description: string, httpPath: string, rpc: string, request: object}>>}
@@ -35,8 +36,8 @@ export const HTTP_PATH = '/';
 export const SCENARIOS = Object.freeze({
   user: { description: "the demo's User", httpPath: '/', rpc: 'GetUser', request: {} },
   'users-100': { description: '100 nested Users in a repeated field', httpPath: '/users?count=100', rpc: 'ListUsers', request: { count: 100 } },
-  'blob-32k': { description: 'a 32 KiB bytes field', httpPath: '/blob?size=32768', rpc: 'GetBlob', request: { sizeBytes: 32768 } },
-  'blob-1m': { description: 'a 1 MiB bytes field', httpPath: '/blob?size=1048576', rpc: 'GetBlob', request: { sizeBytes: 1048576 } },
+  'blob-32k': { description: 'a 32 KiB bytes field', httpPath: '/blob?sizeBytes=32768', rpc: 'GetBlob', request: { sizeBytes: 32768 } },
+  'blob-1m': { description: 'a 1 MiB bytes field', httpPath: '/blob?sizeBytes=1048576', rpc: 'GetBlob', request: { sizeBytes: 1048576 } },
 });
 
 /** Fully qualified RPC name as k6 names it (`package.Service/Method`). */

@@ -1,10 +1,10 @@
-// The gRPC listener: @grpc/grpc-js serving the unary GetUser, with server reflection
+// The gRPC listener: @grpc/grpc-js serving the scenarios' unary RPCs, with server reflection
 // and the standard health service (grpc.health.v1.Health).
 import { promisify } from 'node:util';
 import grpc from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation } from 'grpc-health-check';
-import { reflectionPackageDefinition, userMessage, userServiceDefinition } from '../proto/index.js';
+import { reflectionPackageDefinition, scenarioKey, scenarioPayloads, userServiceDefinition } from '../proto/index.js';
 import { GRPC_HEALTH_SERVICES } from './health.js';
 
 /**
@@ -20,12 +20,21 @@ export async function startGrpc({ host, port, log, health, settings }) {
   // Larger messages are refused with RESOURCE_EXHAUSTED before they are decoded.
   // No 'grpc.max_connection_idle_ms': grpc-js would then do bookkeeping on every call.
   const server = new grpc.Server({ 'grpc.max_receive_message_length': settings.MAX_BODY_BYTES });
-  const user = userMessage({ port, workerPid: process.pid });
+  const payloads = scenarioPayloads({ port, workerPid: process.pid });
+  const { message: user } = payloads.get(scenarioKey('GetUser', {}));
+  // Scenarios other than the demo's are found by their request's one parameter.
+  const byRequest = (rpc) => (call, callback) => {
+    const hit = payloads.get(scenarioKey(rpc, call.request));
+    if (hit) callback(null, hit.message);
+    else callback({ code: grpc.status.INVALID_ARGUMENT, details: `no ${rpc} payload for that request; see SCENARIOS in proto/payload.js` });
+  };
   server.addService(userServiceDefinition(), {
     GetUser(call, callback) {
       if (log.isLevelEnabled('debug')) log.debug({ peer: call.getPeer() }, 'GetUser');
       callback(null, user);
     },
+    ListUsers: byRequest('ListUsers'),
+    GetBlob: byRequest('GetBlob'),
   });
   new ReflectionService(reflectionPackageDefinition()).addToServer(server);
   const healthService = new HealthImplementation();

@@ -1,7 +1,6 @@
 // The HTTP/1.1 listener: fastify serving the User as its proto3 JSON mapping, and its health.
 import Fastify from 'fastify';
-import { HTTP_PATH } from '../proto/payload.js';
-import { jsonSchemaOf, toProto3Json, User, userMessage } from '../proto/index.js';
+import { jsonSchemaOf, responseTypeOf, scenarioKey, scenarioPayloads, scenarioRoutes } from '../proto/index.js';
 import { HEALTH_PATH } from './health.js';
 import { replyErrorsAsJson } from './http-errors.js';
 import { logsRequests } from './log.js';
@@ -37,9 +36,22 @@ export async function startHttp({ host, port, log, health, settings }) {
     if (this._connections > settings.MAX_CONNECTIONS) socket.destroy();
   });
   replyErrorsAsJson(app);
-  // Built once: the per-request cost is the schema-compiled serializer, as in a real service.
-  const body = toProto3Json(User, userMessage({ port, workerPid: process.pid }));
-  app.get(HTTP_PATH, { schema: { response: { 200: jsonSchemaOf(User) } } }, () => body);
+  // Bodies are built once: the per-request cost is the schema-compiled serializer, as in a real service.
+  const payloads = scenarioPayloads({ port, workerPid: process.pid });
+  for (const { path, rpc, param } of scenarioRoutes()) {
+    const schema = { response: { 200: jsonSchemaOf(responseTypeOf(rpc)) } };
+    if (!param) {
+      const { json } = payloads.get(scenarioKey(rpc, {}));
+      app.get(path, { schema }, () => json);
+      continue;
+    }
+    const served = [...payloads.values()].filter((p) => p.rpc === rpc).map((p) => p.request[param]);
+    app.get(path, { schema }, (request, reply) => {
+      const hit = payloads.get(`${rpc}:${request.query[param]}`);
+      if (hit) return hit.json;
+      return reply.code(400).send({ statusCode: 400, error: 'Bad Request', message: `${param} must be one of ${served.join(', ')}` });
+    });
+  }
   app.get(HEALTH_PATH, (request, reply) => (health.serving
     ? reply.send({ status: 'SERVING' })
     : reply.code(503).send({ status: 'NOT_SERVING' })));

@@ -2,24 +2,28 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import grpc from '@grpc/grpc-js';
-import { toProto3Json, User, userServiceDefinition } from '../proto/index.js';
-import { USER_FIELDS } from '../proto/payload.js';
+import { methodOf, responseTypeOf, toProto3Json, User, userServiceDefinition } from '../proto/index.js';
+import { SCENARIOS, USER_FIELDS } from '../proto/payload.js';
+import { payloadBytesOf } from '../bench/summary.js';
 import { startServer } from './helpers/server.js';
 
 let server;
 before(async () => { server = await startServer({ MODE: 'both' }); });
 after(() => server.stop());
 
-function grpcGetUser(port, deserialize) {
+function grpcCall(port, rpc, request, deserialize) {
   const definition = userServiceDefinition();
-  if (deserialize) definition.GetUser = { ...definition.GetUser, responseDeserialize: deserialize };
+  if (deserialize) definition[rpc] = { ...definition[rpc], responseDeserialize: deserialize };
   const Client = grpc.makeGenericClientConstructor(definition, 'UserService');
-  const client = new Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
-  return new Promise((resolve, reject) => client.GetUser({}, (err, res) => {
+  const client = new Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure(), { 'grpc.max_receive_message_length': -1 });
+  const type = methodOf(rpc).resolvedRequestType;
+  return new Promise((resolve, reject) => client[rpc](type.fromObject(request), (err, res) => {
     client.close();
     err ? reject(err) : resolve(res);
   }));
 }
+
+const grpcGetUser = (port, deserialize) => grpcCall(port, 'GetUser', {}, deserialize);
 
 test('the HTTP body and the decoded gRPC message are the same User but for the port', async () => {
   const res = await fetch(`http://127.0.0.1:${server.httpPort}/`);
@@ -47,4 +51,26 @@ test('country KE, the zero value, is in the JSON but off the protobuf wire', asy
   assert.deepEqual(fieldNumbers, [1, 2, 3, 5, 6], 'field 4 (country) holds its zero value, so proto3 leaves it out');
   const body = await (await fetch(`http://127.0.0.1:${server.httpPort}/`)).text();
   assert.match(body, /"country":"COUNTRY_KE"/);
+});
+
+for (const [name, { httpPath, rpc, request }] of Object.entries(SCENARIOS)) {
+  test(`scenario ${name}: the HTTP body is the proto3 JSON mapping of the gRPC message, every field`, async () => {
+    const res = await fetch(`http://127.0.0.1:${server.httpPort}${httpPath}`);
+    assert.equal(res.status, 200);
+    const fromHttp = await res.json();
+    const type = responseTypeOf(rpc);
+    const fromGrpc = toProto3Json(type, await grpcCall(server.grpcPort, rpc, request));
+    const samePort = (body, port) => JSON.parse(JSON.stringify(body).replaceAll(`"port":${port}`, '"port":0'));
+    assert.deepEqual(samePort(fromHttp, server.httpPort), samePort(fromGrpc, server.grpcPort));
+    // The payload size the report gives for gRPC (re-encoded from the decoded message) is the size on the wire.
+    const raw = await grpcCall(server.grpcPort, rpc, request, (bytes) => bytes);
+    assert.equal(payloadBytesOf('grpc', { rpc, sample: fromGrpc }), raw.length);
+  });
+}
+
+test('a scenario parameter the server does not serve is a clear 400 / INVALID_ARGUMENT', async () => {
+  const res = await fetch(`http://127.0.0.1:${server.httpPort}/users?count=7`);
+  assert.equal(res.status, 400);
+  assert.match((await res.json()).message, /count must be one of 100/);
+  await assert.rejects(grpcCall(server.grpcPort, 'ListUsers', { count: 7 }), { code: grpc.status.INVALID_ARGUMENT });
 });
