@@ -6,7 +6,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { methodOf } from '../proto/index.js';
+import { grpcFrame, methodOf } from '../proto/index.js';
 import { rpcPath, SCENARIOS } from '../proto/payload.js';
 import { BenchError } from './errors.js';
 import { pinned } from './processes.js';
@@ -29,20 +29,6 @@ export async function requireCapacityTools(modes) {
       throw new BenchError(`CAPACITY=1 needs ${tool}: install it (Debian/Ubuntu: apt-get install ${PACKAGE[tool]})`);
     }
   }
-}
-
-/**
- * One gRPC message framed as gRPC sends it over HTTP/2: a 1-byte compressed
- * flag (0), the 4-byte big-endian length, then the protobuf bytes.
- * Source: https://github.com/grpc/grpc/blob/master/doc/PROTOCOL-HTTP2.md (Length-Prefixed-Message)
- * @param {Uint8Array} message
- * @returns {Buffer}
- */
-export function grpcFrame(message) {
-  const frame = Buffer.alloc(5 + message.length);
-  frame.writeUInt32BE(message.length, 1);
-  frame.set(message, 5);
-  return frame;
 }
 
 /**

@@ -2,9 +2,11 @@
 // `ready`) and k6 (with its CPU use read from /proc), optionally pinned with taskset.
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import fs, { readFileSync } from 'node:fs';
 import net from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { LISTENER_PORTS } from '../server/settings.js';
 
 /** The repository's root folder. */
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -34,52 +36,156 @@ export function pinned(cpus, command, args) {
 }
 
 /**
- * Spawns `node server` and resolves once the primary logs `ready`.
+ * True while a process with this pid exists (signal 0 only checks).
+ * @param {number} pid
+ * @returns {boolean}
+ */
+export function isAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === 'EPERM';
+  }
+}
+
+/**
+ * True while `pid` is alive and, where /proc tells, still runs this repo's server
+ * (so a pid the system gave to another process since is neither waited for nor killed).
+ * @param {number} pid
+ * @returns {boolean}
+ */
+export function isServerProcess(pid) {
+  if (!isAlive(pid)) return false;
+  try {
+    const args = fs.readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0');
+    return args.includes(`${ROOT}server`) || args.includes('server');
+  } catch {
+    return !fs.existsSync('/proc/self/cmdline') && isAlive(pid);
+  }
+}
+
+/**
+ * Polls until none of `pids` is a live server process.
+ * @param {number[]} pids
+ * @param {number} timeoutMs
+ * @returns {Promise<number[]>} the pids still alive at the deadline (empty when all are gone)
+ */
+export async function waitGone(pids, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  while (pids.some(isServerProcess) && Date.now() < deadline) await sleep(20);
+  return pids.filter(isServerProcess);
+}
+
+/**
+ * @typedef {object} RunningServer
+ * @property {import('node:child_process').ChildProcess} proc the primary
+ * @property {Record<string, number>} ports every listener's port, by LISTENER_PORTS name
+ * @property {number} httpPort ports.http
+ * @property {number} grpcPort ports.grpc
+ * @property {object[]} lines every JSON log line so far, primary's and workers', each with `at`
+ *   (the test's Date.now() when it arrived)
+ * @property {() => string} output everything printed so far, stdout and stderr
+ * @property {(match: (line: object) => boolean, options?: {timeoutMs?: number, from?: number}) => Promise<object>} waitForLine
+ *   resolves with the first line from index `from` (default 0) that matches; rejects after
+ *   `timeoutMs` (default 5000) or when the primary exits first, with the output
+ * @property {() => number[]} workerPids pids of every worker that logged 'worker listening'
+ * @property {Promise<[number|null, string|null]>} exited exit code and signal of the primary, once
+ *   its output is read (or 500 ms after its exit, if workers still hold the pipe)
+ * @property {(options?: {timeoutMs?: number}) => Promise<number|null>} stop SIGTERM to the primary,
+ *   SIGKILL past `timeoutMs` (default 15000); then SIGKILLs any worker left; resolves with the exit code
+ * @property {() => Promise<void>} kill SIGKILL to the primary and every worker it logged
+ */
+
+/**
+ * Spawns `node server` (on 127.0.0.1, one worker unless env says otherwise,
+ * every listener on a free port unless env sets it) and resolves once the
+ * primary has logged `ready` and every worker its `worker listening` line.
  * @param {{env?: Record<string, string>, cpus?: string, readyTimeoutMs?: number}} [options]
- *   env: extra environment (MODE, WORKERS, ...); ports default to free ones on 127.0.0.1
- * @returns {Promise<{proc: import('node:child_process').ChildProcess, httpPort: number, grpcPort: number,
- *   lines: object[], output: () => string, stop: () => Promise<number|null>}>}
- *   `lines` collects the JSON log lines; `stop` sends SIGTERM and resolves with the exit code.
- * @throws {Error} with the server's output when it exits or is not ready in time
+ *   env: extra environment (MODE, WORKERS, ...); cpus: taskset CPU list to pin the cluster to
+ * @returns {Promise<RunningServer>}
+ * @throws {Error} with the server's output if it exits or is not ready in time
  */
 export async function startServer({ env = {}, cpus, readyTimeoutMs = 15000 } = {}) {
-  const httpPort = Number(env.HTTP_PORT ?? await freePort());
-  const grpcPort = Number(env.GRPC_PORT ?? await freePort());
+  const ports = {};
+  for (const [name, [setting]] of Object.entries(LISTENER_PORTS)) ports[name] = Number(env[setting] ?? await freePort());
+  const portEnv = Object.fromEntries(Object.entries(LISTENER_PORTS).map(([name, [setting]]) => [setting, String(ports[name])]));
   const [command, args] = pinned(cpus, process.execPath, ['server']);
   const proc = spawn(command, args, {
     cwd: ROOT,
-    env: { ...process.env, HOST: '127.0.0.1', WORKERS: '1', ...env, HTTP_PORT: String(httpPort), GRPC_PORT: String(grpcPort) },
+    env: { ...process.env, HOST: '127.0.0.1', WORKERS: '1', ...env, ...portEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines = [];
+  const waiters = new Set();
   let output = '';
-  const exited = once(proc, 'exit');
-  await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      proc.kill('SIGKILL');
-      reject(new Error(`server not ready in ${readyTimeoutMs} ms:\n${output}`));
-    }, readyTimeoutMs);
-    let buffered = '';
-    proc.stdout.on('data', (chunk) => {
-      output += chunk;
-      buffered += chunk;
-      let nl;
-      while ((nl = buffered.indexOf('\n')) >= 0) {
-        const line = buffered.slice(0, nl);
-        buffered = buffered.slice(nl + 1);
-        try { lines.push(JSON.parse(line)); } catch { continue; }
-        if (lines.at(-1).msg === 'ready') { clearTimeout(timer); resolve(); }
-      }
-    });
-    proc.stderr.on('data', (chunk) => { output += chunk; });
-    exited.then(([code]) => { clearTimeout(timer); reject(new Error(`server exited with ${code} before ready:\n${output}`)); });
+  let buffered = '';
+  const stdoutEnded = once(proc.stdout, 'end');
+  // stdout may still hold lines when 'exit' comes, so `exited` waits for its end too, but
+  // not for long: workers that outlive the primary keep it open.
+  const exited = once(proc, 'exit').then(async (result) => {
+    await Promise.race([stdoutEnded, sleep(500)]);
+    return result;
   });
-  const stop = async () => {
-    if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
+  proc.stdout.on('data', (chunk) => {
+    output += chunk;
+    buffered += chunk;
+    let nl;
+    while ((nl = buffered.indexOf('\n')) >= 0) {
+      const line = buffered.slice(0, nl);
+      buffered = buffered.slice(nl + 1);
+      try { lines.push({ ...JSON.parse(line), at: Date.now() }); } catch { continue; }
+      for (const check of waiters) check();
+    }
+  });
+  proc.stderr.on('data', (chunk) => { output += chunk; });
+
+  const waitForLine = (match, { timeoutMs = 5000, from = 0 } = {}) => new Promise((resolve, reject) => {
+    const done = () => { waiters.delete(check); clearTimeout(timer); };
+    const check = () => {
+      const found = lines.slice(from).find(match);
+      if (found) { done(); resolve(found); }
+    };
+    const timer = setTimeout(() => { done(); reject(new Error(`no such log line in ${timeoutMs} ms:\n${output}`)); }, timeoutMs);
+    exited.then(() => {
+      check();
+      if (waiters.has(check)) { done(); reject(new Error(`server exited before the log line:\n${output}`)); }
+    });
+    waiters.add(check);
+    check();
+  });
+  const workerPids = () => [...new Set(lines.filter((l) => l.msg === 'worker listening').map((l) => l.pid))];
+  const running = () => proc.exitCode === null && proc.signalCode === null;
+  const killWorkers = () => { for (const pid of workerPids()) if (isServerProcess(pid)) process.kill(pid, 'SIGKILL'); };
+
+  try {
+    await waitForLine((l) => l.msg === 'ready', { timeoutMs: readyTimeoutMs });
+    // Each process writes its log lines on its own (pino writes asynchronously), so a worker's
+    // 'worker listening' can come through the pipe after the primary's 'ready'.
+    const workers = Number(env.WORKERS ?? 1);
+    await waitForLine(() => workerPids().length >= workers, { timeoutMs: 2000 });
+  } catch (err) {
+    if (running()) proc.kill('SIGKILL');
+    killWorkers();
+    throw new Error(`server not ready: ${err.message}`);
+  }
+
+  const stop = async ({ timeoutMs = 15000 } = {}) => {
+    if (running()) proc.kill('SIGTERM');
+    const timer = setTimeout(() => running() && proc.kill('SIGKILL'), timeoutMs);
     const [code] = await exited;
+    clearTimeout(timer);
+    // Workers exit on their own once the primary is gone; these are the ones that did not.
+    await waitGone(workerPids(), 3000);
+    killWorkers();
     return code;
   };
-  return { proc, httpPort, grpcPort, lines, stop, output: () => output };
+  const kill = async () => {
+    if (running()) proc.kill('SIGKILL');
+    killWorkers();
+    await exited;
+  };
+  return { proc, ports, httpPort: ports.http, grpcPort: ports.grpc, lines, stop, kill, exited, waitForLine, workerPids, output: () => output };
 }
 
 let clockTicks;

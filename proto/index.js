@@ -209,3 +209,17 @@ export function userServiceDefinition() {
 export function reflectionPackageDefinition() {
   return protoLoader.loadSync(PROTO_PATH);
 }
+
+/**
+ * One gRPC message framed as gRPC sends it over HTTP/2: a 1-byte compressed
+ * flag (0), the 4-byte big-endian length, then the protobuf bytes.
+ * Source: https://github.com/grpc/grpc/blob/master/doc/PROTOCOL-HTTP2.md (Length-Prefixed-Message)
+ * @param {Uint8Array} message
+ * @returns {Buffer}
+ */
+export function grpcFrame(message) {
+  const frame = Buffer.alloc(5 + message.length);
+  frame.writeUInt32BE(message.length, 1);
+  frame.set(message, 5);
+  return frame;
+}

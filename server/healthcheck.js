@@ -5,7 +5,7 @@
 import grpc from '@grpc/grpc-js';
 import { service as healthService } from 'grpc-health-check';
 import { HEALTH_PATH } from './health.js';
-import { listenersOf, readSettings } from './settings.js';
+import { listenersOf, portOf, readSettings } from './settings.js';
 
 // Well inside Docker's default HEALTHCHECK --timeout of 30 s.
 const TIMEOUT_MS = 2000;
@@ -65,9 +65,10 @@ try {
   process.exit(1);
 }
 const host = probeHost(settings.HOST);
-const results = await Promise.all(listenersOf(settings.MODE).map(async (name) => {
+// The listeners that take the comparison apart are for benchmarks, not deployments: not probed.
+const results = await Promise.all(listenersOf(settings.MODE).filter((name) => PROBES[name]).map(async (name) => {
   const { label, probe } = PROBES[name];
-  const port = settings[`${name.toUpperCase()}_PORT`];
+  const port = portOf(settings, name);
   return { where: `${label} ${host}:${port}`, problem: await probe(host, port) };
 }));
 const failed = results.filter((r) => r.problem !== null);

@@ -5,20 +5,37 @@ import { HEALTH_PATH } from './health.js';
 import { replyErrorsAsJson } from './http-errors.js';
 import { logsRequests } from './log.js';
 
+// How a payload leaves its handler: the proto3 JSON mapping through fastify's
+// schema-compiled serializer, or the protobuf message encoded per request, as gRPC does.
+const ENCODINGS = {
+  json: {
+    schemaOf: (rpc) => ({ response: { 200: jsonSchemaOf(responseTypeOf(rpc)) } }),
+    send: (payload) => payload.json,
+  },
+  protobuf: {
+    schemaOf: () => ({}),
+    send: (payload, reply) => reply.type('application/x-protobuf').send(payload.type.encode(payload.message).finish()),
+  },
+};
+
 /**
  * Builds and starts the HTTP server of one worker.
  * @param {{host: string, port: number, log: import('pino').Logger,
- *   health: import('./health.js').Health, settings: import('./settings.js').ServerSettings}} options
- *   `settings` gives the limits: MAX_BODY_BYTES, MAX_CONNECTIONS, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS
+ *   health: import('./health.js').Health, settings: import('./settings.js').ServerSettings,
+ *   http2?: boolean, encoding?: 'json'|'protobuf'}} options
+ *   `settings` gives the limits: MAX_BODY_BYTES, MAX_CONNECTIONS, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS;
+ *   `http2` serves cleartext HTTP/2 instead of HTTP/1.1; `encoding` 'protobuf' serves the
+ *   protobuf message as application/x-protobuf instead of its proto3 JSON mapping
  * @returns {Promise<{close: () => Promise<void>, forceClose: () => void}>} `close` stops accepting
  *   and resolves once in-flight requests are answered; `forceClose` drops the connections left
  * @throws {NodeJS.ErrnoException} from listen (EADDRINUSE, EACCES, ...)
  */
-export async function startHttp({ host, port, log, health, settings }) {
+export async function startHttp({ host, port, log, health, settings, http2 = false, encoding = 'json' }) {
   // fastify logs each request and its listen address at info; keep those for debug runs only.
   const fastifyLog = log.child({ listener: 'http' }, { level: logsRequests(log.level) ? log.level : 'warn' });
   const app = Fastify({
     loggerInstance: fastifyLog,
+    http2, // cleartext HTTP/2 (h2c, prior knowledge), for JSON over the transport gRPC uses
     bodyLimit: settings.MAX_BODY_BYTES,
     requestTimeout: settings.REQUEST_TIMEOUT_MS,
     // Node checks the head and request deadlines on this interval (30 s by default).
@@ -36,19 +53,20 @@ export async function startHttp({ host, port, log, health, settings }) {
     if (this._connections > settings.MAX_CONNECTIONS) socket.destroy();
   });
   replyErrorsAsJson(app);
-  // Bodies are built once: the per-request cost is the schema-compiled serializer, as in a real service.
+  // Bodies are built once: the per-request cost is the encoding, as in a real service.
+  const { schemaOf, send } = ENCODINGS[encoding];
   const payloads = scenarioPayloads({ port, workerPid: process.pid });
   for (const { path, rpc, param } of scenarioRoutes()) {
-    const schema = { response: { 200: jsonSchemaOf(responseTypeOf(rpc)) } };
+    const schema = schemaOf(rpc);
     if (!param) {
-      const { json } = payloads.get(scenarioKey(rpc, {}));
-      app.get(path, { schema }, () => json);
+      const payload = payloads.get(scenarioKey(rpc, {}));
+      app.get(path, { schema }, (request, reply) => send(payload, reply));
       continue;
     }
     const served = [...payloads.values()].filter((p) => p.rpc === rpc).map((p) => p.request[param]);
     app.get(path, { schema }, (request, reply) => {
-      const hit = payloads.get(`${rpc}:${request.query[param]}`);
-      if (hit) return hit.json;
+      const payload = payloads.get(`${rpc}:${request.query[param]}`);
+      if (payload) return send(payload, reply);
       return reply.code(400).send({ statusCode: 400, error: 'Bad Request', message: `${param} must be one of ${served.join(', ')}` });
     });
   }
@@ -56,5 +74,6 @@ export async function startHttp({ host, port, log, health, settings }) {
     ? reply.send({ status: 'SERVING' })
     : reply.code(503).send({ status: 'NOT_SERVING' })));
   await app.listen({ host, port });
-  return { close: () => app.close(), forceClose: () => app.server.closeAllConnections() };
+  // An HTTP/2 server has no closeAllConnections; closing its sessions is app.close()'s work.
+  return { close: () => app.close(), forceClose: () => app.server.closeAllConnections?.() };
 }

@@ -3,7 +3,7 @@
 import cluster from 'node:cluster';
 import { createLogger } from './log.js';
 import { createRestartPolicy, RESTART_DEFAULTS } from './restart-policy.js';
-import { listenersOf } from './settings.js';
+import { listenersOf, portOf } from './settings.js';
 
 // Past SHUTDOWN_TIMEOUT_MS, how long the workers get to exit before the primary kills them.
 const KILL_AFTER_DRAIN_MS = 5000;
@@ -57,7 +57,7 @@ export function runPrimary(settings) {
     if (msg?.type === 'listening') {
       if (!ready && ++listening === settings.WORKERS) {
         ready = true;
-        const ports = Object.fromEntries(listenersOf(settings.MODE).map((n) => [n, settings[`${n.toUpperCase()}_PORT`]]));
+        const ports = Object.fromEntries(listenersOf(settings.MODE).map((n) => [n, portOf(settings, n)]));
         log.info({ mode: settings.MODE, workers: settings.WORKERS, host: settings.HOST, ...ports }, 'ready');
       }
     } else if (msg?.type === 'crash') {

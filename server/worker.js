@@ -5,11 +5,18 @@ import { startGrpc } from './grpc.js';
 import { createHealth } from './health.js';
 import { startHttp } from './http.js';
 import { createLogger } from './log.js';
-import { listenersOf } from './settings.js';
+import { listenersOf, portOf } from './settings.js';
+import { startBaselineGrpc } from './baseline-grpc.js';
+import { startBaselineHttp } from './baseline-http.js';
 
+// Each listener of settings.LISTENER_PORTS: how it names itself in errors, and how it starts.
 const LISTENERS = {
-  http: { protocol: 'HTTP', start: startHttp, portKey: 'HTTP_PORT' },
-  grpc: { protocol: 'gRPC', start: startGrpc, portKey: 'GRPC_PORT' },
+  http: { protocol: 'HTTP', start: startHttp },
+  grpc: { protocol: 'gRPC', start: startGrpc },
+  'json-h2': { protocol: 'HTTP/2 JSON', start: (options) => startHttp({ ...options, http2: true }) },
+  'protobuf-h1': { protocol: 'HTTP protobuf', start: (options) => startHttp({ ...options, encoding: 'protobuf' }) },
+  'baseline-http': { protocol: 'baseline node:http', start: startBaselineHttp },
+  'baseline-grpc': { protocol: 'baseline node:http2 gRPC', start: startBaselineGrpc },
 };
 
 // After a forced close, how long the listeners get to report closed before the worker exits anyway.
@@ -63,8 +70,8 @@ export async function runWorker(settings) {
 
   try {
     for (const name of listenersOf(settings.MODE)) {
-      const { protocol, start, portKey } = LISTENERS[name];
-      const port = settings[portKey];
+      const { protocol, start } = LISTENERS[name];
+      const port = portOf(settings, name);
       try {
         open.push(await start({ host: settings.HOST, port, log, health, settings }));
       } catch (err) {
@@ -77,7 +84,7 @@ export async function runWorker(settings) {
   }
   if (draining) return;
   health.set(true);
-  const ports = Object.fromEntries(listenersOf(settings.MODE).map((n) => [n, settings[LISTENERS[n].portKey]]));
+  const ports = Object.fromEntries(listenersOf(settings.MODE).map((n) => [n, portOf(settings, n)]));
   log.info({ ...ports, host: settings.HOST }, 'worker listening');
   process.send({ type: 'listening' });
 }
