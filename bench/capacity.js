@@ -1,10 +1,11 @@
-// The server capacity pass: wrk (HTTP/1.1) and h2load (gRPC over HTTP/2), native
-// load generators that need far less CPU per request than k6, so they show the
-// server's own ceiling where k6 is client-bound. Both are Debian packages.
+// The server capacity pass: wrk (HTTP/1.1) and h2load (HTTP/2, gRPC framing),
+// native load generators that need far less CPU per request than k6, so they
+// show a server's own ceiling where k6 is client-bound. Both are Debian packages.
 import { execFile } from 'node:child_process';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { grpcFrame, methodOf } from '../proto/index.js';
 import { rpcPath, SCENARIOS } from '../proto/payload.js';
@@ -12,75 +13,104 @@ import { BenchError } from './errors.js';
 import { pinned } from './processes.js';
 
 const run = promisify(execFile);
-const TOOL = { http: 'wrk', grpc: 'h2load' };
+const WRK_BYTES = fileURLToPath(new URL('wrk-bytes.lua', import.meta.url));
 const PACKAGE = { wrk: 'wrk', h2load: 'nghttp2-client' };
 
+// Per listener (server/settings.js LISTENER_PORTS): the tool, and how a request is sent.
+// 'get' requests the scenario's HTTP path; 'grpc' POSTs its request message in gRPC framing.
+const LISTENER_LOAD = {
+  http: { tool: 'wrk', request: 'get' },
+  'protobuf-h1': { tool: 'wrk', request: 'get' },
+  'baseline-http': { tool: 'wrk', request: 'get' },
+  'json-h2': { tool: 'h2load', request: 'get' },
+  grpc: { tool: 'h2load', request: 'grpc' },
+  'baseline-grpc': { tool: 'h2load', request: 'grpc' },
+};
+
 /**
- * Fails early, naming the Debian package, when a mode's capacity tool is missing.
- * @param {string[]} modes
+ * Fails early, naming the Debian package, when a listener's capacity tool is missing.
+ * @param {string[]} listeners keys of LISTENER_LOAD
  * @returns {Promise<void>}
  * @throws {BenchError}
  */
-export async function requireCapacityTools(modes) {
-  for (const tool of new Set(modes.map((m) => TOOL[m]))) {
+export async function requireCapacityTools(listeners) {
+  for (const tool of new Set(listeners.map((l) => LISTENER_LOAD[l].tool))) {
     try {
       await run('sh', ['-c', `command -v ${tool}`]);
     } catch {
-      throw new BenchError(`CAPACITY=1 needs ${tool}: install it (Debian/Ubuntu: apt-get install ${PACKAGE[tool]})`);
+      throw new BenchError(`the capacity pass needs ${tool}: install it (Debian/Ubuntu: apt-get install ${PACKAGE[tool]})`);
     }
   }
 }
 
 /**
- * Loads one mode's server with its native tool for a while, at the same
- * concurrency as k6 (one request in flight per connection).
- * @param {{mode: 'http'|'grpc', scenario: string, host: string, connections: number, durationS: number, cpus?: string}} options
- * @returns {Promise<{tool: string, rps: number, requests: number, failed: number}>}
- *   rps in req/s; failed: non-2xx or socket errors (h2load does not read grpc-status trailers)
+ * Loads one listener with its native tool for a while, at a fixed concurrency
+ * (one request in flight per connection, like a k6 VU).
+ * @param {{listener: string, scenario: string, host: string, connections: number, durationS: number, cpus?: string}} options
+ *   listener: a key of LISTENER_LOAD; cpus: taskset CPU list for the tool
+ * @returns {Promise<{tool: string, rps: number, requests: number, failed: number, received_per_request: number,
+ *   headers_per_request: number|null}>} rps in req/s; bytes per request as the tool counts them
+ *   (h2load: all HTTP/2 traffic, with the header share; wrk: bytes read); failed: non-2xx
+ *   or socket errors (h2load does not read grpc-status trailers)
  * @throws {BenchError} when the tool fails or prints nothing it can parse
  */
-export async function measureCapacity({ mode, scenario, host, connections, durationS, cpus }) {
-  const { httpPath, rpc, request } = SCENARIOS[scenario];
-  let args;
-  if (mode === 'http') {
-    args = ['-t1', `-c${connections}`, `-d${durationS}s`, `http://${host}${httpPath}`];
-  } else {
-    const { resolvedRequestType: type } = methodOf(rpc);
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'h2load-'));
-    const body = path.join(dir, 'request.bin');
-    await writeFile(body, grpcFrame(type.encode(type.fromObject(request)).finish()));
-    args = ['-t1', '-c', String(connections), '-m', '1', '-D', String(durationS), '-d', body,
-      '-H', 'content-type: application/grpc', '-H', 'te: trailers', `http://${host}/${rpcPath(rpc)}`];
-  }
-  const tool = TOOL[mode];
-  let stdout;
+export async function measureCapacity({ listener, scenario, host, connections, durationS, cpus }) {
+  const { tool, request } = LISTENER_LOAD[listener];
+  const { httpPath, rpc, request: message } = SCENARIOS[scenario];
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'capacity-'));
   try {
-    ({ stdout } = await run(...pinned(cpus, tool, args), { timeout: (durationS + 30) * 1000 }));
-  } catch (err) {
-    throw new BenchError(`${tool} against ${host} failed: ${(err.stderr || err.message).trim()}`);
+    let args;
+    if (tool === 'wrk') {
+      args = ['-t1', `-c${connections}`, `-d${durationS}s`, '-s', WRK_BYTES, `http://${host}${httpPath}`];
+    } else if (request === 'get') {
+      args = ['-t1', '-c', String(connections), '-m', '1', '-D', String(durationS), `http://${host}${httpPath}`];
+    } else {
+      const { resolvedRequestType: type } = methodOf(rpc);
+      const body = path.join(dir, 'request.bin');
+      await writeFile(body, grpcFrame(type.encode(type.fromObject(message)).finish()));
+      args = ['-t1', '-c', String(connections), '-m', '1', '-D', String(durationS), '-d', body,
+        '-H', 'content-type: application/grpc', '-H', 'te: trailers', `http://${host}/${rpcPath(rpc)}`];
+    }
+    let stdout;
+    try {
+      ({ stdout } = await run(...pinned(cpus, tool, args), { timeout: (durationS + 30) * 1000 }));
+    } catch (err) {
+      throw new BenchError(`${tool} against ${host} failed: ${(err.stderr || err.message).trim()}`);
+    }
+    const parsed = tool === 'wrk' ? parseWrk(stdout) : parseH2load(stdout);
+    if (!parsed) throw new BenchError(`${tool} against ${host} printed no result:\n${stdout}`);
+    return { tool, ...parsed };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
   }
-  const parsed = mode === 'http' ? parseWrk(stdout) : parseH2load(stdout);
-  if (!parsed) throw new BenchError(`${tool} against ${host} printed no result:\n${stdout}`);
-  return { tool, ...parsed };
 }
 
-/** wrk's 'N requests in Xs', 'Requests/sec: R', and its error lines. */
+/** wrk's 'N requests in Xs', 'Requests/sec: R', its error lines and wrk-bytes.lua's count. */
 function parseWrk(out) {
-  const requests = out.match(/(\d+) requests in/);
-  const rps = out.match(/Requests\/sec:\s+([\d.]+)/);
-  if (!requests || !rps) return null;
+  const requests = Number(out.match(/(\d+) requests in/)?.[1]);
+  const rps = Number(out.match(/Requests\/sec:\s+([\d.]+)/)?.[1]);
+  const bytes = Number(out.match(/bytes_read: (\d+)/)?.[1]);
+  if (!requests || !rps || !bytes) return null;
   const non2xx = Number(out.match(/Non-2xx or 3xx responses: (\d+)/)?.[1] ?? 0);
   const socket = out.match(/Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/);
   const socketErrors = socket ? socket.slice(1).reduce((a, n) => a + Number(n), 0) : 0;
-  return { rps: Number(rps[1]), requests: Number(requests[1]), failed: non2xx + socketErrors };
+  return { rps, requests, failed: non2xx + socketErrors, received_per_request: bytes / requests, headers_per_request: null };
 }
 
-/** h2load's 'finished in Xs, R req/s' and 'requests: ... N succeeded, N failed, N errored'. */
+/** h2load's 'finished in Xs, R req/s', request counts, status codes and traffic line. */
 function parseH2load(out) {
-  const rps = out.match(/finished in [\d.]+m?s, ([\d.]+) req\/s/);
+  const rps = Number(out.match(/finished in [\d.]+m?s, ([\d.]+) req\/s/)?.[1]);
   const counts = out.match(/requests: \d+ total, \d+ started, (\d+) done, (\d+) succeeded, (\d+) failed, (\d+) errored/);
   const status = out.match(/status codes: (\d+) 2xx, (\d+) 3xx, (\d+) 4xx, (\d+) 5xx/);
-  if (!rps || !counts) return null;
+  const traffic = out.match(/traffic: .*?\((\d+)\) total, .*?\((\d+)\) headers .*?, .*?\((\d+)\) data/);
+  if (!rps || !counts || !traffic) return null;
+  const requests = Number(counts[1]);
   const non2xx = status ? Number(status[2]) + Number(status[3]) + Number(status[4]) : 0;
-  return { rps: Number(rps[1]), requests: Number(counts[1]), failed: Number(counts[3]) + Number(counts[4]) + non2xx };
+  return {
+    rps,
+    requests,
+    failed: Number(counts[3]) + Number(counts[4]) + non2xx,
+    received_per_request: Number(traffic[1]) / requests,
+    headers_per_request: Number(traffic[2]) / requests,
+  };
 }

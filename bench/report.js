@@ -5,6 +5,7 @@ import path from 'node:path';
 import { markdownTable } from 'markdown-table';
 import { max, median, min } from 'simple-statistics';
 import { chartSvg } from './chart.js';
+import { renderDecomposition } from './decompose.js';
 import { readingOf } from './reading.js';
 
 // One k6 process using 90% of its cores or more is the bottleneck, not the server.
@@ -31,6 +32,21 @@ const ROWS = [
   ['VUs', 'vus', 0, 'median'],
   ['duration (s)', 'duration_s', 1, 'median'],
   ['k6 CPU (% of its cores)', 'k6_cpu_pct', 0, 'median'],
+  // The server's own accounting of the measured window (bench/server-stats.js); the largest or worst worker where per worker.
+  ['requests served, server count', 'server_requests', 0, 'median'],
+  ['server CPU per request (µs)', 'server_cpu_us_per_request', 1, 'median'],
+  ['server user CPU per request (µs)', 'server_cpu_user_us_per_request', 1, 'median'],
+  ['server system CPU per request (µs)', 'server_cpu_system_us_per_request', 1, 'median'],
+  ['RSS peak, largest worker (MiB)', 'server_rss_peak_mib', 1, 'median'],
+  ['RSS at end, largest worker (MiB)', 'server_rss_end_mib', 1, 'median'],
+  ['heap used peak, largest worker (MiB)', 'server_heap_peak_mib', 1, 'median'],
+  ['heap used at end, largest worker (MiB)', 'server_heap_end_mib', 1, 'median'],
+  ['event-loop delay p50, worst worker (ms)', 'server_eventloop_p50_ms', 2, 'median'],
+  ['event-loop delay p99, worst worker (ms)', 'server_eventloop_p99_ms', 2, 'median'],
+  ['GC pause in window, all workers (ms)', 'server_gc_ms', 1, 'median'],
+  ['GC pause per 1000 requests (ms)', 'server_gc_ms_per_1k_requests', 2, 'median'],
+  ['requests per worker, smallest share (%)', 'server_worker_share_min_pct', 1, 'median'],
+  ['requests per worker, largest share (%)', 'server_worker_share_max_pct', 1, 'median'],
   ['server capacity, wrk/h2load (req/s)', 'capacity_rps', 0, 'median'],
   ['TCP payload sent, tshark (bytes)', 'wire_sent_bytes', 0, 'median'],
   ['TCP payload received, tshark (bytes)', 'wire_received_bytes', 0, 'median'],
@@ -184,11 +200,13 @@ export function renderMarkdown(report) {
  * chart (`compare-<time>-<scenario>.svg`) per scenario. The JSON holds the first
  * scenario's report at its top level (`modes.http`, `modes.grpc`, ...) and
  * every scenario's in `scenarios[name]`.
+ * With decompositions (DECOMPOSE=1), their tables follow and the JSON holds them in `decomposition[scenario]`.
  * @param {Array<ReturnType<typeof buildReport>>} reports one per scenario, at least one
  * @param {string} dir folder, created if missing
+ * @param {{decompositions?: Array<ReturnType<typeof import('./decompose.js').decompositionReport>>}} [extra]
  * @returns {Promise<{markdown: string, json: string, charts: string[]}>} the paths written
  */
-export async function writeReports(reports, dir) {
+export async function writeReports(reports, dir, { decompositions = [] } = {}) {
   await mkdir(dir, { recursive: true });
   const base = path.join(dir, `compare-${reports[0].generated_at.replace(/[:.]/g, '-')}`);
   const paths = { markdown: `${base}.md`, json: `${base}.json`, charts: [] };
@@ -199,9 +217,11 @@ export async function writeReports(reports, dir) {
     paths.charts.push(chart);
     sections.push(`${renderMarkdown(report)}\n![RPS, p99 latency and bytes per request](${path.basename(chart)})\n`);
   }
+  for (const decomposition of decompositions) sections.push(renderDecomposition(decomposition));
   const tables = sections.join('\n');
   await writeFile(paths.markdown, `# JSON over HTTP vs protobuf over gRPC\n\n${tables}`);
   const scenarios = Object.fromEntries(reports.map((r) => [r.scenario, r]));
-  await writeFile(paths.json, `${JSON.stringify({ ...reports[0], scenarios }, null, 2)}\n`);
+  const decomposition = decompositions.length ? Object.fromEntries(decompositions.map((d) => [d.scenario, d])) : undefined;
+  await writeFile(paths.json, `${JSON.stringify({ ...reports[0], scenarios, decomposition }, null, 2)}\n`);
   return paths;
 }

@@ -9,6 +9,7 @@ import { ROOT, runK6, startServer } from './processes.js';
 import { buildReport, renderMarkdown, writeReports } from './report.js';
 import { allowedCpus, durationMs, readBenchSettings, splitCores } from './settings.js';
 import { measureCapacity, requireCapacityTools } from './capacity.js';
+import { decompositionReport, DECOMPOSITION, measureDecomposition, renderDecomposition } from './decompose.js';
 import { requireCaptureTools, startCapture } from './wire.js';
 import { readSummary } from './summary.js';
 
@@ -67,7 +68,7 @@ async function measure({ mode, scenario, label }, settings, cores, scratch) {
     const wire = await capture?.stop();
     if (run.code !== 0) throw new BenchError(`k6 run against ${host} failed (exit ${run.code}):\n${k6Reason(run.output)}`);
     const capacity = settings.CAPACITY ? await measureCapacity({
-      mode, scenario, host, connections: settings.VUS, durationS: durationMs(settings.DURATION) / 1000, cpus: cores.k6Cpus,
+      listener: mode, scenario, host, connections: settings.VUS, durationS: durationMs(settings.DURATION) / 1000, cpus: cores.k6Cpus,
     }) : undefined;
     const summary = JSON.parse(await readFile(summaryFile, 'utf8'));
     summary.bench.run = {
@@ -89,6 +90,7 @@ async function measure({ mode, scenario, label }, settings, cores, scratch) {
 async function main() {
   const settings = readBenchSettings();
   if (settings.CAPACITY) await requireCapacityTools(settings.MODES);
+  if (settings.DECOMPOSE) await requireCapacityTools(DECOMPOSITION);
   if (settings.VERIFY_BYTES) await requireCaptureTools();
   if (process.argv.includes('--check-settings')) return;
   process.chdir(ROOT); // k6 and the report resolve results/ and the scripts from here
@@ -110,8 +112,18 @@ async function main() {
       }
       reports.push(buildReport(Object.entries(runs).map(([key, figures]) => ({ key, runs: figures }))));
     }
+    const decompositions = [];
+    if (settings.DECOMPOSE) {
+      for (const scenario of settings.SCENARIO) {
+        const runs = await measureDecomposition({
+          scenario, settings, cores, durationS: durationMs(settings.DURATION) / 1000, warmupS: durationMs(settings.WARMUP) / 1000,
+        });
+        decompositions.push(decompositionReport(scenario, runs));
+      }
+    }
     for (const report of reports) process.stdout.write(`\n${renderMarkdown(report)}`);
-    const paths = await writeReports(reports, settings.RESULTS_DIR);
+    for (const decomposition of decompositions) process.stdout.write(`\n${renderDecomposition(decomposition)}`);
+    const paths = await writeReports(reports, settings.RESULTS_DIR, { decompositions });
     process.stdout.write(`\nwritten: ${[paths.markdown, paths.json, ...paths.charts].join(', ')}\n`);
   } finally {
     await rm(scratch, { recursive: true, force: true });

@@ -89,6 +89,8 @@ export const BENCH_MODES = Object.freeze(['http', 'grpc']);
  * @property {string[]} SCENARIO payload scenarios, one table each (default user)
  * @property {'reuse'|'per-request'} CONNECTIONS connection policy of both modes
  * @property {boolean} CAPACITY also load each server with wrk (HTTP) or h2load (gRPC) for DURATION, pinned like k6
+ * @property {boolean} DECOMPOSE after the k6 runs, load every listener of one server (MODE=all) with wrk/h2load
+ *   to separate encoding, transport and framework effects (bench/decompose.js)
  * @property {boolean} VERIFY_BYTES capture each measured run with dumpcap/tshark and compare TCP payload bytes with k6's counters
  * @property {number|undefined} RATE open model: k6 starts RATE requests a second (constant-arrival-rate); unset: closed model
  * @property {string} K6_BIN path of the k6 binary (bench.sh sets it)
@@ -115,6 +117,7 @@ export function readBenchSettings(env = process.env) {
     RATE: positiveInt({ default: undefined }),
     CAPACITY: bool({ default: false }),
     VERIFY_BYTES: bool({ default: false }),
+    DECOMPOSE: bool({ default: false }),
     K6_BIN: str({ default: 'k6' }),
     RESULTS_DIR: str({ default: 'results' }),
   }, {

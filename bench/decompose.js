@@ -1,0 +1,120 @@
+// The decomposition pass (DECOMPOSE=1): every listener of one server (MODE=all:
+// JSON and protobuf over HTTP/1.1 and HTTP/2, fastify and grpc-js beside bare
+// node:http and node:http2) loaded by wrk or h2load in turn, REPEATS times,
+// so the report can say which part of the HTTP-vs-gRPC gap comes from the
+// encoding, which from the transport and which from the frameworks.
+import { markdownTable } from 'markdown-table';
+import { max, median, min } from 'simple-statistics';
+import { measureCapacity } from './capacity.js';
+import { BenchError } from './errors.js';
+import { startServer } from './processes.js';
+
+/** The listeners measured, in table order. */
+export const DECOMPOSITION = ['http', 'protobuf-h1', 'json-h2', 'grpc', 'baseline-http', 'baseline-grpc'];
+
+const LABEL = {
+  http: 'JSON · HTTP/1.1 · fastify',
+  'protobuf-h1': 'protobuf · HTTP/1.1 · fastify',
+  'json-h2': 'JSON · HTTP/2 (h2c) · fastify',
+  grpc: 'protobuf · gRPC (HTTP/2) · grpc-js',
+  'baseline-http': 'same JSON bytes · HTTP/1.1 · bare node:http',
+  'baseline-grpc': 'same protobuf bytes · gRPC framing · bare node:http2',
+};
+
+// [what it isolates, numerator, denominator, target (minimum ratio) or null].
+// Targets: issue 5's performance targets, measured with one worker on one core.
+const EFFECTS = [
+  ['encoding: protobuf instead of JSON (HTTP/1.1, fastify)', 'protobuf-h1', 'http', null],
+  ['transport: HTTP/2 instead of HTTP/1.1 (JSON, fastify)', 'json-h2', 'http', null],
+  ['both, as gRPC does it (grpc-js vs fastify JSON)', 'grpc', 'http', null],
+  ['fastify over bare node:http, same body', 'http', 'baseline-http', 0.9],
+  ['grpc-js over bare node:http2 gRPC framing, same bytes', 'grpc', 'baseline-grpc', 0.6],
+];
+
+/**
+ * Runs the pass for one scenario: per repeat, a fresh server (one process tree,
+ * MODE=all) and each listener warmed up, then measured.
+ * @param {{scenario: string, settings: import('./settings.js').BenchSettings, cores: ReturnType<import('./settings.js').splitCores>,
+ *   durationS: number, warmupS: number}} options
+ * @returns {Promise<Record<string, Array<Awaited<ReturnType<typeof measureCapacity>>>>>} runs per listener
+ * @throws {BenchError} when the server does not start or a tool fails
+ */
+export async function measureDecomposition({ scenario, settings, cores, durationS, warmupS }) {
+  const runs = Object.fromEntries(DECOMPOSITION.map((l) => [l, []]));
+  for (let repeat = 1; repeat <= settings.REPEATS; repeat++) {
+    let server;
+    try {
+      server = await startServer({ env: { MODE: 'all', WORKERS: String(settings.WORKERS) }, cpus: cores.serverCpus });
+    } catch (err) {
+      throw new BenchError(`the server (MODE=all) did not start: ${err.message}`);
+    }
+    try {
+      for (const listener of DECOMPOSITION) {
+        console.error(`--- ${scenario}, decomposition run ${repeat} of ${settings.REPEATS}: ${listener}`);
+        const load = { listener, scenario, host: `127.0.0.1:${server.ports[listener]}`, connections: settings.VUS, cpus: cores.k6Cpus };
+        if (warmupS > 0) await measureCapacity({ ...load, durationS: warmupS });
+        runs[listener].push(await measureCapacity({ ...load, durationS }));
+      }
+    } finally {
+      await server.stop();
+    }
+  }
+  return runs;
+}
+
+const spreadOf = (values) => ({ median: median(values), min: min(values), max: max(values) });
+
+/**
+ * The decomposition report of one scenario: each listener's median RPS with
+ * its spread, bytes per request, and the ratios that isolate each effect.
+ * @param {string} scenario
+ * @param {Record<string, Array<{tool: string, rps: number, failed: number, received_per_request: number, headers_per_request: number|null}>>} runs
+ * @returns {{scenario: string, listeners: Record<string, object>, effects: Array<{effect: string, ratio: number, target: number|null, met: boolean|null}>}}
+ *   listeners[name].rps = {median, min, max} in req/s; received_per_request in bytes (median)
+ */
+export function decompositionReport(scenario, runs) {
+  const listeners = {};
+  for (const [name, list] of Object.entries(runs)) {
+    const headers = list.map((r) => r.headers_per_request).filter((h) => h !== null);
+    listeners[name] = {
+      label: LABEL[name],
+      tool: list[0].tool,
+      repeats: list.length,
+      rps: spreadOf(list.map((r) => r.rps)),
+      failed: list.reduce((sum, r) => sum + r.failed, 0),
+      received_per_request: median(list.map((r) => r.received_per_request)),
+      headers_per_request: headers.length ? median(headers) : null,
+    };
+  }
+  const effects = EFFECTS.map(([effect, a, b, target]) => {
+    const ratio = listeners[a].rps.median / listeners[b].rps.median;
+    return { effect, of: `${a}/${b}`, ratio, target, met: target === null ? null : ratio >= target };
+  });
+  return { scenario, listeners, effects };
+}
+
+const fmt = (n, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+
+/**
+ * The decomposition as Markdown: the listeners' table, then the effects' table.
+ * @param {ReturnType<typeof decompositionReport>} report
+ * @returns {string}
+ */
+export function renderDecomposition(report) {
+  const rows = Object.entries(report.listeners).map(([name, l]) => [
+    `\`${name}\` ${l.label}`,
+    `${fmt(l.rps.median)} (${fmt(l.rps.min)}–${fmt(l.rps.max)})`,
+    fmt(l.received_per_request, 1),
+    l.headers_per_request === null ? 'n/a' : fmt(l.headers_per_request, 1),
+    fmt(l.failed),
+    l.tool,
+  ]);
+  const listeners = markdownTable([['listener', 'RPS (req/s), median (min–max)', 'received per request (bytes)',
+    'of it HTTP/2 headers (bytes)', 'failed', 'tool'], ...rows], { align: ['l', 'r', 'r', 'r', 'r', 'l'] });
+  const effects = markdownTable([['effect isolated', 'RPS ratio', 'target'], ...report.effects.map((e) => [
+    `${e.effect} (\`${e.of}\`)`, fmt(e.ratio, 3), e.target === null ? '' : `≥ ${e.target} ${e.met ? 'met' : 'MISSED'}`,
+  ])], { align: ['l', 'r', 'l'] });
+  const { repeats } = Object.values(report.listeners)[0];
+  return `### Decomposition, scenario \`${report.scenario}\` · server capacity under wrk/h2load · ${repeats} run(s) per listener\n\n`
+    + `${listeners}\n\n${effects}\n`;
+}
