@@ -37,8 +37,9 @@ function isDefault(field, value) {
  * The response of every payload scenario for one listener, prebuilt once: the
  * protobuf message and its proto3 JSON mapping. Keyed by the RPC and its request.
  * @param {{port: number, workerPid: number}} who the listener's port and the worker's pid
- * @returns {Map<string, {scenario: string, rpc: string, request: object, type: protobuf.Type, message: protobuf.Message, json: object}>}
- *   key: scenarioKey(rpc, request)
+ * @returns {Map<string, {scenario: string, rpc: string, request: object, type: protobuf.Type, message: protobuf.Message,
+ *   json: object, object: object}>} key: scenarioKey(rpc, request); json: the proto3 JSON mapping;
+ *   object: a plain object as @grpc/proto-loader's codec takes it
  */
 export function scenarioPayloads({ port, workerPid }) {
   const payloads = new Map();
@@ -49,7 +50,9 @@ export function scenarioPayloads({ port, workerPid }) {
     else if (rpc === 'ListUsers') fields = { users: Array.from({ length: request.count }, () => ({ ...USER_FIELDS, port, workerPid })) };
     else fields = { data: Buffer.alloc(request.sizeBytes, 0x61), port, workerPid };
     const message = withoutDefaults(type, type.fromObject(fields));
-    payloads.set(scenarioKey(rpc, request), { scenario, rpc, request, type, message, json: toProto3Json(type, message) });
+    payloads.set(scenarioKey(rpc, request), {
+      scenario, rpc, request, type, message, json: toProto3Json(type, message), object: type.toObject(message),
+    });
   }
   return payloads;
 }
@@ -202,11 +205,12 @@ export function userServiceDefinition() {
 }
 
 /**
- * The package definition `@grpc/reflection` needs to describe the service to
- * grpcurl, Postman and ghz.
+ * The package definition of @grpc/proto-loader: what `@grpc/reflection` needs to
+ * describe the service to grpcurl, Postman and ghz, and the service definition
+ * with proto-loader's codec (plain objects, converted on every call).
  * @returns {import('@grpc/proto-loader').PackageDefinition}
  */
-export function reflectionPackageDefinition() {
+export function loaderPackageDefinition() {
   return protoLoader.loadSync(PROTO_PATH);
 }
 

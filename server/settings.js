@@ -84,8 +84,15 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
  *   request message (RESOURCE_EXHAUSTED past it), in bytes; default 65536
  * @property {number} HEADERS_TIMEOUT_MS how long (ms) an HTTP client may take to send a request's
  *   head before it gets 408 and the connection is closed (Slowloris guard); default 10000
+ * @property {'protobufjs'|'proto-loader'} GRPC_CODEC how the gRPC listener encodes: protobufjs messages
+ *   built once and encoded per call (default), or @grpc/proto-loader's codec, which converts a plain
+ *   object (fromObject) before each encode; for measuring what that choice costs
  * @property {number} REQUEST_TIMEOUT_MS how long (ms) an HTTP client may take to send a whole
  *   request, head and body; at least HEADERS_TIMEOUT_MS; default 30000
+ * @property {number|undefined} ADMIN_PORT TCP port of the primary's admin endpoint (GET /metrics,
+ *   Prometheus text: every worker's requests served, CPU time, memory, event-loop delay and GC
+ *   pauses; server/accounting.js); unset (the default): no endpoint, and no accounting runs
+ * @property {string} ADMIN_HOST bind address of the admin endpoint; default 127.0.0.1 (loopback only)
  */
 
 /**
@@ -107,6 +114,10 @@ export function readSettings(env = process.env) {
     MAX_BODY_BYTES: wholeNumber(1, 2 ** 31 - 1)({ default: 65536 }),
     HEADERS_TIMEOUT_MS: durationMs({ default: 10000 }),
     REQUEST_TIMEOUT_MS: durationMs({ default: 30000 }),
+    GRPC_CODEC: str({ choices: ['protobufjs', 'proto-loader'], default: 'protobufjs' }),
+    // The admin endpoint (accounting, issue 6): off unless a port is given; loopback unless told otherwise.
+    ADMIN_PORT: port({ default: undefined }),
+    ADMIN_HOST: host({ default: '127.0.0.1' }),
   }, {
     reporter: ({ errors }) => {
       const problems = Object.entries(errors)

@@ -73,3 +73,17 @@ test('the bare gRPC server answers an unknown method UNIMPLEMENTED and an unknow
     { code: grpc.status.UNIMPLEMENTED });
   client.close();
 });
+
+test('GRPC_CODEC=proto-loader serves the same messages as the default protobufjs codec', async () => {
+  const loader = await startServer({ MODE: 'grpc', GRPC_CODEC: 'proto-loader' });
+  try {
+    for (const { rpc, request } of Object.values(SCENARIOS)) {
+      const type = responseTypeOf(rpc);
+      const viaLoader = toProto3Json(type, await grpcCall(loader.grpcPort, rpc, request));
+      const viaDefault = toProto3Json(type, await grpcCall(server.grpcPort, rpc, request));
+      assert.deepEqual(portless(viaLoader), portless(viaDefault), rpc);
+    }
+  } finally {
+    await loader.stop();
+  }
+});
