@@ -1,0 +1,117 @@
+// npm run targets: checks the performance targets (issue 5) by measurement, one
+// server worker pinned to one core and the load generator to the other:
+// - fastify (JSON, HTTP/1.1) serves >= 0.9x the RPS of bare node:http with the same body;
+// - grpc-js serves >= 0.6x the RPS of bare node:http2 speaking gRPC framing;
+// - the project's k6 scripts reach >= 0.9x the RPS of a minimal k6 script.
+// Each ratio is taken per repeat (REPEATS, interleaved); the report gives the median and min-max.
+// Exits 1 when a median misses its target. Settings: REPEATS, DURATION, WARMUP, VUS (as bench.sh).
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { markdownTable } from 'markdown-table';
+import { max, median, min } from 'simple-statistics';
+import { requireCapacityTools } from './capacity.js';
+import { DECOMPOSITION, measureDecomposition } from './decompose.js';
+import { BenchError } from './errors.js';
+import { ROOT, runK6, startServer } from './processes.js';
+import { allowedCpus, durationMs, readBenchSettings, splitCores } from './settings.js';
+
+// [mode, host variable, project script, minimal script, metric counting the minimal script's requests]
+const K6_PAIRS = [
+  ['http', 'LOCAL_HTTP_HOST', 'http-tests/local.js', 'bench/k6-minimal/http.js'],
+  ['grpc', 'LOCAL_GRPC_HOST', 'grpc-tests/local.js', 'bench/k6-minimal/grpc.js'],
+];
+
+/** Iterations per second of a k6 run, from its JSON summary (handleSummary's or --summary-export's). */
+async function iterationRate(file) {
+  const { metrics } = JSON.parse(await readFile(file, 'utf8'));
+  const rate = metrics.iterations?.values?.rate ?? metrics.iterations?.rate;
+  if (typeof rate !== 'number') throw new BenchError(`${file}: no iterations rate`);
+  return rate;
+}
+
+/**
+ * The project's k6 scripts against minimal ones, same server, interleaved.
+ * @returns {Promise<Record<string, number[]>>} per mode, the project/minimal RPS ratio of each repeat
+ */
+async function measureK6Overhead(settings, cores, scratch) {
+  const server = await startServer({ env: { MODE: 'both', WORKERS: String(settings.WORKERS) }, cpus: cores.serverCpus });
+  const ratios = { http: [], grpc: [] };
+  try {
+    const k6 = { k6: settings.K6_BIN, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount, quiet: true };
+    const run = async (mode, hostVar, script, file, duration) => {
+      const host = `127.0.0.1:${mode === 'http' ? server.httpPort : server.grpcPort}`;
+      const summary = script.startsWith('bench/') ? ['--summary-export', file] : ['-e', `SUMMARY_FILE=${file}`];
+      const result = await runK6({ ...k6, args: ['--vus', String(settings.VUS), '--duration', duration, '-e', `${hostVar}=${host}`, ...summary, script] });
+      if (result.code !== 0) throw new BenchError(`k6 ${script} against ${host} failed (exit ${result.code})`);
+      return iterationRate(file);
+    };
+    for (const [mode, hostVar, project] of K6_PAIRS) {
+      console.error(`--- k6 warm-up: ${mode}`);
+      await run(mode, hostVar, project, path.join(scratch, 'warmup.json'), settings.WARMUP);
+    }
+    for (let repeat = 1; repeat <= settings.REPEATS; repeat++) {
+      for (const [mode, hostVar, project, minimal] of K6_PAIRS) {
+        console.error(`--- k6 scripts, run ${repeat} of ${settings.REPEATS}: ${mode}, minimal then project`);
+        const base = await run(mode, hostVar, minimal, path.join(scratch, `${mode}-minimal-${repeat}.json`), settings.DURATION);
+        const ours = await run(mode, hostVar, project, path.join(scratch, `${mode}-project-${repeat}.json`), settings.DURATION);
+        ratios[mode].push(ours / base);
+      }
+    }
+  } finally {
+    await server.stop();
+  }
+  return ratios;
+}
+
+const row = (target, ratios, required) => {
+  const m = median(ratios);
+  return { target, median: m, min: min(ratios), max: max(ratios), runs: ratios, required, met: m >= required };
+};
+
+async function main() {
+  const settings = readBenchSettings();
+  await requireCapacityTools(DECOMPOSITION);
+  process.chdir(ROOT);
+  const cores = splitCores(allowedCpus());
+  if (!cores.k6Cpus) throw new BenchError('the targets need two cores: one for the server, one for the load generator');
+  const scratch = await mkdtemp(path.join(os.tmpdir(), 'targets-'));
+  try {
+    const runs = await measureDecomposition({
+      scenario: 'user', settings: { ...settings, WORKERS: 1 }, cores,
+      durationS: durationMs(settings.DURATION) / 1000, warmupS: durationMs(settings.WARMUP) / 1000,
+    });
+    const perRepeat = (a, b) => runs[a].map((r, i) => r.rps / runs[b][i].rps);
+    const k6 = await measureK6Overhead({ ...settings, WORKERS: 1 }, cores, scratch);
+    const results = [
+      row('fastify JSON / bare node:http, same body (wrk)', perRepeat('http', 'baseline-http'), 0.9),
+      row('grpc-js / bare node:http2 gRPC framing, same bytes (h2load)', perRepeat('grpc', 'baseline-grpc'), 0.6),
+      row('k6 http-tests/local.js / minimal k6 HTTP script', k6.http, 0.9),
+      row('k6 grpc-tests/local.js / minimal k6 gRPC script', k6.grpc, 0.9),
+    ];
+    const fmt = (n) => n.toFixed(3);
+    const table = markdownTable([['target', 'RPS ratio, median (min–max)', 'required', 'result'],
+      ...results.map((r) => [r.target, `${fmt(r.median)} (${fmt(r.min)}–${fmt(r.max)})`, `≥ ${r.required}`, r.met ? 'met' : 'MISSED'])],
+    { align: ['l', 'r', 'r', 'l'] });
+    const setup = `${settings.REPEATS} repeat(s), ${settings.DURATION} each after ${settings.WARMUP} warm-up, ${settings.VUS} connections/VUs; `
+      + `1 server worker; ${cores.description}`;
+    const markdown = `## Performance targets\n\n${table}\n\n${setup}\n`;
+    process.stdout.write(`\n${markdown}`);
+    await mkdir(settings.RESULTS_DIR, { recursive: true });
+    const base = path.join(settings.RESULTS_DIR, `targets-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+    await writeFile(`${base}.md`, markdown);
+    await writeFile(`${base}.json`, `${JSON.stringify({ setup, results, decomposition_runs: runs }, null, 2)}\n`);
+    process.stdout.write(`written: ${base}.md, ${base}.json\n`);
+    if (results.some((r) => !r.met)) process.exitCode = 1;
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+try {
+  await main();
+} catch (err) {
+  if (!err.code?.startsWith('ERR_')) throw err;
+  console.error(`targets: ${err.message}`);
+  process.exit(2);
+}
