@@ -56,6 +56,17 @@ export function readingOf(report, base, key) {
     + `Protocol around it: about ${overhead(b).toFixed(0)} vs ${overhead(a).toFixed(0)} bytes per response of headers and framing.`);
   lines.push(`Bytes sent per request: ${b.sent_per_request.toFixed(0)} vs ${a.sent_per_request.toFixed(0)} (${pct(b.sent_per_request / a.sent_per_request)}); `
     + 'the requests carry no payload to speak of, so this is almost all headers and framing.');
+  if (typeof a.server_cpu_us_per_request === 'number' && typeof b.server_cpu_us_per_request === 'number') {
+    lines.push(`The server's own accounting of the measured run: ${b.server_cpu_us_per_request.toFixed(0)} vs `
+      + `${a.server_cpu_us_per_request.toFixed(0)} µs of server CPU per request (${times(b.server_cpu_us_per_request / a.server_cpu_us_per_request)}), `
+      + `${b.server_gc_ms_per_1k_requests.toFixed(1)} vs ${a.server_gc_ms_per_1k_requests.toFixed(1)} ms of GC pauses per 1000 requests, `
+      + `event-loop delay p99 ${b.server_eventloop_p99_ms.toFixed(2)} vs ${a.server_eventloop_p99_ms.toFixed(2)} ms and `
+      + `RSS peak ${b.server_rss_peak_mib.toFixed(0)} vs ${a.server_rss_peak_mib.toFixed(0)} MiB (worst worker).`);
+    if (a.server_worker_share_max_pct < 100 || b.server_worker_share_max_pct < 100) {
+      lines.push(`Each worker served ${b.server_worker_share_min_pct.toFixed(0)}–${b.server_worker_share_max_pct.toFixed(0)}% of the requests `
+        + `for ${key} and ${a.server_worker_share_min_pct.toFixed(0)}–${a.server_worker_share_max_pct.toFixed(0)}% for ${base}.`);
+    }
+  }
   if (a.connections === 'per-request') {
     lines.push('Every request opened a new connection (TCP handshake; for HTTP/2 also the connection preface and SETTINGS exchange), '
       + 'which these byte and latency figures include.');

@@ -5,13 +5,14 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { BenchError } from './errors.js';
-import { ROOT, runK6, startServer } from './processes.js';
+import { freePort, ROOT, runK6, startServer } from './processes.js';
 import { buildReport, renderMarkdown, writeReports } from './report.js';
 import { allowedCpus, durationMs, readBenchSettings, splitCores } from './settings.js';
 import { measureCapacity, requireCapacityTools } from './capacity.js';
 import { decompositionReport, DECOMPOSITION, measureDecomposition, renderDecomposition } from './decompose.js';
 import { requireCaptureTools, startCapture } from './wire.js';
 import { readSummary } from './summary.js';
+import { scrapeServer, serverWindow } from './server-stats.js';
 
 const MODES = {
   http: { script: 'http-tests/local.js', hostVar: 'LOCAL_HTTP_HOST', port: (s) => s.httpPort },
@@ -25,16 +26,22 @@ const isZero = (duration) => /^(0+(\.0+)?(ms|s|m|h))+$/.test(duration);
 
 /**
  * One measured cell: server up, warm-up, measured run, server down. Records
- * the k6 CPU use and the core split in the summary's `bench.run`.
+ * the k6 CPU use, the core split and the server's own accounting of the measured
+ * run (its admin endpoint read right before and right after it) in the summary's `bench.run`.
  * @param {{mode: string, scenario: string, label: string}} cell label names the files
  * @returns {Promise<string>} path of the measured run's summary
- * @throws {BenchError} when the server does not start or k6 fails
+ * @throws {BenchError} when the server does not start, its accounting cannot be read, or k6 fails
  */
 async function measure({ mode, scenario, label }, settings, cores, scratch) {
   const { script, hostVar, port } = MODES[mode];
   let server;
+  // The server's admin endpoint (on 127.0.0.1) gives its accounting of the measured run.
+  const adminPort = await freePort();
+  const admin = `127.0.0.1:${adminPort}`;
   try {
-    server = await startServer({ env: { MODE: mode, WORKERS: String(settings.WORKERS) }, cpus: cores.serverCpus });
+    server = await startServer({
+      env: { MODE: mode, WORKERS: String(settings.WORKERS), ADMIN_PORT: String(adminPort) }, cpus: cores.serverCpus,
+    });
   } catch (err) {
     throw new BenchError(`the ${mode} server did not start: ${err.message}`);
   }
@@ -57,15 +64,24 @@ async function measure({ mode, scenario, label }, settings, cores, scratch) {
     const dashboard = path.join(settings.RESULTS_DIR, `dashboard-${label}.html`);
     console.error(`${label}: measuring, ${settings.DURATION} at ${settings.RATE ? `${settings.RATE} req/s (open model)` : `${settings.VUS} VUs`}`);
     const capture = settings.VERIFY_BYTES ? await startCapture(port(server)) : null;
-    const run = await runK6({ ...k6,
-      args: [...common, ...model, '-e', `SUMMARY_FILE=${summaryFile}`, script],
-      env: {
-        K6_WEB_DASHBOARD: 'true',
-        K6_WEB_DASHBOARD_PORT: '-1', // no HTTP endpoint, only the exported HTML report (works offline)
-        K6_WEB_DASHBOARD_EXPORT: dashboard,
-        K6_WEB_DASHBOARD_PERIOD: '1s', // the export is skipped when a run holds fewer than two periods
-      } });
-    const wire = await capture?.stop();
+    let run;
+    let accounting;
+    let wire;
+    try {
+      // Read right before and right after the run, so the warm-up is left out of the server's figures.
+      const before = await scrapeServer(admin);
+      run = await runK6({ ...k6,
+        args: [...common, ...model, '-e', `SUMMARY_FILE=${summaryFile}`, script],
+        env: {
+          K6_WEB_DASHBOARD: 'true',
+          K6_WEB_DASHBOARD_PORT: '-1', // no HTTP endpoint, only the exported HTML report (works offline)
+          K6_WEB_DASHBOARD_EXPORT: dashboard,
+          K6_WEB_DASHBOARD_PERIOD: '1s', // the export is skipped when a run holds fewer than two periods
+        } });
+      accounting = serverWindow(before, await scrapeServer(admin));
+    } finally {
+      wire = await capture?.stop();
+    }
     if (run.code !== 0) throw new BenchError(`k6 run against ${host} failed (exit ${run.code}):\n${k6Reason(run.output)}`);
     const capacity = settings.CAPACITY ? await measureCapacity({
       listener: mode, scenario, host, connections: settings.VUS, durationS: durationMs(settings.DURATION) / 1000, cpus: cores.k6Cpus,
@@ -79,6 +95,7 @@ async function measure({ mode, scenario, label }, settings, cores, scratch) {
       dashboard,
       capacity,
       wire,
+      server: accounting,
     };
     await writeFile(summaryFile, JSON.stringify(summary, null, 2));
     return summaryFile;

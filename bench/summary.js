@@ -3,6 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { responseTypeOf, withoutDefaults } from '../proto/index.js';
 import { SummaryError } from './errors.js';
+import { serverFigures } from './server-stats.js';
 
 // Per mode: the metric whose count is the number of requests, and the latency metric.
 const MODE_METRICS = {
@@ -40,6 +41,24 @@ const PERCENTILES = { p50: 'med', p90: 'p(90)', p95: 'p(95)', p99: 'p(99)' };
  * @property {number|null} data_sent_vs_wire_pct (data_sent_bytes / wire_sent_bytes − 1) × 100
  * @property {number|null} data_received_vs_wire_pct (data_received_bytes / wire_received_bytes − 1) × 100
  * @property {number|null} k6_cpu_pct k6's CPU use over the run, % of the cores it had (null when not measured)
+ * @property {number|null} server_requests requests the server's handlers counted in the measured window
+ *   (the k6 run, warm-up excluded; null, like every server_ figure, when the run recorded no
+ *   bench.run.server: see bench/server-stats.js for how each is made from it)
+ * @property {number|null} server_cpu_us_per_request server CPU time (user + system, workers and primary)
+ *   in the window / server_requests (µs)
+ * @property {number|null} server_cpu_user_us_per_request its user part (µs)
+ * @property {number|null} server_cpu_system_us_per_request its system part (µs)
+ * @property {number|null} server_rss_peak_mib largest worker's RSS peak in the window, sampled every 100 ms (MiB)
+ * @property {number|null} server_rss_end_mib largest worker's RSS at the end of the window (MiB)
+ * @property {number|null} server_heap_peak_mib largest worker's V8 heap-used peak in the window, sampled every 100 ms (MiB)
+ * @property {number|null} server_heap_end_mib largest worker's V8 heap used at the end (MiB)
+ * @property {number|null} server_eventloop_p50_ms worst worker's median event-loop delay in the window
+ *   (perf_hooks.monitorEventLoopDelay, its 10 ms sampling interval taken out; ms)
+ * @property {number|null} server_eventloop_p99_ms worst worker's p99 event-loop delay (ms)
+ * @property {number|null} server_gc_ms garbage-collection pauses of all workers in the window (ms)
+ * @property {number|null} server_gc_ms_per_1k_requests server_gc_ms per 1000 requests served (ms)
+ * @property {number|null} server_worker_share_min_pct smallest share of the window's requests one worker served (%)
+ * @property {number|null} server_worker_share_max_pct largest such share (%)
  * @property {object|undefined} run what the main job recorded about the run (pinning, k6 CPU), if anything
  */
 
@@ -119,6 +138,7 @@ export function figuresOf(file, data) {
     capacity_rps: data.bench?.run?.capacity?.rps ?? null,
     ...wireFigures(data.bench?.run?.wire, sent, received),
     k6_cpu_pct: data.bench?.run?.k6_cpu ? data.bench.run.k6_cpu.utilization * 100 : null,
+    ...serverFigures(data.bench?.run?.server),
     run: data.bench?.run,
   };
 }

@@ -4,6 +4,7 @@ import { jsonSchemaOf, responseTypeOf, scenarioKey, scenarioPayloads, scenarioRo
 import { HEALTH_PATH } from './health.js';
 import { replyErrorsAsJson } from './http-errors.js';
 import { logsRequests } from './log.js';
+import { servedRequests } from './served.js';
 
 // How a payload leaves its handler: the proto3 JSON mapping through fastify's
 // schema-compiled serializer, or the protobuf message encoded per request, as gRPC does.
@@ -60,11 +61,15 @@ export async function startHttp({ host, port, log, health, settings, http2 = fal
     const schema = schemaOf(rpc);
     if (!param) {
       const payload = payloads.get(scenarioKey(rpc, {}));
-      app.get(path, { schema }, (request, reply) => send(payload, reply));
+      app.get(path, { schema }, (request, reply) => {
+        servedRequests.http++;
+        return send(payload, reply);
+      });
       continue;
     }
     const served = [...payloads.values()].filter((p) => p.rpc === rpc).map((p) => p.request[param]);
     app.get(path, { schema }, (request, reply) => {
+      servedRequests.http++;
       const payload = payloads.get(`${rpc}:${request.query[param]}`);
       if (payload) return send(payload, reply);
       return reply.code(400).send({ statusCode: 400, error: 'Bad Request', message: `${param} must be one of ${served.join(', ')}` });

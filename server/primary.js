@@ -10,7 +10,8 @@ const KILL_AFTER_DRAIN_MS = 5000;
 
 /**
  * Forks `settings.WORKERS` workers and supervises them. Logs `ready` once every
- * worker listens; exits 1 when a worker cannot start before that. A worker that
+ * worker listens and, with ADMIN_PORT set, the admin endpoint (server/admin.js) too;
+ * exits 1 when a worker or the admin endpoint cannot start before that. A worker that
  * dies later is replaced as `createRestartPolicy` decides, and the primary exits 1
  * when the policy gives up. On SIGTERM or SIGINT every worker drains and the
  * primary exits 0 once all have exited (1 if it had to kill some, past
@@ -58,7 +59,8 @@ export function runPrimary(settings) {
       if (!ready && ++listening === settings.WORKERS) {
         ready = true;
         const ports = Object.fromEntries(listenersOf(settings.MODE).map((n) => [n, portOf(settings, n)]));
-        log.info({ mode: settings.MODE, workers: settings.WORKERS, host: settings.HOST, ...ports }, 'ready');
+        const admin = settings.ADMIN_PORT ? { admin: `${settings.ADMIN_HOST}:${settings.ADMIN_PORT}` } : {};
+        log.info({ mode: settings.MODE, workers: settings.WORKERS, host: settings.HOST, ...ports, ...admin }, 'ready');
       }
     } else if (msg?.type === 'crash') {
       crashes.set(worker.id, msg.message);
@@ -101,5 +103,18 @@ export function runPrimary(settings) {
       stopAll(0);
     });
   }
-  for (let slot = 0; slot < settings.WORKERS; slot++) fork(slot);
+  const forkAll = () => { for (let slot = 0; slot < settings.WORKERS; slot++) fork(slot); };
+  if (!settings.ADMIN_PORT) {
+    forkAll();
+    return;
+  }
+  // The admin endpoint listens before any worker is forked: 'ready' then means it can be scraped,
+  // and a port in use stops the primary before a worker could miss the shutdown message.
+  // Loaded only when asked for: with ADMIN_PORT unset, no accounting code runs at all.
+  import('./admin.js')
+    .then(({ startAdmin }) => startAdmin({ host: settings.ADMIN_HOST, port: settings.ADMIN_PORT, log }))
+    .then(() => { if (!stopping) forkAll(); }, (err) => {
+      log.error({ code: err.code }, err.message);
+      stopAll(1);
+    });
 }

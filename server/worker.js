@@ -68,6 +68,9 @@ export async function runWorker(settings) {
   process.on('SIGTERM', drain);
   process.on('SIGINT', drain);
 
+  // Accounting for the primary's admin endpoint (issue 6): nothing of it loads while ADMIN_PORT is unset.
+  if (settings.ADMIN_PORT) (await import('./accounting.js')).startWorkerAccounting();
+
   try {
     for (const name of listenersOf(settings.MODE)) {
       const { protocol, start } = LISTENERS[name];

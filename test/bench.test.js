@@ -53,11 +53,31 @@ test('bash bench.sh measures both modes and writes the Markdown and JSON reports
     }
     assert.ok(m.k6_cpu_pct > 0, 'k6 CPU use measured');
     assert.ok(m.capacity_rps > 0, 'wrk/h2load capacity measured');
+    // The server's own accounting of the measured window (its admin endpoint, read around the k6 run).
+    assert.ok(m.server_cpu_us_per_request > 0, `${mode}: server CPU µs/request`);
+    assert.ok(m.server_cpu_user_us_per_request > 0 && m.server_cpu_system_us_per_request >= 0, `${mode}: user/system CPU`);
+    for (const k of ['server_rss_peak_mib', 'server_rss_end_mib', 'server_heap_peak_mib', 'server_heap_end_mib']) assert.ok(m[k] > 0, `${mode}.${k}`);
+    assert.ok(m.server_rss_peak_mib >= m.server_rss_end_mib * 0.99, `${mode}: RSS peak below its end`);
+    assert.ok(m.server_eventloop_p50_ms >= 0 && m.server_eventloop_p99_ms >= m.server_eventloop_p50_ms, `${mode}: event-loop delay`);
+    assert.ok(m.server_gc_ms >= 0 && m.server_gc_ms_per_1k_requests >= 0, `${mode}: GC pauses`);
+    assert.ok(m.server_worker_share_min_pct >= 0 && m.server_worker_share_min_pct <= m.server_worker_share_max_pct
+      && m.server_worker_share_max_pct <= 100, `${mode}: shares of the workers`);
+    if (m.runs[0].run.workers === 1) assert.equal(m.server_worker_share_max_pct, 100, 'one server worker serves every request');
+    for (const { file, run } of m.runs) {
+      const summary = JSON.parse(await readFile(file, 'utf8'));
+      const k6Requests = summary.metrics[mode === 'http' ? 'http_reqs' : 'grpc_req_duration'].values.count;
+      const served = run.server.workers.reduce((a, w) => a + w.requests, 0);
+      // The window holds the k6 run only: the server counted what k6 sent (setup() included), not the warm-up.
+      assert.equal(served, k6Requests, `${file}: the server counted ${served}, k6 ${k6Requests}`);
+      assert.ok(run.server.window_ms > 0 && run.server.workers.every((w) => w.cpu_user_s > 0));
+    }
     assert.equal(m.repeats, 2);
     assert.ok(m.spread.rps.min <= m.rps && m.rps <= m.spread.rps.max);
   }
   assert.ok(report.modes.grpc.payload_bytes < report.modes.http.payload_bytes, 'protobuf message smaller than the JSON body');
   assert.match(tableOf(bench.stdout), /RPS \(req\/s\)/);
+  assert.match(tableOf(bench.stdout), /\| server CPU per request \(µs\) +\| +[\d,.]+( \([\d,.–]+\))? +\| +[\d,.]+/);
+  assert.match(bench.stdout, /The server's own accounting of the measured run: \d+ vs \d+ µs of server CPU per request/);
 });
 
 test('npm run compare reproduces the main job\'s table from its summaries', async () => {

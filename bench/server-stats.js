@@ -1,0 +1,248 @@
+// The server's own accounting of a measured run: its admin endpoint (GET /metrics,
+// server/admin.js) read right before and right after the run, the difference between the
+// two readings kept in the summary's bench.run.server, and the report's figures made from it.
+import parsePrometheusText from 'parse-prometheus-text-format';
+import { BenchError } from './errors.js';
+
+const MIB = 2 ** 20;
+
+/**
+ * @typedef {object} ProcessReading one process's accounting at one scrape
+ * @property {number} pid
+ * @property {Record<string, number>} served requests served since it started, by kind of
+ *   handler (`http`, `grpc`); empty for the primary
+ * @property {number} cpu_user_s user CPU time since its accounting started (s)
+ * @property {number} cpu_system_s system CPU time since then (s)
+ * @property {number} rss_bytes resident set size now (bytes)
+ * @property {number} rss_peak_bytes largest RSS sampled since the previous scrape (bytes)
+ * @property {number} heap_used_bytes V8 heap used now (bytes)
+ * @property {number} heap_used_peak_bytes largest heap used sampled since the previous scrape (bytes)
+ * @property {number} eventloop_p50_s median of the event-loop samples since the previous scrape,
+ *   sampling interval included (s)
+ * @property {number} eventloop_p99_s their 99th percentile (s)
+ * @property {number} eventloop_resolution_s that sampling interval (s)
+ * @property {number} gc_pause_s time in garbage collection since its accounting started (s)
+ * @property {number} gc_runs garbage collections since then
+ */
+
+/** @typedef {{at_ms: number, primary: ProcessReading|null, workers: ProcessReading[]}} ServerScrape */
+
+/**
+ * @typedef {object} WorkerWindow one worker's accounting over a measured window
+ * @property {number} pid
+ * @property {Record<string, number>} served requests served in the window, by kind of handler
+ * @property {number} requests all of them
+ * @property {number} cpu_user_s user CPU time in the window (s)
+ * @property {number} cpu_system_s system CPU time in the window (s)
+ * @property {number} gc_pause_ms time in garbage collection in the window (ms)
+ * @property {number} gc_runs garbage collections in the window
+ * @property {number} rss_peak_bytes largest RSS of the samples (every 100 ms) and the end reading (bytes)
+ * @property {number} rss_end_bytes RSS at the end (bytes)
+ * @property {number} heap_used_peak_bytes largest V8 heap used, sampled likewise (bytes)
+ * @property {number} heap_used_end_bytes V8 heap used at the end (bytes)
+ * @property {number} eventloop_p50_ms median event-loop delay in the window, the sampling
+ *   interval taken out (ms, at least 0)
+ * @property {number} eventloop_p99_ms its 99th percentile (ms)
+ * @property {boolean} started_in_window true for a worker forked during the window (a
+ *   replacement), whose figures count from its start
+ */
+
+/**
+ * @typedef {object} ServerWindow what the main job records in bench.run.server
+ * @property {number} window_ms time between the two scrapes (ms)
+ * @property {{pid: number, cpu_user_s: number, cpu_system_s: number}|null} primary the primary's
+ *   CPU time in the window (s): it hands connections to the workers
+ * @property {WorkerWindow[]} workers one per worker alive at the end
+ * @property {number[]} workers_gone pids of workers alive at the start and gone at the end,
+ *   whose work in the window is missing from the figures
+ */
+
+// The metrics read, and where each goes in a ProcessReading: prom-client's own under their
+// names, server/accounting.js's under server_; the primary's carry server_primary_ before either.
+const LIBRARY = {
+  process_cpu_user_seconds_total: 'cpu_user_s',
+  process_cpu_system_seconds_total: 'cpu_system_s',
+  process_resident_memory_bytes: 'rss_bytes',
+  nodejs_heap_size_used_bytes: 'heap_used_bytes',
+  nodejs_eventloop_lag_p50_seconds: 'eventloop_p50_s',
+  nodejs_eventloop_lag_p99_seconds: 'eventloop_p99_s',
+};
+const OWN = {
+  resident_memory_peak_bytes: 'rss_peak_bytes',
+  heap_used_peak_bytes: 'heap_used_peak_bytes',
+  eventloop_resolution_seconds: 'eventloop_resolution_s',
+  gc_pause_seconds_total: 'gc_pause_s',
+  gc_runs_total: 'gc_runs',
+  requests_served_total: 'served', // by its `handlers` label; workers only
+};
+const PRIMARY = 'server_primary_';
+const READ = new Map([
+  ...Object.entries(LIBRARY).flatMap(([name, field]) => [[name, { field }], [`${PRIMARY}${name}`, { field, primary: true }]]),
+  ...Object.entries(OWN).flatMap(([name, field]) => [[`server_${name}`, { field }], [`${PRIMARY}${name}`, { field, primary: true }]]),
+]);
+
+/**
+ * Reads the admin endpoint's text into one reading per process.
+ * @param {string} text Prometheus text exposition of GET /metrics
+ * @param {number} atMs when it was read (ms since the epoch)
+ * @returns {ServerScrape}
+ * @throws {Error} when the text is not Prometheus' text format
+ */
+export function parseScrape(text, atMs) {
+  const workers = new Map();
+  let primary = null;
+  for (const family of parsePrometheusText(text)) {
+    const read = READ.get(family.name);
+    if (!read) continue;
+    for (const { labels = {}, value } of family.metrics) {
+      const pid = Number(labels.pid);
+      if (!read.primary && !workers.has(pid)) workers.set(pid, { pid, served: {} });
+      const reading = read.primary ? (primary ??= { pid, served: {} }) : workers.get(pid);
+      if (read.field === 'served') reading.served[labels.handlers] = Number(value);
+      else reading[read.field] = Number(value);
+    }
+  }
+  return { at_ms: atMs, primary, workers: [...workers.values()] };
+}
+
+/**
+ * Scrapes the server's admin endpoint once.
+ * @param {string} address host:port of the admin endpoint (ADMIN_HOST:ADMIN_PORT)
+ * @param {{timeoutMs?: number}} [options] default 10000 ms
+ * @returns {Promise<ServerScrape>}
+ * @throws {BenchError} when the endpoint does not answer 200 with metrics of at least one worker
+ */
+export async function scrapeServer(address, { timeoutMs = 10000 } = {}) {
+  const url = `http://${address}/metrics`;
+  let text;
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+    text = await res.text();
+    if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${text.slice(0, 200)}`);
+  } catch (err) {
+    throw new BenchError(`the server's accounting at ${url} could not be read: ${err.cause?.code ?? err.message}`);
+  }
+  let scrape;
+  try {
+    scrape = parseScrape(text, Date.now());
+  } catch (err) {
+    throw new BenchError(`the server's accounting at ${url} is not Prometheus text: ${err.message}`);
+  }
+  if (scrape.workers.length === 0) throw new BenchError(`the server's accounting at ${url} names no worker`);
+  const missing = [...READ].filter(([name, { field, primary }]) => field !== 'served'
+    && (primary ? [scrape.primary ?? {}] : scrape.workers).some((r) => !Number.isFinite(r[field])));
+  if (missing.length) throw new BenchError(`the server's accounting at ${url} lacks ${missing.map(([name]) => name).join(', ')}`);
+  return scrape;
+}
+
+const round = (n, digits = 6) => Number(n.toFixed(digits));
+
+/**
+ * What the server did between two scrapes: counters as differences, peaks and
+ * event-loop percentiles as the end scrape gives them (they cover the time since the
+ * previous scrape, the start one), levels at the end.
+ * @param {ServerScrape} start read right before the measured run
+ * @param {ServerScrape} end read right after it
+ * @returns {ServerWindow}
+ */
+export function serverWindow(start, end) {
+  const before = new Map(start.workers.map((w) => [w.pid, w]));
+  const zero = { served: {}, cpu_user_s: 0, cpu_system_s: 0, gc_pause_s: 0, gc_runs: 0 };
+  const delayMs = (seconds, w) => round(Math.max(0, seconds - w.eventloop_resolution_s) * 1000, 4);
+  const workers = end.workers.map((w) => {
+    const b = before.get(w.pid) ?? zero;
+    const served = Object.fromEntries(Object.entries(w.served).map(([k, n]) => [k, n - (b.served[k] ?? 0)]));
+    return {
+      pid: w.pid,
+      served,
+      requests: Object.values(served).reduce((a, n) => a + n, 0),
+      cpu_user_s: round(w.cpu_user_s - b.cpu_user_s),
+      cpu_system_s: round(w.cpu_system_s - b.cpu_system_s),
+      gc_pause_ms: round((w.gc_pause_s - b.gc_pause_s) * 1000, 4),
+      gc_runs: w.gc_runs - b.gc_runs,
+      // The end reading is a sample of the window too, and is taken a moment apart from the peak's.
+      rss_peak_bytes: Math.max(w.rss_peak_bytes, w.rss_bytes),
+      rss_end_bytes: w.rss_bytes,
+      heap_used_peak_bytes: Math.max(w.heap_used_peak_bytes, w.heap_used_bytes),
+      heap_used_end_bytes: w.heap_used_bytes,
+      eventloop_p50_ms: delayMs(w.eventloop_p50_s, w),
+      eventloop_p99_ms: delayMs(w.eventloop_p99_s, w),
+      started_in_window: !before.has(w.pid),
+    };
+  });
+  const primary = end.primary && start.primary?.pid === end.primary.pid ? {
+    pid: end.primary.pid,
+    cpu_user_s: round(end.primary.cpu_user_s - start.primary.cpu_user_s),
+    cpu_system_s: round(end.primary.cpu_system_s - start.primary.cpu_system_s),
+  } : null;
+  const alive = new Set(end.workers.map((w) => w.pid));
+  return {
+    window_ms: end.at_ms - start.at_ms,
+    primary,
+    workers,
+    workers_gone: start.workers.map((w) => w.pid).filter((pid) => !alive.has(pid)),
+  };
+}
+
+/**
+ * @typedef {object} ServerFigures the report's figures of a ServerWindow (all null without one)
+ * @property {number|null} server_requests requests the server's handlers served in the window
+ * @property {number|null} server_cpu_us_per_request server CPU time (user + system, workers and
+ *   primary) in the window / requests served in it (µs); null when none was served
+ * @property {number|null} server_cpu_user_us_per_request the user part of it (µs)
+ * @property {number|null} server_cpu_system_us_per_request the system part of it (µs)
+ * @property {number|null} server_rss_peak_mib largest worker's RSS peak in the window (MiB)
+ * @property {number|null} server_rss_end_mib largest worker's RSS at the end (MiB)
+ * @property {number|null} server_heap_peak_mib largest worker's V8 heap-used peak in the window (MiB)
+ * @property {number|null} server_heap_end_mib largest worker's V8 heap used at the end (MiB)
+ * @property {number|null} server_eventloop_p50_ms the worst worker's median event-loop delay (ms)
+ * @property {number|null} server_eventloop_p99_ms the worst worker's p99 event-loop delay (ms)
+ * @property {number|null} server_gc_ms time all workers spent in GC in the window (ms)
+ * @property {number|null} server_gc_ms_per_1k_requests server_gc_ms × 1000 / requests (ms)
+ * @property {number|null} server_worker_share_min_pct smallest share of the requests one worker served (%)
+ * @property {number|null} server_worker_share_max_pct largest such share (%)
+ */
+
+/** Names of the figures serverFigures gives. */
+export const SERVER_FIELDS = Object.freeze([
+  'server_requests', 'server_cpu_us_per_request', 'server_cpu_user_us_per_request', 'server_cpu_system_us_per_request',
+  'server_rss_peak_mib', 'server_rss_end_mib', 'server_heap_peak_mib', 'server_heap_end_mib',
+  'server_eventloop_p50_ms', 'server_eventloop_p99_ms', 'server_gc_ms', 'server_gc_ms_per_1k_requests',
+  'server_worker_share_min_pct', 'server_worker_share_max_pct',
+]);
+
+/**
+ * The report's figures of one measured window.
+ * @param {ServerWindow|undefined} window bench.run.server of a summary, if the run recorded one
+ * @returns {ServerFigures}
+ */
+export function serverFigures(window) {
+  const workers = window?.workers ?? [];
+  if (workers.length === 0) {
+    return Object.fromEntries(SERVER_FIELDS.map((f) => [f, null]));
+  }
+  const sum = (pick) => workers.reduce((a, w) => a + pick(w), 0);
+  const most = (pick) => Math.max(...workers.map(pick));
+  const requests = sum((w) => w.requests);
+  const perRequest = (total) => (requests > 0 ? total / requests : null);
+  const user = sum((w) => w.cpu_user_s) + (window.primary?.cpu_user_s ?? 0);
+  const system = sum((w) => w.cpu_system_s) + (window.primary?.cpu_system_s ?? 0);
+  const gcMs = sum((w) => w.gc_pause_ms);
+  const shares = workers.map((w) => (requests > 0 ? (w.requests / requests) * 100 : null));
+  return {
+    server_requests: requests,
+    server_cpu_us_per_request: perRequest((user + system) * 1e6),
+    server_cpu_user_us_per_request: perRequest(user * 1e6),
+    server_cpu_system_us_per_request: perRequest(system * 1e6),
+    server_rss_peak_mib: most((w) => w.rss_peak_bytes) / MIB,
+    server_rss_end_mib: most((w) => w.rss_end_bytes) / MIB,
+    server_heap_peak_mib: most((w) => w.heap_used_peak_bytes) / MIB,
+    server_heap_end_mib: most((w) => w.heap_used_end_bytes) / MIB,
+    server_eventloop_p50_ms: most((w) => w.eventloop_p50_ms),
+    server_eventloop_p99_ms: most((w) => w.eventloop_p99_ms),
+    server_gc_ms: gcMs,
+    server_gc_ms_per_1k_requests: perRequest(gcMs * 1000),
+    server_worker_share_min_pct: requests > 0 ? Math.min(...shares) : null,
+    server_worker_share_max_pct: requests > 0 ? Math.max(...shares) : null,
+  };
+}

@@ -1,0 +1,142 @@
+// What serving costs each process (issue 6), as prom-client metrics read at scrape time:
+// requests served, CPU time, RSS and heap (now and peak), event-loop delay, GC pauses.
+// Workers answer the primary's requests for their metrics over cluster IPC
+// (prom-client's AggregatorRegistry); the primary serves them all on the admin endpoint.
+// Every series carries the process's `pid` label, so per-worker figures survive aggregation.
+import { PerformanceObserver } from 'node:perf_hooks';
+import client from 'prom-client';
+import { servedRequests } from './served.js';
+
+const { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Registry } = client;
+
+/**
+ * Sampling interval (ms) of the event-loop delay histogram (perf_hooks.monitorEventLoopDelay,
+ * through prom-client). Its samples are the time between two timer runs, so each holds this
+ * interval: a reader subtracts it to get the delay (server_eventloop_resolution_seconds says it).
+ */
+export const EVENT_LOOP_RESOLUTION_MS = 10;
+
+/** How often (ms) RSS and heap are sampled for their peaks between two scrapes. */
+export const MEMORY_SAMPLE_MS = 100;
+
+/**
+ * The metrics every process reports, registered in `registry`: prom-client's default
+ * metrics (CPU `process_cpu_{user,system}_seconds_total`, RSS `process_resident_memory_bytes`,
+ * heap `nodejs_heap_size_used_bytes`, event-loop delay `nodejs_eventloop_lag_p50_seconds`
+ * and `_p99_`, reset at each scrape) and this module's own: `server_gc_pause_seconds_total`,
+ * `server_gc_runs_total`, `server_resident_memory_peak_bytes` and `server_heap_used_peak_bytes`
+ * (sampled every MEMORY_SAMPLE_MS, reset at each scrape), `server_eventloop_resolution_seconds`.
+ * @param {import('prom-client').Registry} registry
+ * @param {string} prefix '' in a worker; 'server_primary_' in the primary, whose metrics sit
+ *   beside the workers' in one exposition and so need names of their own
+ */
+function registerProcessMetrics(registry, prefix) {
+  registry.setDefaultLabels({ pid: String(process.pid) });
+  collectDefaultMetrics({ register: registry, prefix, eventLoopMonitoringPrecision: EVENT_LOOP_RESOLUTION_MS });
+  // prom-client's GC histogram reads only the first entry of each batch its observer gets, so
+  // GCs that come in one batch are lost (about 1 in 10 in a burst here); every entry is counted below.
+  registry.removeSingleMetric(`${prefix}nodejs_gc_duration_seconds`);
+  const own = prefix || 'server_';
+  const registers = [registry];
+
+  const gc = { pauseMs: 0, runs: 0 };
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      gc.pauseMs += entry.duration;
+      gc.runs++;
+    }
+  }).observe({ entryTypes: ['gc'] });
+  const reported = { pauseMs: 0, runs: 0 };
+  new Counter({
+    name: `${own}gc_pause_seconds_total`,
+    help: 'Time spent in garbage collection (all kinds), from every perf_hooks gc entry.',
+    registers,
+    collect() {
+      this.inc((gc.pauseMs - reported.pauseMs) / 1000);
+      reported.pauseMs = gc.pauseMs;
+    },
+  });
+  new Counter({
+    name: `${own}gc_runs_total`,
+    help: 'Garbage collections (all kinds), from every perf_hooks gc entry.',
+    registers,
+    collect() {
+      this.inc(gc.runs - reported.runs);
+      reported.runs = gc.runs;
+    },
+  });
+
+  // A peak between two scrapes needs samples in between: a timer, off the request path.
+  const peak = { rss: 0, heap: 0 };
+  const sample = () => {
+    const { rss, heapUsed } = process.memoryUsage();
+    peak.rss = Math.max(peak.rss, rss);
+    peak.heap = Math.max(peak.heap, heapUsed);
+  };
+  sample();
+  setInterval(sample, MEMORY_SAMPLE_MS).unref();
+  // Each peak gauge ends its window when read: its value covers the time since the previous scrape.
+  const peakGauge = (name, key, what) => new Gauge({
+    name: `${own}${name}`,
+    help: `Largest ${what} since the previous scrape, sampled every ${MEMORY_SAMPLE_MS} ms and at the scrape.`,
+    registers,
+    collect() {
+      sample();
+      this.set(peak[key]);
+      peak[key] = 0;
+    },
+  });
+  peakGauge('resident_memory_peak_bytes', 'rss', 'resident set size');
+  peakGauge('heap_used_peak_bytes', 'heap', 'V8 heap used');
+  new Gauge({
+    name: `${own}eventloop_resolution_seconds`,
+    help: 'Sampling interval of the nodejs_eventloop_lag_* histogram, which each of its values includes.',
+    registers,
+  }).set(EVENT_LOOP_RESOLUTION_MS / 1000);
+}
+
+/**
+ * Starts a worker's accounting: registers its metrics, including
+ * `server_requests_served_total{handlers}` read from server/served.js at scrape time,
+ * and answers the primary's requests for them over cluster IPC. Call once, in a worker.
+ */
+export function startWorkerAccounting() {
+  const registry = new Registry();
+  registerProcessMetrics(registry, '');
+  const reported = {};
+  new Counter({
+    name: 'server_requests_served_total',
+    help: 'Requests that reached a route or RPC handler (server/served.js); handlers: http (fastify) or grpc (grpc-js).',
+    labelNames: ['handlers'],
+    registers: [registry],
+    collect() {
+      for (const [handlers, count] of Object.entries(servedRequests)) {
+        this.inc({ handlers }, count - (reported[handlers] ?? 0));
+        reported[handlers] = count;
+      }
+    },
+  });
+  AggregatorRegistry.setRegistries(registry);
+  // Constructing it is what makes a worker answer the primary's requests (prom-client's cluster.js).
+  new AggregatorRegistry();
+}
+
+/**
+ * The primary's side: its own process metrics (prefixed `server_primary_`) and the workers',
+ * collected over cluster IPC at each call.
+ * @returns {{contentType: string, metrics: () => Promise<string>}} `metrics` resolves with
+ *   the Prometheus text exposition of every worker and the primary; it rejects when a
+ *   worker does not answer within 5 s (prom-client's limit)
+ */
+export function createClusterAccounting() {
+  const registry = new Registry();
+  registerProcessMetrics(registry, 'server_primary_');
+  const workers = new AggregatorRegistry();
+  return {
+    contentType: workers.contentType,
+    metrics: async () => {
+      const [fromWorkers, own] = await Promise.all([workers.clusterMetrics(), registry.metrics()]);
+      return `${fromWorkers}\n${own}`;
+    },
+  };
+}

@@ -1,0 +1,50 @@
+// The primary's admin endpoint (off unless ADMIN_PORT is set): GET /metrics, the Prometheus
+// text exposition of every worker's accounting and the primary's (server/accounting.js).
+import http from 'node:http';
+import { createClusterAccounting } from './accounting.js';
+import { ListenError } from './errors.js';
+
+/** Path of the Prometheus exposition. */
+export const METRICS_PATH = '/metrics';
+
+const reply = (res, status, body, type = 'application/json') => {
+  res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
+  res.end(body);
+};
+const error = (statusCode, code, message) => JSON.stringify({ statusCode, code, message });
+
+/**
+ * Starts the admin endpoint in the primary. Answers GET /metrics with 200 and the
+ * metrics; anything else with 404 (`ERR_NOT_FOUND`); 503 (`ERR_METRICS_UNAVAILABLE`) when
+ * a worker does not answer in time (the log says why). Bodies of errors are JSON
+ * `{statusCode, code, message}`, without internals.
+ * Scraping resets the windowed figures (event-loop delay, memory peaks): they cover the
+ * time since the previous scrape, so one reader at a time.
+ * @param {{host: string, port: number, log: import('pino').Logger}} options
+ * @returns {Promise<{close: () => Promise<void>}>}
+ * @throws {ListenError} ERR_PORT_IN_USE or ERR_LISTEN when the port cannot be bound
+ */
+export async function startAdmin({ host, port, log }) {
+  const accounting = createClusterAccounting();
+  const server = http.createServer(async (req, res) => {
+    const path = req.url.split('?', 1)[0];
+    if (req.method !== 'GET' || path !== METRICS_PATH) {
+      return reply(res, 404, error(404, 'ERR_NOT_FOUND', `the admin endpoint serves GET ${METRICS_PATH} only`));
+    }
+    try {
+      reply(res, 200, await accounting.metrics(), accounting.contentType);
+    } catch (err) {
+      log.warn({ reason: err.message }, 'admin: could not collect the workers\' metrics');
+      reply(res, 503, error(503, 'ERR_METRICS_UNAVAILABLE', 'a worker did not answer in time; try again'));
+    }
+  });
+  try {
+    await new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, resolve);
+    });
+  } catch (err) {
+    throw new ListenError('admin HTTP', `${host}:${port}`, err.code ?? err.message);
+  }
+  return { close: () => new Promise((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }) };
+}

@@ -1,0 +1,219 @@
+// The server's accounting (issue 6): the admin endpoint is off unless asked for, and when on,
+// its figures are real: exact request counts per protocol, CPU that follows the load, per-worker series.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import net from 'node:net';
+import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, describe, test } from 'node:test';
+import grpc from '@grpc/grpc-js';
+import { parseScrape, scrapeServer, serverFigures, serverWindow } from '../bench/server-stats.js';
+import { userServiceDefinition } from '../proto/index.js';
+import { readSettings } from '../server/settings.js';
+import { freePort, startServer } from './helpers/server.js';
+
+const N = 500;
+
+/** TCP ports in LISTEN state held by any of these processes (Linux /proc). */
+function listeningPorts(pids) {
+  const byInode = new Map();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of fs.readFileSync(table, 'utf8').split('\n').slice(1)) {
+      const cols = line.trim().split(/\s+/);
+      if (cols[3] === '0A') byInode.set(cols[9], parseInt(cols[1].split(':').at(-1), 16));
+    }
+  }
+  const ports = new Set();
+  for (const pid of pids) {
+    for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
+      const inode = fs.readlinkSync(`/proc/${pid}/fd/${fd}`, { encoding: 'utf8' }).match(/^socket:\[(\d+)\]$/)?.[1];
+      if (byInode.has(inode)) ports.add(byInode.get(inode));
+    }
+  }
+  return ports;
+}
+
+/** Sends `count` requests through `send`, `concurrency` at a time. */
+async function load(count, concurrency, send) {
+  let next = 0;
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < count) {
+      next++;
+      await send();
+    }
+  }));
+}
+
+const httpGet = (port) => async () => {
+  const res = await fetch(`http://127.0.0.1:${port}/`);
+  assert.equal(res.status, 200);
+  await res.arrayBuffer();
+};
+
+function grpcClient(port) {
+  const Client = grpc.makeGenericClientConstructor(userServiceDefinition(), 'UserService');
+  const client = new Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+  return {
+    close: () => client.close(),
+    getUser: () => new Promise((resolve, reject) => client.GetUser({}, { deadline: Date.now() + 5000 },
+      (err) => (err ? reject(err) : resolve()))),
+  };
+}
+
+const cpuOf = (window) => window.workers.reduce((a, w) => a + w.cpu_user_s + w.cpu_system_s, 0);
+const servedOf = (window, handlers) => window.workers.reduce((a, w) => a + (w.served[handlers] ?? 0), 0);
+
+test('the admin endpoint is off by default: the setting is unset and nothing more listens', async () => {
+  const defaults = readSettings({});
+  assert.equal(defaults.ADMIN_PORT, undefined);
+  assert.equal(defaults.ADMIN_HOST, '127.0.0.1', 'loopback unless told otherwise');
+  assert.throws(() => readSettings({ ADMIN_PORT: 'abc' }), { code: 'ERR_INVALID_SETTING', message: /ADMIN_PORT="abc"/ });
+
+  assert.equal(process.env.ADMIN_PORT, undefined, 'this test needs ADMIN_PORT unset in its environment');
+  const server = await startServer({ MODE: 'both' });
+  try {
+    const ready = server.lines.find((l) => l.msg === 'ready');
+    assert.equal(ready.admin, undefined);
+    const pids = [server.proc.pid, ...server.workerPids()];
+    assert.deepEqual([...listeningPorts(pids)].sort(), [server.httpPort, server.grpcPort].sort());
+  } finally {
+    await server.stop();
+  }
+});
+
+test('an admin port already in use stops the server with one clear line', async () => {
+  const taken = net.createServer().listen(0, '127.0.0.1');
+  await once(taken, 'listening');
+  const { port } = taken.address();
+  try {
+    await assert.rejects(startServer({ MODE: 'http', ADMIN_PORT: String(port) }),
+      (err) => /admin HTTP port 127\.0\.0\.1:\d+ is already in use/.test(err.message) && !/\n\s+at /.test(err.message));
+  } finally {
+    taken.close();
+  }
+});
+
+describe('with ADMIN_PORT set and two workers', () => {
+  let server;
+  let admin;
+  before(async () => {
+    const port = await freePort();
+    admin = `127.0.0.1:${port}`;
+    server = await startServer({ MODE: 'both', WORKERS: '2', ADMIN_PORT: String(port) });
+  });
+  after(() => server?.stop());
+
+  test('the primary serves GET /metrics on 127.0.0.1, one series per worker pid, and nothing else', async () => {
+    assert.equal(server.lines.find((l) => l.msg === 'ready').admin, admin);
+    const res = await fetch(`http://${admin}/metrics`);
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type'), /^text\/plain/);
+    const text = await res.text();
+    for (const pid of server.workerPids()) {
+      for (const name of ['server_requests_served_total{handlers="http"', 'process_cpu_user_seconds_total{', 'process_resident_memory_bytes{',
+        'nodejs_eventloop_lag_p99_seconds{', 'server_gc_pause_seconds_total{', 'server_heap_used_peak_bytes{']) {
+        assert.ok(text.includes(name) && new RegExp(`${name.replace(/[{}]/g, '\\$&')}.*pid="${pid}"`).test(text), `${name} for worker ${pid}`);
+      }
+    }
+    assert.match(text, new RegExp(`server_primary_process_cpu_user_seconds_total\\{pid="${server.proc.pid}"\\}`));
+    assert.doesNotMatch(text, /nodejs_gc_duration_seconds/, 'prom-client\'s GC histogram, which misses batched entries, is replaced');
+
+    const other = await fetch(`http://${admin}/`);
+    assert.equal(other.status, 404);
+    const body = await other.json();
+    assert.equal(body.code, 'ERR_NOT_FOUND');
+    assert.doesNotMatch(JSON.stringify(body), /\n\s+at |\.js:\d+/);
+  });
+
+  test(`${N} HTTP and ${N} gRPC requests show as exactly ${N} served each, across 2 worker pids`, async () => {
+    // The handlers count scenario requests only; the test helper sends no health checks, so no margin is needed.
+    const start = await scrapeServer(admin);
+    const client = grpcClient(server.grpcPort);
+    try {
+      await Promise.all([load(N, 8, httpGet(server.httpPort)), load(N, 8, client.getUser)]);
+    } finally {
+      client.close();
+    }
+    const window = serverWindow(start, await scrapeServer(admin));
+    assert.equal(servedOf(window, 'http'), N);
+    assert.equal(servedOf(window, 'grpc'), N);
+    assert.deepEqual(window.workers.map((w) => w.pid).sort(), server.workerPids().sort());
+    assert.equal(window.workers.length, 2);
+    assert.deepEqual(window.workers_gone, []);
+    for (const w of window.workers) {
+      assert.ok(w.rss_end_bytes > 0 && w.rss_peak_bytes >= w.rss_end_bytes, `worker ${w.pid} RSS`);
+      assert.ok(w.heap_used_end_bytes > 0 && w.heap_used_peak_bytes >= w.heap_used_end_bytes, `worker ${w.pid} heap`);
+      assert.ok(w.eventloop_p50_ms >= 0 && w.eventloop_p99_ms >= w.eventloop_p50_ms, `worker ${w.pid} event-loop delay`);
+      assert.ok(w.gc_pause_ms >= 0 && Number.isInteger(w.gc_runs), `worker ${w.pid} GC`);
+    }
+    const figures = serverFigures(window);
+    assert.equal(figures.server_requests, 2 * N);
+    assert.ok(figures.server_cpu_us_per_request > 0 && figures.server_cpu_us_per_request < 100_000, String(figures.server_cpu_us_per_request));
+    assert.equal(Math.round(figures.server_worker_share_min_pct + figures.server_worker_share_max_pct), 100, 'two workers share all');
+  });
+
+  test('CPU time rises with load: 2000 requests cost more than an idle window as long', async () => {
+    const s1 = await scrapeServer(admin);
+    await load(2000, 8, httpGet(server.httpPort));
+    const s2 = await scrapeServer(admin);
+    await sleep(s2.at_ms - s1.at_ms);
+    const s3 = await scrapeServer(admin);
+    const busy = serverWindow(s1, s2);
+    const idle = serverWindow(s2, s3);
+    assert.equal(servedOf(busy, 'http'), 2000);
+    assert.equal(servedOf(idle, 'http'), 0);
+    assert.ok(cpuOf(busy) > cpuOf(idle), `busy ${cpuOf(busy)} s vs idle ${cpuOf(idle)} s of CPU`);
+    assert.ok(cpuOf(busy) > 0);
+  });
+});
+
+test('the report figures are made from the recorded window as documented', () => {
+  const text = [
+    '# TYPE server_requests_served_total counter',
+    'server_requests_served_total{handlers="http",pid="11"} 300',
+    'server_requests_served_total{handlers="http",pid="12"} 100',
+    '# TYPE process_cpu_user_seconds_total counter',
+    'process_cpu_user_seconds_total{pid="11"} 1.5',
+    'process_cpu_user_seconds_total{pid="12"} 0.5',
+    '# TYPE process_cpu_system_seconds_total counter',
+    'process_cpu_system_seconds_total{pid="11"} 0.25',
+    'process_cpu_system_seconds_total{pid="12"} 0.25',
+    '# TYPE process_resident_memory_bytes gauge',
+    'process_resident_memory_bytes{pid="11"} 104857600',
+    'process_resident_memory_bytes{pid="12"} 52428800',
+    '# TYPE nodejs_eventloop_lag_p99_seconds gauge',
+    'nodejs_eventloop_lag_p99_seconds{pid="11"} 0.012',
+    'nodejs_eventloop_lag_p99_seconds{pid="12"} 0.0095',
+    '# TYPE server_eventloop_resolution_seconds gauge',
+    'server_eventloop_resolution_seconds{pid="11"} 0.01',
+    'server_eventloop_resolution_seconds{pid="12"} 0.01',
+    '# TYPE server_gc_pause_seconds_total counter',
+    'server_gc_pause_seconds_total{pid="11"} 0.004',
+    'server_gc_pause_seconds_total{pid="12"} 0.002',
+    '# TYPE server_primary_process_cpu_user_seconds_total counter',
+    'server_primary_process_cpu_user_seconds_total{pid="10"} 0.1',
+    '# TYPE server_primary_process_cpu_system_seconds_total counter',
+    'server_primary_process_cpu_system_seconds_total{pid="10"} 0',
+    '',
+  ].join('\n');
+  const end = parseScrape(text, 2000);
+  assert.equal(end.primary.pid, 10);
+  assert.deepEqual(end.workers.map((w) => w.pid), [11, 12]);
+  const zero = { served: {}, cpu_user_s: 0, cpu_system_s: 0, gc_pause_s: 0, gc_runs: 0 };
+  const start = { at_ms: 1000, primary: { pid: 10, ...zero }, workers: [{ pid: 11, ...zero }, { pid: 12, ...zero }] };
+  const window = serverWindow(start, end);
+  assert.equal(window.window_ms, 1000);
+  assert.equal(window.workers[0].eventloop_p99_ms, 2, 'the 10 ms sampling interval is taken out');
+  assert.equal(window.workers[1].eventloop_p99_ms, 0, 'never below 0');
+  const f = serverFigures(window);
+  assert.equal(f.server_requests, 400);
+  // (1.5 + 0.25 + 0.5 + 0.25 + primary 0.1) s / 400 requests = 6500 µs
+  assert.equal(Math.round(f.server_cpu_us_per_request), 6500);
+  assert.equal(Math.round(f.server_cpu_user_us_per_request), 5250);
+  assert.equal(f.server_rss_end_mib, 100);
+  assert.equal(f.server_gc_ms, 6);
+  assert.equal(f.server_gc_ms_per_1k_requests, 15);
+  assert.equal(f.server_worker_share_min_pct, 25);
+  assert.equal(f.server_worker_share_max_pct, 75);
+  assert.ok(Object.values(serverFigures(undefined)).every((v) => v === null), 'no window, no figures');
+});
