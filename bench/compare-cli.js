@@ -3,6 +3,7 @@
 // and writes it as Markdown and JSON. Summaries of the same mode and target are
 // repeats of one column (median and spread); with only one such group, each file is a column.
 import { parseArgs } from 'node:util';
+import { runCli } from './cli.js';
 import { buildReport, renderMarkdown, writeReports } from './report.js';
 import { readSummary } from './summary.js';
 
@@ -36,12 +37,4 @@ async function main() {
   process.stdout.write(`written: ${[paths.markdown, paths.json, ...paths.charts].join(', ')}\n`);
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  try {
-    await main();
-  } catch (err) {
-    if (!err.code?.startsWith('ERR_')) throw err;
-    process.stderr.write(`compare: ${err.message}\n`);
-    process.exit(2);
-  }
-}
+if (import.meta.url === `file://${process.argv[1]}`) await runCli('compare', main, 2);

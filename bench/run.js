@@ -4,6 +4,7 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { runCli } from './cli.js';
 import { BenchError } from './errors.js';
 import { freePort, ROOT, runK6, startServer } from './processes.js';
 import { buildReport, renderMarkdown, writeReports } from './report.js';
@@ -147,10 +148,4 @@ async function main() {
   }
 }
 
-try {
-  await main();
-} catch (err) {
-  if (!err.code?.startsWith('ERR_')) throw err;
-  console.error(`bench: ${err.message}`);
-  process.exit(1);
-}
+await runCli('bench', main);

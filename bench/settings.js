@@ -1,14 +1,10 @@
 // Settings of the main job (bench.sh), read from the environment and checked before anything starts.
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
-import { bool, cleanEnv, makeValidator, str } from 'envalid';
+import { bool, makeValidator, str } from 'envalid';
+import { positiveInt, readEnv } from '../server/env.js';
 import { SCENARIOS } from '../proto/payload.js';
 import { BenchError } from './errors.js';
-
-const positiveInt = makeValidator((input) => {
-  if (!/^[1-9][0-9]*$/.test(String(input))) throw new Error('must be a whole number of at least 1');
-  return Number(input);
-});
 
 // k6's duration syntax (https://grafana.com/docs/k6/latest/using-k6/k6-options/reference/#duration), e.g. 30s, 1m30s, 500ms.
 const DURATION_MS = { ms: 1, s: 1000, m: 60000, h: 3600000 };
@@ -105,7 +101,7 @@ export const BENCH_MODES = Object.freeze(['http', 'grpc']);
  */
 export function readBenchSettings(env = process.env) {
   const cores = splitCores(allowedCpus());
-  return cleanEnv(env, {
+  return readEnv(env, {
     VUS: positiveInt({ default: 32 }),
     REPEATS: positiveInt({ default: 3 }),
     DURATION: duration({ allowZero: false })({ default: '8s' }),
@@ -120,10 +116,5 @@ export function readBenchSettings(env = process.env) {
     DECOMPOSE: bool({ default: false }),
     K6_BIN: str({ default: 'k6' }),
     RESULTS_DIR: str({ default: 'results' }),
-  }, {
-    reporter: ({ errors }) => {
-      const problems = Object.entries(errors).map(([name, err]) => `${name}=${JSON.stringify(env[name])}: ${err.message}`);
-      if (problems.length) throw new BenchError(`invalid setting ${problems.join('; ')}`);
-    },
-  });
+  }, BenchError);
 }

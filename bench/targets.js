@@ -12,6 +12,7 @@ import { markdownTable } from 'markdown-table';
 import { max, median, min } from 'simple-statistics';
 import { requireCapacityTools } from './capacity.js';
 import { DECOMPOSITION, measureDecomposition } from './decompose.js';
+import { runCli } from './cli.js';
 import { BenchError } from './errors.js';
 import { ROOT, runK6, startServer } from './processes.js';
 import { allowedCpus, durationMs, readBenchSettings, splitCores } from './settings.js';
@@ -108,10 +109,4 @@ async function main() {
   }
 }
 
-try {
-  await main();
-} catch (err) {
-  if (!err.code?.startsWith('ERR_')) throw err;
-  console.error(`targets: ${err.message}`);
-  process.exit(2);
-}
+await runCli('targets', main, 2);

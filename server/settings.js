@@ -1,23 +1,9 @@
 // Server settings, read once from the environment and validated before anything starts.
 import os from 'node:os';
-import { cleanEnv, host, makeValidator, port, str } from 'envalid';
+import { host, makeValidator, port, str } from 'envalid';
+import { positiveInt, readEnv, wholeNumber } from './env.js';
 import { SettingsError } from './errors.js';
 
-/**
- * A validator of whole numbers from `min` to `max`.
- * @param {number} min smallest accepted value
- * @param {number} max largest accepted value
- */
-const wholeNumber = (min, max) => makeValidator((input) => {
-  const value = /^[0-9]+$/.test(String(input)) ? Number(input) : NaN;
-  if (!(value >= min && value <= max)) throw new Error(`must be a whole number from ${min} to ${max}`);
-  return value;
-});
-
-const positiveInt = makeValidator((input) => {
-  if (!/^[1-9][0-9]*$/.test(String(input))) throw new Error('must be a whole number of at least 1');
-  return Number(input);
-});
 // setTimeout fires at once for delays past 2^31-1 ms, so no duration may exceed it.
 const durationMs = wholeNumber(1, 2 ** 31 - 1);
 
@@ -102,7 +88,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
  * @throws {SettingsError} naming every invalid variable and why
  */
 export function readSettings(env = process.env) {
-  const settings = cleanEnv(env, {
+  const settings = readEnv(env, {
     MODE: mode({ default: 'both' }),
     ...Object.fromEntries(Object.values(LISTENER_PORTS).map(([name, fallback]) => [name, port({ default: fallback })])),
     HOST: host({ default: '0.0.0.0' }),
@@ -118,13 +104,7 @@ export function readSettings(env = process.env) {
     // The admin endpoint (accounting, issue 6): off unless a port is given; loopback unless told otherwise.
     ADMIN_PORT: port({ default: undefined }),
     ADMIN_HOST: host({ default: '127.0.0.1' }),
-  }, {
-    reporter: ({ errors }) => {
-      const problems = Object.entries(errors)
-        .map(([name, err]) => `${name}=${JSON.stringify(env[name])}: ${err.message}`);
-      if (problems.length) throw new SettingsError(`invalid setting ${problems.join('; ')}`);
-    },
-  });
+  }, SettingsError);
   // Node's http.Server refuses a head deadline past the whole request's (ERR_OUT_OF_RANGE):
   // say so here, in one line, before any worker starts.
   if (settings.HEADERS_TIMEOUT_MS > settings.REQUEST_TIMEOUT_MS) {
