@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # One image for both modes of the server; MODE (http | grpc | both) selects at run time.
-# Build: bash build.sh   Run: bash starthttp.sh | bash startgrpc.sh   (see docs/docker.md)
+# Build: bash build.sh   Run: bash starthttp.sh | bash startgrpc.sh   (see README.md, Docker)
 
 # Pinned Node LTS on Debian 12; build and runtime share it so native add-ons would match.
 ARG NODE_IMAGE=node:22.23.4-bookworm-slim

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { markdownTable } from 'markdown-table';
 import { max, median, min } from 'simple-statistics';
 import { requireCapacityTools } from './capacity.js';
-import { DECOMPOSITION, measureDecomposition } from './decompose.js';
+import { decompositionReport, DECOMPOSITION, measureDecomposition, renderDecomposition } from './decompose.js';
 import { runCli } from './cli.js';
 import { BenchError } from './errors.js';
 import { ROOT, runK6, startServer } from './processes.js';
@@ -96,7 +96,8 @@ async function main() {
     { align: ['l', 'r', 'r', 'l'] });
     const setup = `${settings.REPEATS} repeat(s), ${settings.DURATION} each after ${settings.WARMUP} warm-up, ${settings.VUS} connections/VUs; `
       + `1 server worker; ${cores.description}`;
-    const markdown = `## Performance targets\n\n${table}\n\n${setup}\n`;
+    const decomposition = renderDecomposition(decompositionReport('user', runs));
+    const markdown = `## Performance targets\n\n${table}\n\n${setup}\n\n${decomposition}`;
     process.stdout.write(`\n${markdown}`);
     await mkdir(settings.RESULTS_DIR, { recursive: true });
     const base = path.join(settings.RESULTS_DIR, `targets-${new Date().toISOString().replace(/[:.]/g, '-')}`);
