@@ -1,0 +1,330 @@
+// The soak job's settings, its memory figures (worker RSS read from /proc, its trend)
+// and its report. bench/soak.js runs the load; everything here is free of processes.
+import { readdirSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import { bool, makeValidator, str } from 'envalid';
+import { markdownTable } from 'markdown-table';
+import { linearRegression, max, median, min } from 'simple-statistics';
+import { positiveInt, readEnv } from '../server/env.js';
+import { BenchError } from './errors.js';
+import { allowedCpus, durationMs, splitCores } from './settings.js';
+
+/** Modes the soak job can load, in report order. */
+export const SOAK_MODES = Object.freeze(['http', 'grpc']);
+
+/** Seconds between two RSS samples of the workers during the sustained run. */
+export const RSS_INTERVAL_S = 5;
+
+const positiveNumber = makeValidator((input) => {
+  const value = /^[0-9]+(\.[0-9]+)?$/.test(String(input)) ? Number(input) : NaN;
+  if (!(value > 0)) throw new Error('must be a number greater than 0');
+  return value;
+});
+
+const duration = ({ minMs }) => makeValidator((input) => {
+  const ms = durationMs(String(input));
+  if (ms < minMs) throw new Error(`must be at least ${minMs / 1000}s`);
+  return String(input);
+});
+
+const modes = makeValidator((input) => {
+  const value = String(input).trim();
+  if (value === 'both') return [...SOAK_MODES];
+  const items = value.split(',').map((x) => x.trim()).filter(Boolean);
+  if (items.length === 0 || items.some((x) => !SOAK_MODES.includes(x))) throw new Error('must be http, grpc, both, or http,grpc');
+  return [...new Set(items)];
+});
+
+/**
+ * @typedef {object} SoakSettings
+ * @property {string[]} MODE modes to load, one after the other (default both: http then grpc)
+ * @property {string} SOAK_DURATION measured sustained run per mode (k6 duration, default 5m)
+ * @property {string} WARMUP k6 run before the sustained one, left out of every figure (default 10s; 0s skips it)
+ * @property {number} VUS k6 virtual users, closed model: each sends its next request when the last is answered (default 64)
+ * @property {number} WORKERS server workers of the sustained run (default: one per server core)
+ * @property {boolean} SOAK run the sustained runs (default true; false runs the fault runs alone)
+ * @property {boolean} FAULTS run the fault runs (default true)
+ * @property {string} FAULT_DURATION k6 run of one fault run, a worker killed at its midpoint (k6 duration, default 30s)
+ * @property {number} FAULT_WORKERS server workers of the fault runs (default 2, so one survives the kill)
+ * @property {number} FAULT_REPEATS fault runs per mode, each on a fresh server; the report gives median and min-max (default 3)
+ * @property {number} RSS_GROWTH_PCT growth of a worker's median RSS, last minute vs first (%), at which it is 'growing' (default 10)
+ * @property {number} RSS_SLOPE_MIB_PER_MIN fitted RSS slope (MiB/min) under which a worker can be 'stable' (default 1; see rssTrend)
+ * @property {string} K6_BIN path of k6; empty: scripts/ensure-k6.sh finds or builds it
+ * @property {string} RESULTS_DIR folder of the reports and k6 summaries (relative to the repository, or absolute)
+ */
+
+/** Names of the soak job's settings, in the order the report lists them. */
+export const SOAK_SETTING_NAMES = Object.freeze(['MODE', 'SOAK', 'SOAK_DURATION', 'WARMUP', 'VUS', 'WORKERS', 'FAULTS', 'FAULT_DURATION',
+  'FAULT_WORKERS', 'FAULT_REPEATS', 'RSS_GROWTH_PCT', 'RSS_SLOPE_MIB_PER_MIN', 'K6_BIN', 'RESULTS_DIR']);
+
+/**
+ * Reads and checks the soak job's settings.
+ * @param {Record<string, string|undefined>} [env] default `process.env`
+ * @returns {SoakSettings}
+ * @throws {BenchError} ERR_BENCH, naming every invalid variable in one line
+ */
+export function readSoakSettings(env = process.env) {
+  const cores = splitCores(allowedCpus());
+  const settings = readEnv(env, {
+    MODE: modes({ default: [...SOAK_MODES] }),
+    SOAK: bool({ default: true }),
+    SOAK_DURATION: duration({ minMs: 1000 })({ default: '5m' }),
+    WARMUP: duration({ minMs: 0 })({ default: '10s' }),
+    VUS: positiveInt({ default: 64 }),
+    WORKERS: positiveInt({ default: cores.serverCoreCount }),
+    FAULTS: bool({ default: true }),
+    // The kill needs load before and after it: at least a second each side.
+    FAULT_DURATION: duration({ minMs: 2000 })({ default: '30s' }),
+    FAULT_WORKERS: positiveInt({ default: 2 }),
+    FAULT_REPEATS: positiveInt({ default: 3 }),
+    RSS_GROWTH_PCT: positiveNumber({ default: 10 }),
+    RSS_SLOPE_MIB_PER_MIN: positiveNumber({ default: 1 }),
+    K6_BIN: str({ default: '' }),
+    RESULTS_DIR: str({ default: 'results' }),
+  }, BenchError);
+  if (!settings.SOAK && !settings.FAULTS) throw new BenchError('invalid setting SOAK="false" with FAULTS="false": nothing to run');
+  // envalid gives a proxy; a plain copy goes into the JSON report as it is.
+  return { ...settings };
+}
+
+/**
+ * Resident set size of a live process, from /proc/<pid>/status (VmRSS).
+ * @param {number} pid
+ * @returns {number|null} MiB; null when the process is gone or /proc does not tell
+ */
+export function rssMib(pid) {
+  try {
+    const kib = readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+)\s+kB$/m)?.[1];
+    return kib === undefined ? null : Number(kib) / 1024;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Pids of this process's children with this command name (/proc/<pid>/stat), so that a
+ * child that overstays can be stopped by its pid alone.
+ * @param {string} name command name as the kernel keeps it, e.g. 'k6'
+ * @returns {number[]}
+ */
+export function childPidsNamed(name) {
+  const pids = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (comm === name && ppid === process.pid) pids.push(Number(entry));
+    } catch { /* exited while listed */ }
+  }
+  return pids;
+}
+
+/**
+ * @typedef {object} RssSample one reading of every worker
+ * @property {number} t_s seconds since the start of the measured window
+ * @property {Record<string, number>} workers RSS by worker pid (MiB)
+ */
+
+/**
+ * @typedef {object} RssTrend
+ * @property {number} start_mib RSS at the first sample (MiB)
+ * @property {number} end_mib RSS at the last sample (MiB)
+ * @property {number} max_mib largest RSS sampled (MiB)
+ * @property {number|null} median_start_mib median RSS of the first minute (MiB); null under two minutes
+ * @property {number|null} median_end_mib median RSS of the last minute (MiB)
+ * @property {number|null} growth_pct (median_end / median_start - 1) x 100 (%)
+ * @property {number|null} slope_mib_per_min slope of a least-squares line through every sample (MiB/min); null under 2 samples
+ * @property {number|null} slope_se_mib_per_min its standard error (MiB/min); null under 3 samples
+ * @property {number} samples samples in the fit
+ * @property {number} window_s time from the first sample to the last (s)
+ * @property {'stable'|'growing'|'inconclusive'|'too short to tell'} verdict
+ */
+
+// Under this window there is no first and last minute to compare.
+const MIN_VERDICT_WINDOW_S = 120;
+
+/**
+ * RSS trend of a series of (time, RSS) points under load, and its verdict. Under load a
+ * worker's RSS is a GC sawtooth (tens of MiB, periods from seconds to minutes), so growth
+ * compares the medians of the first and the last minute rather than two single samples,
+ * and the fitted slope comes with its standard error. 'stable': growth under `growthPct` and
+ * slope under `slopeMibPerMin`; 'growing': growth at or over `growthPct`, or a slope over the
+ * limit by more than two standard errors; 'inconclusive': a slope over the limit but within
+ * two standard errors of it (the sawtooth can make it; a longer run tells); 'too short to
+ * tell' under two minutes.
+ * @param {Array<[number, number]>} points [seconds since the window start, MiB], in time order
+ * @param {{growthPct: number, slopeMibPerMin: number}} limits growthPct in %, slopeMibPerMin in MiB/min
+ * @returns {RssTrend}
+ */
+export function rssTrend(points, { growthPct, slopeMibPerMin }) {
+  const values = points.map(([, mib]) => mib);
+  const [t0] = points[0];
+  const tEnd = points.at(-1)[0];
+  const windowS = tEnd - t0;
+  const minutes = points.map(([t, mib]) => [(t - t0) / 60, mib]);
+  let slope = null;
+  let slopeSe = null;
+  if (points.length >= 2 && windowS > 0) {
+    const fit = linearRegression(minutes);
+    slope = fit.m;
+    if (points.length >= 3) {
+      const residual = minutes.map(([t, mib]) => mib - (fit.m * t + fit.b));
+      const tMean = minutes.reduce((a, [t]) => a + t, 0) / minutes.length;
+      const sxx = minutes.reduce((a, [t]) => a + (t - tMean) ** 2, 0);
+      slopeSe = Math.sqrt(residual.reduce((a, r) => a + r * r, 0) / (minutes.length - 2) / sxx);
+    }
+  }
+  let medianStart = null;
+  let medianEnd = null;
+  let growth = null;
+  let verdict = 'too short to tell';
+  if (windowS >= MIN_VERDICT_WINDOW_S) {
+    medianStart = median(points.filter(([t]) => t <= t0 + 60).map(([, mib]) => mib));
+    medianEnd = median(points.filter(([t]) => t >= tEnd - 60).map(([, mib]) => mib));
+    growth = (medianEnd / medianStart - 1) * 100;
+    if (growth >= growthPct || slope - 2 * slopeSe >= slopeMibPerMin) verdict = 'growing';
+    else if (slope < slopeMibPerMin) verdict = 'stable';
+    else verdict = 'inconclusive';
+  }
+  const r = (n, digits) => (n === null ? null : round(n, digits));
+  return {
+    start_mib: r(values[0]), end_mib: r(values.at(-1)), max_mib: r(max(values)),
+    median_start_mib: r(medianStart), median_end_mib: r(medianEnd), growth_pct: r(growth),
+    slope_mib_per_min: r(slope, 3), slope_se_mib_per_min: r(slopeSe, 3),
+    samples: points.length, window_s: round(windowS, 1), verdict,
+  };
+}
+
+/**
+ * The memory figures of a sustained run: the trend of each worker, and of all workers
+ * together (their sum at each sample). The run's verdict is the worst of its workers'
+ * (growing, then inconclusive, then too short to tell, then stable).
+ * @param {RssSample[]} samples
+ * @param {{growthPct: number, slopeMibPerMin: number}} limits
+ * @returns {{workers: Array<RssTrend & {pid: number}>, total: RssTrend, verdict: string}}
+ */
+export function memoryFigures(samples, limits) {
+  const pids = [...new Set(samples.flatMap((s) => Object.keys(s.workers)))];
+  const workers = pids.map((pid) => ({
+    pid: Number(pid),
+    ...rssTrend(samples.filter((s) => s.workers[pid] !== undefined).map((s) => [s.t_s, s.workers[pid]]), limits),
+  }));
+  const total = rssTrend(samples.map((s) => [s.t_s, Object.values(s.workers).reduce((a, b) => a + b, 0)]), limits);
+  const verdicts = workers.map((w) => w.verdict);
+  // The worst worker decides.
+  const verdict = ['growing', 'inconclusive', 'too short to tell', 'stable'].find((v) => verdicts.includes(v)) ?? 'too short to tell';
+  return { workers, total, verdict };
+}
+
+/**
+ * Median and range of repeated measurements.
+ * @param {number[]} values
+ * @returns {{median: number, min: number, max: number}|null} null when there is none
+ */
+export function spread(values) {
+  const known = values.filter((v) => typeof v === 'number' && Number.isFinite(v));
+  if (known.length === 0) return null;
+  return { median: median(known), min: min(known), max: max(known) };
+}
+
+function round(n, digits = 2) {
+  return Number.isFinite(n) ? Number(n.toFixed(digits)) : n;
+}
+
+const MODE_LABEL = { http: 'HTTP (JSON)', grpc: 'gRPC (protobuf)' };
+const fmt = (n, digits = 0) => (n === null || n === undefined ? 'n/a'
+  : n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }));
+const fmtSpread = (s, digits = 0) => (s === null ? 'n/a'
+  : s.min === s.max ? fmt(s.median, digits) : `${fmt(s.median, digits)} (${fmt(s.min, digits)}–${fmt(s.max, digits)})`);
+
+/**
+ * The soak report in Markdown: the settings and core pinning, one table for the sustained
+ * runs and one for the fault runs (one column per mode), and how the verdict is made.
+ * @param {object} report what bench/soak.js writes as JSON
+ * @returns {string}
+ */
+export function renderSoakMarkdown(report) {
+  const { settings } = report;
+  const out = [`# Soak and fault runs, ${report.generated_at}`, '',
+    `Command: \`${report.command}\``, '',
+    `Pinning: ${report.pinning}. Machine: ${report.machine.cpus} CPUs allowed, ${report.machine.node}, ${report.machine.k6}.`, '',
+    `Settings: ${SOAK_SETTING_NAMES.filter((n) => n !== 'K6_BIN').map((n) => `${n}=${[settings[n]].flat().join(',')}`).join(' ')}.`, ''];
+  const align = (columns) => ({ align: ['l', ...columns.map(() => 'r')] });
+  if (report.soak.length) {
+    const runs = report.soak;
+    const row = (label, pick) => [label, ...runs.map(pick)];
+    const mem = (r) => r.memory.total;
+    out.push(`## Sustained load: ${settings.SOAK_DURATION} at ${settings.VUS} VUs (closed model), ${settings.WORKERS} worker(s)`, '',
+      `After a ${settings.WARMUP} warm-up run (left out); worker RSS from /proc/<pid>/status every ${RSS_INTERVAL_S} s, summed over the workers.`, '',
+      markdownTable([
+        ['', ...runs.map((r) => MODE_LABEL[r.mode])],
+        row('RPS (req/s)', (r) => fmt(r.rps)),
+        row('requests', (r) => fmt(r.requests)),
+        row('failed requests (must be 0)', (r) => fmt(r.failed)),
+        row('iterations k6 interrupted at the end', (r) => fmt(r.interrupted_iterations)),
+        row('latency p99 (ms)', (r) => fmt(r.latency_ms.p99, 2)),
+        row('k6 CPU (% of its core)', (r) => fmt(r.k6_cpu_pct)),
+        row('RSS idle between warm-up and run (MiB)', (r) => fmt(r.rss_idle_mib, 1)),
+        row(`RSS at window start, ${RSS_INTERVAL_S} s into the run (MiB)`, (r) => fmt(mem(r).start_mib, 1)),
+        row('RSS at window end (MiB)', (r) => fmt(mem(r).end_mib, 1)),
+        row('RSS max (MiB)', (r) => fmt(mem(r).max_mib, 1)),
+        row('RSS median, first → last minute (MiB)', (r) => `${fmt(mem(r).median_start_mib, 1)} → ${fmt(mem(r).median_end_mib, 1)}`),
+        row('RSS growth, median last vs first minute (%)', (r) => fmt(mem(r).growth_pct, 1)),
+        row('RSS slope, linear fit ± standard error (MiB/min)', (r) => `${fmt(mem(r).slope_mib_per_min, 2)} ± ${fmt(mem(r).slope_se_mib_per_min, 2)}`),
+        row('RSS samples under load', (r) => fmt(mem(r).samples)),
+        row('memory', (r) => r.memory.verdict),
+        row('load average (1 min) before the run', (r) => fmt(r.loadavg_before, 2)),
+      ], align(runs)), '',
+      `Verdict per worker: stable when RSS grew less than ${settings.RSS_GROWTH_PCT}% (median of the last minute vs the first) and `
+      + `the fitted slope is under ${settings.RSS_SLOPE_MIB_PER_MIN} MiB/min; growing when it grew more, or the slope exceeds the limit by `
+      + 'more than two standard errors; inconclusive when the slope exceeds the limit by less than that; too short to tell under two minutes. '
+      + 'Why: under load a worker\'s RSS is a GC sawtooth of tens of MiB with periods from seconds to minutes, so single samples and '
+      + 'the slope mostly tell where the peaks fell; minute medians and the slope\'s standard error (an underestimate, the samples being '
+      + 'correlated) keep that from passing for a trend. The limits: 10% of a worker is more than V8\'s heap resizing moves its median; '
+      + '1 MiB/min is 60 MiB an hour, a leak worth fixing (a per-request leak at these rates would be tens of MiB a minute). '
+      + 'The idle reading is taken in the pause between the warm-up and the measured run and left out of the trend.', '');
+  }
+  if (report.faults.length) {
+    const runs = report.faults;
+    const row = (label, pick) => [label, ...runs.map(pick)];
+    out.push(`## Faults: one worker killed with SIGKILL at the load's midpoint, ${settings.FAULT_DURATION} at ${settings.VUS} VUs, `
+      + `${settings.FAULT_WORKERS} worker(s)`, '',
+      `${settings.FAULT_REPEATS} run(s) per mode, each on a fresh server without warm-up: median (min–max).`, '',
+      markdownTable([
+        ['', ...runs.map((r) => MODE_LABEL[r.mode])],
+        row('runs', (r) => fmt(r.runs.length)),
+        row('respawn: kill to the replacement\'s \'worker listening\' (ms)', (r) => fmtSpread(r.respawn_ms)),
+        row('kill to the primary\'s \'worker died\' line (ms)', (r) => fmtSpread(r.death_logged_ms)),
+        row('requests', (r) => fmtSpread(r.requests)),
+        row('failed requests', (r) => fmtSpread(r.failed)),
+        row('failed-request rate (%)', (r) => fmtSpread(r.failed_pct, 3)),
+        row('k6 error lines (iterations that threw)', (r) => fmtSpread(r.k6_error_lines)),
+        row('iterations k6 interrupted at the end (requests stuck)', (r) => fmtSpread(r.interrupted_iterations)),
+        row('k6 run length (s)', (r) => fmtSpread(r.run_s, 1)),
+        row('requests served by the replacement', (r) => fmtSpread(r.replacement_served)),
+        row('RPS over the run (req/s)', (r) => fmtSpread(r.rps)),
+        row('workers serving while one respawns', (r) => `${r.workers - 1} of ${r.workers}${r.workers === 1 ? ' (none: expected, connections fail until the replacement listens)' : ''}`),
+      ], align(runs)), '');
+    if (report.fault_note) out.push(report.fault_note, '');
+    if (runs.some((r) => r.interrupted_iterations?.max > 0)) {
+      out.push(`Some iterations got neither an answer nor an error: k6 waited for them past ${settings.FAULT_DURATION} `
+        + '(its gracefulStop, 30 s) and then interrupted them, so they are not among the failed requests; see the runs\' run_s and '
+        + 'interrupted_iterations in the JSON.', '');
+    }
+    if (runs.some((r) => r.workers > 1 && r.replacement_served?.max === 0)) {
+      out.push('No request reached a replacement: k6 keeps one connection per VU (CONNECTIONS=reuse), and the VUs that lost theirs '
+        + 'reconnected at once to the surviving worker, before the replacement listened, and kept those connections.', '');
+    }
+  }
+  out.push(`Times from the kill are taken in this process: the kill's Date.now() to the \`at\` the log line arrived with (bench/processes.js).`,
+    `Noise: ${report.noise}`, '');
+  return out.join('\n');
+}
+
+/**
+ * What else kept the machine busy: its 1-minute load average now.
+ * @returns {number}
+ */
+export const loadAverage = () => round(os.loadavg()[0]);

@@ -1,0 +1,99 @@
+// The soak job (npm run soak) end to end with tiny settings, and its settings check.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { promisify } from 'node:util';
+import { memoryFigures } from '../bench/soak-helpers.js';
+import { k6Bin } from './helpers/k6.js';
+import { ROOT } from './helpers/server.js';
+
+const run = promisify(execFile);
+
+/** Runs the soak job; resolves with {code, stdout, stderr, ms}, never rejects on exit code. */
+async function soak(env, timeoutMs) {
+  const started = Date.now();
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['bench/soak.js'], { cwd: ROOT, env: { ...process.env, ...env }, timeout: timeoutMs });
+    return { code: 0, stdout, stderr, ms: Date.now() - started };
+  } catch (err) {
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr, ms: Date.now() - started };
+  }
+}
+
+test('the soak job samples worker RSS under load and times the respawn of a killed worker', { timeout: 60000 }, async () => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'soak-'));
+  // About 20 s: a 10 s warm-up, the 3 s sustained run, one 4 s fault run, server starts.
+  const { code, stdout, stderr } = await soak({
+    K6_BIN: k6Bin(), MODE: 'http', SOAK_DURATION: '3s', FAULT_DURATION: '4s', FAULT_REPEATS: '1', VUS: '4', RESULTS_DIR: dir,
+  }, 55000);
+  assert.equal(code, 0, stderr + stdout);
+  const files = await readdir(dir);
+  const json = files.find((f) => /^soak-[\dT-]+Z\.json$/.test(f));
+  assert.ok(json, `no soak-<time>.json in ${files}`);
+  assert.ok(files.includes(json.replace(/\.json$/, '.md')));
+  const report = JSON.parse(await readFile(path.join(dir, json), 'utf8'));
+
+  const [sustained] = report.soak;
+  assert.equal(sustained.mode, 'http');
+  assert.ok(sustained.requests > 0 && sustained.rps > 0);
+  assert.equal(sustained.failed, 0);
+  assert.equal(sustained.interrupted_iterations, 0, 'read from k6\'s last progress line');
+  assert.ok(sustained.latency_ms.p99 > 0);
+  // A 3 s run ends before the first 5 s tick: the idle reading before it and the one at its end.
+  assert.ok(sustained.rss_samples.length > 0, 'RSS sampled under load');
+  for (const s of [sustained.rss_idle, ...sustained.rss_samples]) {
+    assert.equal(Object.keys(s.workers).length, 1);
+    for (const mib of Object.values(s.workers)) assert.ok(mib > 0);
+  }
+  assert.ok(sustained.memory.total.start_mib > 0 && sustained.memory.total.max_mib >= sustained.memory.total.end_mib);
+  assert.equal(sustained.memory.verdict, 'too short to tell', 'no verdict on a 3 s window');
+
+  const [faults] = report.faults;
+  assert.equal(faults.workers, 2);
+  const [fault] = faults.runs;
+  assert.ok(fault.respawn_ms > 0 && fault.respawn_ms < 5000, `respawn took ${fault.respawn_ms} ms`);
+  assert.notEqual(fault.replacement, fault.victim);
+  assert.ok(fault.requests > 0 && fault.failed >= 0);
+  assert.ok(Number.isInteger(fault.interrupted_iterations) && fault.run_s >= 4);
+  assert.equal(fault.failed_pct, (fault.failed / fault.requests) * 100);
+  assert.equal(fault.workers_after, 2, 'the replacement is serving at the end');
+
+  assert.match(stdout, /\| RSS slope, linear fit ± standard error \(MiB\/min\) +\|/);
+  assert.match(stdout, /\| respawn: kill to the replacement's 'worker listening' \(ms\) +\| +[\d,]+ \|/);
+  assert.match(report.pinning, /worker/);
+});
+
+test('an invalid setting stops the soak job in one line, naming it, before any server starts', async () => {
+  const dir = path.join(await mkdtemp(path.join(os.tmpdir(), 'soak-')), 'results');
+  const { code, stdout, stderr, ms } = await soak({ SOAK_DURATION: '-1', RESULTS_DIR: dir }, 15000);
+  assert.notEqual(code, 0);
+  assert.equal(stderr.trim().split('\n').length, 1, stderr);
+  assert.match(stderr, /^soak: invalid setting SOAK_DURATION="-1": must be a k6 duration/);
+  assert.equal(stdout, '');
+  assert.ok(!existsSync(dir), 'nothing was written: the job stopped before it began');
+  assert.ok(ms < 5000, `took ${ms} ms`);
+});
+
+test('the memory verdict: a sawtooth is stable, a leak grows, a slope within its noise is inconclusive, under 2 min tells nothing', () => {
+  const limits = { growthPct: 10, slopeMibPerMin: 1 };
+  // Five minutes of samples every 5 s (MiB by pid); t in s.
+  const series = (rss) => Array.from({ length: 60 }, (_, i) => ({ t_s: 5 + i * 5, workers: { 7: rss(5 + i * 5) } }));
+  const sawtooth = memoryFigures(series((t) => 168 + (t % 20)), limits); // a 15 MiB climb every 20 s
+  assert.equal(sawtooth.verdict, 'stable');
+  assert.ok(Math.abs(sawtooth.total.slope_mib_per_min) < 0.5);
+  const leak = memoryFigures(series((t) => 80 + (t / 60) * 3 + (t % 20) / 4), limits); // +3 MiB/min
+  assert.equal(leak.verdict, 'growing');
+  assert.ok(Math.abs(leak.total.slope_mib_per_min - 3) < 0.1);
+  const slow = memoryFigures(series((t) => 300 + (t / 60) * 1.5), limits); // under 10% in 5 min, yet 1.5 MiB/min, no noise
+  assert.equal(slow.verdict, 'growing');
+  assert.ok(slow.total.growth_pct < 10);
+  // 40 MiB peaks in one sample of four, then of three: the median holds, the fitted slope
+  // passes 1 MiB/min but stays within two standard errors of it.
+  const noisy = memoryFigures(series((t) => 168 + ((t / 5) % (t < 150 ? 4 : 3) === 0 ? 40 : 0)), limits);
+  assert.equal(noisy.verdict, 'inconclusive', JSON.stringify(noisy.total));
+  assert.equal(memoryFigures(series((t) => 80 + t).slice(0, 20), limits).verdict, 'too short to tell');
+});
