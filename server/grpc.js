@@ -13,7 +13,7 @@ import { servedRequests } from './served.js';
  * Builds and starts the gRPC server of one worker.
  * @param {{host: string, port: number, log: import('pino').Logger,
  *   health: import('./health.js').Health, settings: import('./settings.js').ServerSettings}} options
- *   `settings` gives the limit MAX_BODY_BYTES (largest request message) and GRPC_CODEC
+ *   `settings` gives the limit MAX_BODY_BYTES (largest request message), GRPC_CODEC and GRPC_CHANNELZ
  * @returns {Promise<{close: () => Promise<void>, forceClose: () => void}>} `close` stops accepting
  *   and resolves once in-flight calls are answered; `forceClose` cancels the calls left
  * @throws {Error & {code: string}} EADDRINUSE (or the bind's reason) when the port cannot be bound
@@ -21,7 +21,11 @@ import { servedRequests } from './served.js';
 export async function startGrpc({ host, port, log, health, settings }) {
   // Larger messages are refused with RESOURCE_EXHAUSTED before they are decoded.
   // No 'grpc.max_connection_idle_ms': grpc-js would then do bookkeeping on every call.
-  const server = new grpc.Server({ 'grpc.max_receive_message_length': settings.MAX_BODY_BYTES });
+  const server = new grpc.Server({
+    'grpc.max_receive_message_length': settings.MAX_BODY_BYTES,
+    // channelz keeps per-call and per-socket statistics for debugging tools.
+    'grpc.enable_channelz': settings.GRPC_CHANNELZ ? 1 : 0,
+  });
   const payloads = scenarioPayloads({ port, workerPid: process.pid });
   // GRPC_CODEC=proto-loader answers plain objects through @grpc/proto-loader's codec, which
   // converts each one (fromObject) before encoding it: the common setup, kept to measure its cost.
