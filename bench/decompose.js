@@ -69,8 +69,10 @@ const spreadOf = (values) => ({ median: median(values), min: min(values), max: m
  * its spread, bytes per request, and the ratios that isolate each effect.
  * @param {string} scenario
  * @param {Record<string, Array<{tool: string, rps: number, failed: number, received_per_request: number, headers_per_request: number|null}>>} runs
- * @returns {{scenario: string, listeners: Record<string, object>, effects: Array<{effect: string, ratio: number, target: number|null, met: boolean|null}>}}
- *   listeners[name].rps = {median, min, max} in req/s; received_per_request in bytes (median)
+ * @returns {{scenario: string, listeners: Record<string, object>, effects: Array<{effect: string, of: string, ratio: number,
+ *   min: number, max: number, runs: number[], target: number|null, met: boolean|null}>}}
+ *   listeners[name].rps = {median, min, max} in req/s; received_per_request in bytes (median);
+ *   an effect's ratio is the median of its per-repeat ratios, min and max their range
  */
 export function decompositionReport(scenario, runs) {
   const listeners = {};
@@ -86,9 +88,11 @@ export function decompositionReport(scenario, runs) {
       headers_per_request: headers.length ? median(headers) : null,
     };
   }
+  // Each repeat loads every listener of one server in turn, so ratios pair up per repeat.
   const effects = EFFECTS.map(([effect, a, b, target]) => {
-    const ratio = listeners[a].rps.median / listeners[b].rps.median;
-    return { effect, of: `${a}/${b}`, ratio, target, met: target === null ? null : ratio >= target };
+    const ratios = runs[a].map((r, i) => r.rps / runs[b][i].rps);
+    const ratio = median(ratios);
+    return { effect, of: `${a}/${b}`, ratio, min: min(ratios), max: max(ratios), runs: ratios, target, met: target === null ? null : ratio >= target };
   });
   return { scenario, listeners, effects };
 }
@@ -111,8 +115,8 @@ export function renderDecomposition(report) {
   ]);
   const listeners = markdownTable([['listener', 'RPS (req/s), median (min–max)', 'received per request (bytes)',
     'of it HTTP/2 headers (bytes)', 'failed', 'tool'], ...rows], { align: ['l', 'r', 'r', 'r', 'r', 'l'] });
-  const effects = markdownTable([['effect isolated', 'RPS ratio', 'target'], ...report.effects.map((e) => [
-    `${e.effect} (\`${e.of}\`)`, fmt(e.ratio, 3), e.target === null ? '' : `≥ ${e.target} ${e.met ? 'met' : 'MISSED'}`,
+  const effects = markdownTable([['effect isolated', 'RPS ratio, median (min–max) of the repeats', 'target'], ...report.effects.map((e) => [
+    `${e.effect} (\`${e.of}\`)`, `${fmt(e.ratio, 3)} (${fmt(e.min, 3)}–${fmt(e.max, 3)})`, e.target === null ? '' : `≥ ${e.target} ${e.met ? 'met' : 'MISSED'}`,
   ])], { align: ['l', 'r', 'l'] });
   const { repeats } = Object.values(report.listeners)[0];
   return `### Decomposition, scenario \`${report.scenario}\` · server capacity under wrk/h2load · ${repeats} run(s) per listener\n\n`

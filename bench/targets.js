@@ -82,11 +82,12 @@ async function main() {
       scenario: 'user', settings: { ...settings, WORKERS: 1 }, cores,
       durationS: durationMs(settings.DURATION) / 1000, warmupS: durationMs(settings.WARMUP) / 1000,
     });
-    const perRepeat = (a, b) => runs[a].map((r, i) => r.rps / runs[b][i].rps);
+    const decomposition = decompositionReport('user', runs);
+    const effect = (of) => decomposition.effects.find((e) => e.of === of);
     const k6 = await measureK6Overhead({ ...settings, WORKERS: 1 }, cores, scratch);
     const results = [
-      row('fastify JSON / bare node:http, same body (wrk)', perRepeat('http', 'baseline-http'), 0.9),
-      row('grpc-js / bare node:http2 gRPC framing, same bytes (h2load)', perRepeat('grpc', 'baseline-grpc'), 0.6),
+      row('fastify JSON / bare node:http, same body (wrk)', effect('http/baseline-http').runs, effect('http/baseline-http').target),
+      row('grpc-js / bare node:http2 gRPC framing, same bytes (h2load)', effect('grpc/baseline-grpc').runs, effect('grpc/baseline-grpc').target),
       row('k6 http-tests/local.js / minimal k6 HTTP script', k6.http, 0.9),
       row('k6 grpc-tests/local.js / minimal k6 gRPC script', k6.grpc, 0.9),
     ];
@@ -96,8 +97,7 @@ async function main() {
     { align: ['l', 'r', 'r', 'l'] });
     const setup = `${settings.REPEATS} repeat(s), ${settings.DURATION} each after ${settings.WARMUP} warm-up, ${settings.VUS} connections/VUs; `
       + `1 server worker; ${cores.description}`;
-    const decomposition = renderDecomposition(decompositionReport('user', runs));
-    const markdown = `## Performance targets\n\n${table}\n\n${setup}\n\n${decomposition}`;
+    const markdown = `## Performance targets\n\n${table}\n\n${setup}\n\n${renderDecomposition(decomposition)}`;
     process.stdout.write(`\n${markdown}`);
     await mkdir(settings.RESULTS_DIR, { recursive: true });
     const base = path.join(settings.RESULTS_DIR, `targets-${new Date().toISOString().replace(/[:.]/g, '-')}`);
