@@ -207,7 +207,8 @@ function cpuSecondsOf(pid) {
  *   utilization: CPU seconds / (wall seconds x coreCount), 0..1; null when the run was too short to sample
  */
 export async function runK6({ k6, args, env = {}, cpus, coreCount, quiet = false }) {
-  const [command, argv] = pinned(cpus, k6, ['run', ...args]);
+  // The script sees only what -e gives it: the main job's own environment (RATE, DURATION, ...) must not leak into __ENV.
+  const [command, argv] = pinned(cpus, k6, ['run', '--include-system-env-vars=false', ...args]);
   const proc = spawn(command, argv, {
     cwd: ROOT,
     env: { ...process.env, GOMAXPROCS: String(coreCount), ...env },

@@ -23,7 +23,7 @@ export async function startGrpc({ host, port, log, health, settings }) {
   // No 'grpc.max_connection_idle_ms': grpc-js would then do bookkeeping on every call.
   const server = new grpc.Server({
     'grpc.max_receive_message_length': settings.MAX_BODY_BYTES,
-    // channelz keeps per-call and per-socket statistics for debugging tools.
+    // channelz keeps per-call and per-socket statistics for debugging tools; off unless asked for.
     'grpc.enable_channelz': settings.GRPC_CHANNELZ ? 1 : 0,
   });
   const payloads = scenarioPayloads({ port, workerPid: process.pid });

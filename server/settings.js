@@ -73,7 +73,8 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
  * @property {'protobufjs'|'proto-loader'} GRPC_CODEC how the gRPC listener encodes: protobufjs messages
  *   built once and encoded per call (default), or @grpc/proto-loader's codec, which converts a plain
  *   object (fromObject) before each encode; for measuring what that choice costs
- * @property {boolean} GRPC_CHANNELZ grpc-js's channelz statistics (its option grpc.enable_channelz); default true, as in grpc-js
+ * @property {boolean} GRPC_CHANNELZ grpc-js's channelz statistics (its option grpc.enable_channelz, on in grpc-js);
+ *   default false here: they cost the gRPC server about 15% of its capacity (README, Performance targets)
  * @property {number} REQUEST_TIMEOUT_MS how long (ms) an HTTP client may take to send a whole
  *   request, head and body; at least HEADERS_TIMEOUT_MS; default 30000
  * @property {number|undefined} ADMIN_PORT TCP port of the primary's admin endpoint (GET /metrics,
@@ -102,7 +103,7 @@ export function readSettings(env = process.env) {
     HEADERS_TIMEOUT_MS: durationMs({ default: 10000 }),
     REQUEST_TIMEOUT_MS: durationMs({ default: 30000 }),
     GRPC_CODEC: str({ choices: ['protobufjs', 'proto-loader'], default: 'protobufjs' }),
-    GRPC_CHANNELZ: bool({ default: true }),
+    GRPC_CHANNELZ: bool({ default: false }),
     // The admin endpoint (accounting, issue 6): off unless a port is given; loopback unless told otherwise.
     ADMIN_PORT: port({ default: undefined }),
     ADMIN_HOST: host({ default: '127.0.0.1' }),

@@ -122,3 +122,21 @@ test('an invalid setting stops the main job before anything starts', async () =>
     assert.doesNotMatch(stdout + stderr, /measuring|Building k6/);
   }
 });
+
+test('open model: RATE from the environment shapes the measured run only, at the default duration', async () => {
+  const out = await mkdtemp(path.join(os.tmpdir(), 'bench-open-'));
+  const env = { K6_BIN: k6Bin(), RATE: '200', VUS: '4', REPEATS: '1', WARMUP: '1s', RESULTS_DIR: out };
+  const { code, stdout, stderr } = await sh('bash', ['bench.sh'], env);
+  assert.equal(code, 0, stderr + stdout);
+  const json = (await readdir(out)).find((f) => /^compare-.*\.json$/.test(f));
+  const report = JSON.parse(await readFile(path.join(out, json), 'utf8'));
+  for (const mode of ['http', 'grpc']) {
+    const m = report.modes[mode];
+    assert.equal(m.model, 'open');
+    assert.equal(m.rate, 200);
+    assert.equal(m.duration_s.toFixed(0), '8', 'the default DURATION, not the warm-up\'s');
+    assert.ok(Math.abs(m.rps - 200) < 20, `${mode}: ${m.rps} req/s offered 200`);
+    assert.equal(typeof m.dropped_iterations, 'number');
+  }
+  assert.match(stdout, /open model, 200 req\/s/);
+});
