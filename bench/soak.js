@@ -9,6 +9,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runCli } from './cli.js';
 import { BenchError } from './errors.js';
+import { ensureTool } from './tools.js';
 import { freePort, isServerProcess, ROOT, runK6, startServer } from './processes.js';
 import { scrapeServer } from './server-stats.js';
 import { allowedCpus, durationMs, splitCores } from './settings.js';
@@ -286,13 +287,7 @@ function faultSummary(mode, settings, runs) {
   };
 }
 
-function ensureK6() {
-  try {
-    return execFileSync('bash', [path.join(ROOT, 'scripts/ensure-k6.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
-  } catch {
-    throw new BenchError('k6 is not available (scripts/ensure-k6.sh failed, see above)');
-  }
-}
+const ensureK6 = () => ensureTool('k6');
 
 async function main() {
   const settings = readSoakSettings();

@@ -1,5 +1,7 @@
 // Node-side view of proto/: the compiled types, the proto3 JSON mapping and the
 // gRPC service definition with protobufjs codecs. Everything derives from user.proto.
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
 import protoLoader from '@grpc/proto-loader';
@@ -213,6 +215,76 @@ export function userServiceDefinition() {
 export function loaderPackageDefinition() {
   return protoLoader.loadSync(PROTO_PATH);
 }
+
+// The standard services the gRPC listener serves beside UserService, as their packages ship them.
+const require = createRequire(import.meta.url);
+const packageDir = (name) => path.dirname(require.resolve(`${name}/package.json`));
+const STANDARD_PROTOS = [
+  [path.join(packageDir('grpc-health-check'), 'proto'), 'health/v1/health.proto'],
+  [path.join(packageDir('@grpc/reflection'), 'build', 'proto'), 'grpc/reflection/v1/reflection.proto'],
+  [path.join(packageDir('@grpc/reflection'), 'build', 'proto'), 'grpc/reflection/v1alpha/reflection.proto'],
+];
+
+/**
+ * What server reflection describes: user.proto and the health and reflection services, with the
+ * .proto files' own field names (`size_bytes`, not protobufjs's `sizeBytes`), so grpcurl, Postman
+ * and ghz send and print the names of the contract.
+ * @returns {import('@grpc/proto-loader').PackageDefinition}
+ */
+export function reflectionPackageDefinition() {
+  const definition = protoLoader.loadSync([PROTO_FILE, ...STANDARD_PROTOS.map(([, file]) => file)], {
+    keepCase: true,
+    includeDirs: [path.dirname(PROTO_PATH), ...new Set(STANDARD_PROTOS.map(([dir]) => dir))],
+  });
+  const fixed = new Map(); // the same file's bytes are shared by every type it defines
+  for (const entry of Object.values(definition)) {
+    if (!Array.isArray(entry.fileDescriptorProtos)) continue;
+    entry.fileDescriptorProtos = entry.fileDescriptorProtos.map((bytes) => {
+      if (!fixed.has(bytes)) fixed.set(bytes, withProtocMapEntries(bytes));
+      return fixed.get(bytes);
+    });
+  }
+  return definition;
+}
+
+const { FileDescriptorProto } = require('protobufjs/ext/descriptor');
+
+/**
+ * protobufjs names a map field's entry message after the field (`Statuses`, type name relative);
+ * protoc names it `<FieldInCamelCase>Entry` with a fully qualified type name, and reflection
+ * clients check that (grpcurl: "invalid map: incorrect implicit map entry name" for
+ * grpc.health.v1.HealthListResponse.statuses). Source: descriptor.proto, MessageOptions.map_entry.
+ * @param {Uint8Array} bytes a serialized FileDescriptorProto
+ * @returns {Uint8Array} the same file with protoc's map entry names
+ */
+function withProtocMapEntries(bytes) {
+  const file = FileDescriptorProto.decode(bytes);
+  const camel = (name) => name.replace(/(^|_)([a-z])/g, (_, __, c) => c.toUpperCase());
+  const visit = (message, scope) => {
+    const here = `${scope}.${message.name}`;
+    for (const nested of message.nestedType ?? []) {
+      if (nested.options?.mapEntry) {
+        const field = message.field.find((f) => f.typeName === nested.name || f.typeName === `${here}.${nested.name}`);
+        if (field) {
+          nested.name = `${camel(field.name)}Entry`;
+          field.typeName = `${here}.${nested.name}`;
+        }
+      }
+      visit(nested, here);
+    }
+  };
+  for (const message of file.messageType ?? []) visit(message, file.package ? `.${file.package}` : '');
+  return FileDescriptorProto.encode(file).finish();
+}
+
+/**
+ * The .proto name of a field: protobufjs loads names in lowerCamelCase, and user.proto follows the
+ * style guide's lower_snake_case (https://protobuf.dev/programming-guides/style/#message-field-names),
+ * so the mapping back is exact.
+ * @param {protobuf.Field} field
+ * @returns {string} e.g. 'size_bytes'
+ */
+export const protoFieldName = (field) => field.name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 /**
  * One gRPC message framed as gRPC sends it over HTTP/2: a 1-byte compressed

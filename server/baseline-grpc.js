@@ -6,48 +6,62 @@
 import http2 from 'node:http2';
 import { grpcFrame, methodOf, scenarioKey, scenarioPayloads } from '../proto/index.js';
 import { SERVICE_NAME } from '../proto/payload.js';
+import { guardHttp2Server, h2Settings } from './h2-guard.js';
 
 const GRPC_OK = '0';
 const GRPC_INVALID_ARGUMENT = '3';
 const GRPC_UNIMPLEMENTED = '12';
 
+// A stream the client reset (or whose session died) can no longer be answered; respond() would throw.
+const answerable = (stream) => !stream.destroyed && !stream.closed && !stream.headersSent;
+
+const trailersOnly = (stream, grpcStatus) => {
+  if (answerable(stream)) stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-status': grpcStatus }, { endStream: true });
+};
+
 /**
  * Starts the bare gRPC server of one worker: a POST to `/<service>/<method>`
  * whose request selects a scenario answers with its framed message and
  * grpc-status 0; an unknown method gets UNIMPLEMENTED, an unknown request INVALID_ARGUMENT.
- * @param {{host: string, port: number}} options
+ * The HTTP/2 bounds and defences of server/h2-guard.js apply.
+ * @param {{host: string, port: number, log: import('pino').Logger, settings: import('./settings.js').ServerSettings}} options
  * @returns {Promise<{close: () => Promise<void>, forceClose: () => void}>}
  * @throws {NodeJS.ErrnoException} from listen (EADDRINUSE, ...)
  */
-export async function startBaselineGrpc({ host, port }) {
+export async function startBaselineGrpc({ host, port, log, settings }) {
   const frames = new Map();
   const requestTypes = new Map();
   for (const [key, { rpc, type, message }] of scenarioPayloads({ port, workerPid: process.pid })) {
     frames.set(key, grpcFrame(type.encode(message).finish()));
     requestTypes.set(`/${SERVICE_NAME}/${rpc}`, { rpc, type: methodOf(rpc).resolvedRequestType });
   }
-  const sessions = new Set();
-  const server = http2.createServer();
-  server.on('session', (session) => {
-    sessions.add(session);
-    session.on('close', () => sessions.delete(session));
-  });
+  const server = http2.createServer({ settings: h2Settings(settings) });
+  const guard = guardHttp2Server(server, { settings, log, listener: 'baseline-grpc' });
   server.on('stream', (stream, headers) => {
+    // A reset or a broken session surfaces here; the stream is gone either way.
+    stream.on('error', () => {});
     const method = requestTypes.get(headers[':path']);
     if (!method) {
-      stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-status': GRPC_UNIMPLEMENTED }, { endStream: true });
+      trailersOnly(stream, GRPC_UNIMPLEMENTED);
       return;
     }
     const chunks = [];
-    stream.on('data', (chunk) => chunks.push(chunk));
+    let size = 0;
+    stream.on('data', (chunk) => {
+      size += chunk.length;
+      // Same bound as grpc-js's grpc.max_receive_message_length, plus the 5-byte prefix.
+      if (size > settings.MAX_BODY_BYTES + 5) stream.close(http2.constants.NGHTTP2_CANCEL);
+      else chunks.push(chunk);
+    });
     stream.on('end', () => {
+      if (!answerable(stream)) return;
       let frame;
       try {
         // Skip the 5-byte prefix (compressed flag, length) of the one request message.
         frame = frames.get(scenarioKey(method.rpc, method.type.decode(Buffer.concat(chunks).subarray(5))));
       } catch { /* a malformed request is answered like an unknown one */ }
       if (!frame) {
-        stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-status': GRPC_INVALID_ARGUMENT }, { endStream: true });
+        trailersOnly(stream, GRPC_INVALID_ARGUMENT);
         return;
       }
       stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
@@ -60,10 +74,13 @@ export async function startBaselineGrpc({ host, port }) {
     server.listen({ host, port }, resolve);
   });
   return {
-    close: () => new Promise((resolve) => {
-      server.close(() => resolve());
-      for (const session of sessions) session.close();
-    }),
-    forceClose: () => { for (const session of sessions) session.destroy(); },
+    close: async () => {
+      await guard.announceShutdown();
+      await new Promise((resolve) => {
+        server.close(() => resolve());
+        guard.closeSessions();
+      });
+    },
+    forceClose: () => { for (const session of guard.sessions) session.destroy(); },
   };
 }

@@ -4,28 +4,88 @@ import { promisify } from 'node:util';
 import grpc from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation } from 'grpc-health-check';
-import { loaderPackageDefinition, scenarioKey, scenarioPayloads, userServiceDefinition } from '../proto/index.js';
+import {
+  loaderPackageDefinition, methodOf, protoFieldName, reflectionPackageDefinition, scenarioKey, scenarioPayloads,
+  userServiceDefinition,
+} from '../proto/index.js';
 import { SERVICE_NAME } from '../proto/payload.js';
+import { guardHttp2Server } from './h2-guard.js';
 import { GRPC_HEALTH_SERVICES } from './health.js';
 import { servedRequests } from './served.js';
+
+/**
+ * grpc-js's Server, with the HTTP/2 bounds of server/h2-guard.js on each HTTP/2 server it builds.
+ * grpc-js has no option for a session listener or the header-list size, and builds its
+ * http2 servers in `createHttp2Server` (grpc-js 1.10 to 1.14 at least); startGrpc checks that
+ * the override ran, so a grpc-js that stops calling it fails at start, not silently.
+ */
+function guardedServer(options, guardOptions) {
+  const guards = [];
+  class GuardedServer extends grpc.Server {
+    createHttp2Server(credentials) {
+      const http2Server = super.createHttp2Server(credentials);
+      guards.push(guardHttp2Server(http2Server, guardOptions));
+      return http2Server;
+    }
+  }
+  return { server: new GuardedServer(options), guards };
+}
+
+/**
+ * The INVALID_ARGUMENT a request that selects no scenario gets, naming the allowed values.
+ * @param {string} rpc
+ * @param {Map<string, {rpc: string, request: object}>} payloads
+ * @returns {{code: number, details: string}}
+ */
+function unknownRequest(rpc, payloads) {
+  const [field] = methodOf(rpc).resolvedRequestType.fieldsArray;
+  const allowed = [...payloads.values()].filter((p) => p.rpc === rpc).map((p) => p.request[field.name]);
+  return { code: grpc.status.INVALID_ARGUMENT, details: `${protoFieldName(field)} must be one of ${allowed.join(', ')}` };
+}
+
+/**
+ * A server interceptor that answers a unary call whose request message never arrived whole (the
+ * stream ended inside the 5-byte prefix or the message) with INVALID_ARGUMENT. grpc-js's own answer
+ * is UNIMPLEMENTED "Received no request message for server streaming method", which reads as a
+ * server fault. Calls of streaming methods pass untouched.
+ * @type {import('@grpc/grpc-js').ServerInterceptor}
+ */
+export const requireRequestMessage = (method, call) => {
+  if (method.requestStream) return call;
+  let received = false;
+  return new grpc.ServerInterceptingCall(call, {
+    start: (next) => next(new grpc.ServerListenerBuilder()
+      .withOnReceiveMessage((message, pass) => { received = true; pass(message); })
+      .withOnReceiveHalfClose((pass) => {
+        if (received) pass();
+        else call.sendStatus({ code: grpc.status.INVALID_ARGUMENT, details: 'request message missing or truncated', metadata: new grpc.Metadata() });
+      })
+      .build()),
+  });
+};
 
 /**
  * Builds and starts the gRPC server of one worker.
  * @param {{host: string, port: number, log: import('pino').Logger,
  *   health: import('./health.js').Health, settings: import('./settings.js').ServerSettings}} options
- *   `settings` gives the limit MAX_BODY_BYTES (largest request message), GRPC_CODEC and GRPC_CHANNELZ
- * @returns {Promise<{close: () => Promise<void>, forceClose: () => void}>} `close` stops accepting
- *   and resolves once in-flight calls are answered; `forceClose` cancels the calls left
+ *   `settings` gives the limit MAX_BODY_BYTES (largest request message), GRPC_CODEC, GRPC_CHANNELZ
+ *   and the HTTP/2 bounds (H2_*)
+ * @returns {Promise<{close: () => Promise<void>, forceClose: () => void}>} `close` announces the
+ *   shutdown (GOAWAY with the largest stream id, a PING), then stops accepting and resolves once
+ *   in-flight calls are answered; `forceClose` cancels the calls left
  * @throws {Error & {code: string}} EADDRINUSE (or the bind's reason) when the port cannot be bound
  */
 export async function startGrpc({ host, port, log, health, settings }) {
   // Larger messages are refused with RESOURCE_EXHAUSTED before they are decoded.
   // No 'grpc.max_connection_idle_ms': grpc-js would then do bookkeeping on every call.
-  const server = new grpc.Server({
+  const { server, guards } = guardedServer({
     'grpc.max_receive_message_length': settings.MAX_BODY_BYTES,
     // channelz keeps per-call and per-socket statistics for debugging tools; off unless asked for.
     'grpc.enable_channelz': settings.GRPC_CHANNELZ ? 1 : 0,
-  });
+    // Announced in SETTINGS; the guard announces it again, with the header-list size.
+    'grpc.max_concurrent_streams': settings.H2_MAX_CONCURRENT_STREAMS,
+    interceptors: [requireRequestMessage],
+  }, { settings, log, listener: 'grpc' });
   const payloads = scenarioPayloads({ port, workerPid: process.pid });
   // GRPC_CODEC=proto-loader answers plain objects through @grpc/proto-loader's codec, which
   // converts each one (fromObject) before encoding it: the common setup, kept to measure its cost.
@@ -34,11 +94,14 @@ export async function startGrpc({ host, port, log, health, settings }) {
   const answer = loader ? (payload) => payload.object : (payload) => payload.message;
   const user = answer(payloads.get(scenarioKey('GetUser', {})));
   // Scenarios other than the demo's are found by their request's one parameter.
-  const byRequest = (rpc) => (call, callback) => {
-    servedRequests.grpc++;
-    const hit = payloads.get(scenarioKey(rpc, call.request));
-    if (hit) callback(null, answer(hit));
-    else callback({ code: grpc.status.INVALID_ARGUMENT, details: `no ${rpc} payload for that request; see SCENARIOS in proto/payload.js` });
+  const byRequest = (rpc) => {
+    const refusal = unknownRequest(rpc, payloads);
+    return (call, callback) => {
+      servedRequests.grpc++;
+      const hit = payloads.get(scenarioKey(rpc, call.request));
+      if (hit) callback(null, answer(hit));
+      else callback(refusal);
+    };
   };
   server.addService(definition, {
     GetUser(call, callback) {
@@ -49,7 +112,7 @@ export async function startGrpc({ host, port, log, health, settings }) {
     ListUsers: byRequest('ListUsers'),
     GetBlob: byRequest('GetBlob'),
   });
-  new ReflectionService(loaderPackageDefinition()).addToServer(server);
+  new ReflectionService(reflectionPackageDefinition()).addToServer(server);
   const healthService = new HealthImplementation();
   health.subscribe((serving) => {
     for (const name of GRPC_HEALTH_SERVICES) healthService.setStatus(name, serving ? 'SERVING' : 'NOT_SERVING');
@@ -63,8 +126,16 @@ export async function startGrpc({ host, port, log, health, settings }) {
     err.code = /EADDRINUSE/.test(err.message) ? 'EADDRINUSE' : (/EACCES/.test(err.message) ? 'EACCES' : 'EBIND');
     throw err;
   }
+  if (guards.length === 0) {
+    server.forceShutdown();
+    throw Object.assign(new Error('grpc-js built its HTTP/2 server without createHttp2Server: the HTTP/2 bounds '
+      + '(server/h2-guard.js) cannot apply to this @grpc/grpc-js version'), { code: 'EGUARD' });
+  }
   return {
-    close: () => new Promise((resolve) => server.tryShutdown(() => resolve())),
+    close: async () => {
+      await Promise.all(guards.map((guard) => guard.announceShutdown()));
+      await new Promise((resolve) => server.tryShutdown(() => resolve()));
+    },
     forceClose: () => server.forceShutdown(),
   };
 }

@@ -1,6 +1,7 @@
 // The HTTP/1.1 listener: fastify serving the User as its proto3 JSON mapping, and its health.
 import Fastify from 'fastify';
 import { jsonSchemaOf, responseTypeOf, scenarioKey, scenarioPayloads, scenarioRoutes } from '../proto/index.js';
+import { guardHttp2Server } from './h2-guard.js';
 import { HEALTH_PATH } from './health.js';
 import { replyErrorsAsJson } from './http-errors.js';
 import { logsRequests } from './log.js';
@@ -47,7 +48,11 @@ export async function startHttp({ host, port, log, health, settings, http2 = fal
     // A request whose head was still arriving when the drain began is served, not refused:
     // the drain exists to let such requests finish.
     return503OnClosing: false,
+    // HTTP/2 idle connections are PINGed by the guard below instead of closed after fastify's 72 s.
+    ...(http2 ? { http2SessionTimeout: 0 } : {}),
   });
+  // The HTTP/2 bounds and defences every HTTP/2 listener shares.
+  const guard = http2 ? guardHttp2Server(app.server, { settings, log, listener: 'json-h2' }) : null;
   // Not server.maxConnections: under cluster's round robin a connection a worker refuses goes
   // back to the primary, which hands it over again at once, and both spin (nodejs/node#54882).
   app.server.on('connection', function capConnections(socket) {
@@ -79,6 +84,15 @@ export async function startHttp({ host, port, log, health, settings, http2 = fal
     ? reply.send({ status: 'SERVING' })
     : reply.code(503).send({ status: 'NOT_SERVING' })));
   await app.listen({ host, port });
-  // An HTTP/2 server has no closeAllConnections; closing its sessions is app.close()'s work.
-  return { close: () => app.close(), forceClose: () => app.server.closeAllConnections?.() };
+  return {
+    close: async () => {
+      if (guard) {
+        await guard.announceShutdown();
+        guard.closeSessions();
+      }
+      await app.close();
+    },
+    // An HTTP/2 server has no closeAllConnections: its sessions are destroyed instead.
+    forceClose: () => (guard ? guard.sessions.forEach((session) => session.destroy()) : app.server.closeAllConnections()),
+  };
 }

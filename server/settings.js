@@ -81,6 +81,24 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
  *   Prometheus text: every worker's requests served, CPU time, memory, event-loop delay and GC
  *   pauses; server/accounting.js); unset (the default): no endpoint, and no accounting runs
  * @property {string} ADMIN_HOST bind address of the admin endpoint; default 127.0.0.1 (loopback only)
+ * @property {number} H2_MAX_CONCURRENT_STREAMS streams one HTTP/2 connection may have open at once, announced in
+ *   SETTINGS_MAX_CONCURRENT_STREAMS and enforced by nghttp2 (RST_STREAM REFUSED_STREAM past it), on every HTTP/2
+ *   listener (grpc, json-h2, baseline-grpc); default 128, nginx's http2_max_concurrent_streams
+ * @property {number} H2_MAX_HEADER_LIST_BYTES largest request header list (bytes, as RFC 9113 6.5.2 counts it: names,
+ *   values and 32 per field), announced in SETTINGS_MAX_HEADER_LIST_SIZE; a larger one is reset with
+ *   ENHANCE_YOUR_CALM by Node; default 16384, the size Node's HTTP/1.1 parser allows a request head
+ *   (http.maxHeaderSize)
+ * @property {number} H2_RESET_BURST streams that may end in RST_STREAM (the client's cancel, or the server's) on one
+ *   HTTP/2 connection at once, refilled at H2_RESETS_PER_S; past it the server sends GOAWAY ENHANCE_YOUR_CALM and closes
+ *   the connection (HTTP/2 rapid reset, CVE-2023-44487); default 200
+ * @property {number} H2_RESETS_PER_S sustained resets per second tolerated per connection; default 30, below
+ *   nghttp2's own limit (33/s, burst 1000), which sends GOAWAY but leaves the socket open in Node 20
+ * @property {number} H2_IDLE_PING_MS how often (ms) the server PINGs each HTTP/2 connection that opened no stream
+ *   since the last time; no PING ACK within H2_CLOSE_GRACE_MS and the connection is destroyed. This is what frees
+ *   a connection nghttp2 itself sent GOAWAY on (a protocol error, a flood): Node 20 stops reading it but never
+ *   closes it or tells JavaScript. Default 5000
+ * @property {number} H2_CLOSE_GRACE_MS how long (ms) an idle PING may go unanswered before the connection is
+ *   destroyed, and the longest wait for the PING that separates the two GOAWAYs of a graceful shutdown; default 1000
  */
 
 /**
@@ -107,6 +125,13 @@ export function readSettings(env = process.env) {
     // The admin endpoint (accounting, issue 6): off unless a port is given; loopback unless told otherwise.
     ADMIN_PORT: port({ default: undefined }),
     ADMIN_HOST: host({ default: '127.0.0.1' }),
+    // Bounds of every HTTP/2 listener (server/h2-guard.js); sources of the defaults in ServerSettings above.
+    H2_MAX_CONCURRENT_STREAMS: wholeNumber(1, 2 ** 31 - 1)({ default: 128 }),
+    H2_MAX_HEADER_LIST_BYTES: wholeNumber(1024, 2 ** 31 - 1)({ default: 16384 }),
+    H2_RESET_BURST: wholeNumber(1, 1_000_000)({ default: 200 }),
+    H2_RESETS_PER_S: wholeNumber(1, 1_000_000)({ default: 30 }),
+    H2_IDLE_PING_MS: durationMs({ default: 5000 }),
+    H2_CLOSE_GRACE_MS: durationMs({ default: 1000 }),
   }, SettingsError);
   // Node's http.Server refuses a head deadline past the whole request's (ERR_OUT_OF_RANGE):
   // say so here, in one line, before any worker starts.

@@ -4,10 +4,12 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import grpc from '@grpc/grpc-js';
-import { GET_USER_RPC } from '../proto/payload.js';
+import { methodOf } from '../proto/index.js';
+import { GET_USER_RPC, rpcPath } from '../proto/payload.js';
 import {
   assertNoInternals, grpcGetUser, httpRequest, openKeptConnections, rawGrpcClient, tcpExchange,
 } from './helpers/clients.js';
+import { h2Request } from './helpers/proc.js';
 import { startServer } from './helpers/server.js';
 
 const LIMITS = { HEADERS_TIMEOUT_MS: 1000, REQUEST_TIMEOUT_MS: 2000, MAX_BODY_BYTES: 1024, MAX_CONNECTIONS: 6 };
@@ -164,6 +166,34 @@ test('gRPC malformed protobuf message: INTERNAL or INVALID_ARGUMENT, no internal
     }
   } finally {
     client.close();
+  }
+  await assertSameWorkerServes();
+});
+
+test('gRPC request that selects no scenario: INVALID_ARGUMENT naming the .proto field and the values served', async () => {
+  const client = rawGrpcClient(server.grpcPort);
+  try {
+    for (const [rpc, request, details] of [
+      ['GetBlob', { sizeBytes: 5 }, 'size_bytes must be one of 32768, 1048576'],
+      ['ListUsers', { count: 7 }, 'count must be one of 100'],
+    ]) {
+      const type = methodOf(rpc).resolvedRequestType;
+      const answer = await client.call(`/${rpcPath(rpc)}`, Buffer.from(type.encode(type.fromObject(request)).finish()));
+      assert.deepEqual(answer, { code: grpc.status.INVALID_ARGUMENT, details }, rpc);
+    }
+  } finally {
+    client.close();
+  }
+  await assertSameWorkerServes();
+});
+
+test('gRPC request message cut short (the stream ends inside it): INVALID_ARGUMENT, not UNIMPLEMENTED', async () => {
+  // The 5-byte prefix announces 10 bytes; 3 come, then END_STREAM. And a stream that ends inside the prefix.
+  for (const body of [Buffer.from([0, 0, 0, 0, 10, 0x08, 0x01, 0x08]), Buffer.from([0, 0, 0])]) {
+    const answer = await h2Request(server.grpcPort, {
+      method: 'POST', path: `/${rpcPath('GetBlob')}`, headers: { 'content-type': 'application/grpc', te: 'trailers' }, body,
+    });
+    assert.equal(answer.grpcStatus, String(grpc.status.INVALID_ARGUMENT), body.toString('hex'));
   }
   await assertSameWorkerServes();
 });

@@ -245,9 +245,10 @@ describe('compose.yaml', () => {
       assert.ok(k6, 'no k6 service');
       const [, tag] = String(k6.image).split(':');
       assert.match(String(k6.image), /^grafana\/k6:\d+\.\d+\.\d+$/);
-      if (exists('scripts/ensure-k6.sh')) {
-        assert.equal(tag, /^K6_VERSION="([^"]+)"/m.exec(read('scripts/ensure-k6.sh'))[1]);
-      }
+      // The pin lives in one place: ensure-tool.sh's VERSION table.
+      const pin = /^\s*\[k6\]=v([0-9.]+)$/m.exec(read('scripts/ensure-tool.sh'));
+      assert.ok(pin, 'no [k6]=v<version> pin in scripts/ensure-tool.sh');
+      assert.equal(tag, pin[1]);
       assert.deepEqual(new Set(k6.profiles), new Set(MODES));
     });
 

@@ -1,17 +1,15 @@
-// k6 for the tests: the same provisioning as the main job (scripts/ensure-k6.sh).
-import { execFileSync, spawn } from 'node:child_process';
+// k6 for the tests: the same provisioning as the main job (bench/tools.js).
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import path from 'node:path';
 import { ROOT } from '../../bench/processes.js';
+import { ensureTool } from '../../bench/tools.js';
 
-let k6Path;
 /**
  * Path of a k6 at least as new as the pinned release (may build it once, ~3 min).
  * @returns {string}
  */
 export function k6Bin() {
-  k6Path ??= execFileSync('bash', [path.join(ROOT, 'scripts/ensure-k6.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
-  return k6Path;
+  return ensureTool('k6');
 }
 
 /**

@@ -1,0 +1,164 @@
+// What every HTTP/2 listener shares (grpc, json-h2, baseline-grpc), whoever built its server:
+// announced bounds, a rapid-reset limit, no session error left to crash the worker, sockets
+// released after a GOAWAY, and the two-step GOAWAY of a graceful shutdown.
+//
+// Why a module of its own: Node 20's http2 layer (nghttp2) answers a rapid-reset flood with a
+// GOAWAY of its own, then stops reading the socket and never closes it or tells JavaScript;
+// such a connection holds its socket and memory until the process exits. The limit here trips
+// first, and a connection that stops answering PING is destroyed.
+import http2 from 'node:http2';
+
+const { NGHTTP2_ENHANCE_YOUR_CALM, NGHTTP2_NO_ERROR } = http2.constants;
+// Per-session bookkeeping of the idle sweep, kept on the session object itself.
+const kStreamsSeen = Symbol('streamsSeen');
+const kStreamsAtSweep = Symbol('streamsAtSweep');
+const kPinging = Symbol('pinging');
+// Streams open now, and the shutdown notice waiting for the next stream (see announceShutdown).
+const kActive = Symbol('active');
+const kNoticeOnStream = Symbol('noticeOnStream');
+
+/** The largest stream id: a GOAWAY carrying it announces a shutdown and refuses nothing yet (RFC 9113 6.8). */
+export const MAX_STREAM_ID = 2 ** 31 - 1;
+
+/**
+ * The SETTINGS every HTTP/2 listener announces, for `http2.createServer({settings})` or
+ * `server.updateSettings()`.
+ * @param {import('./settings.js').ServerSettings} settings
+ * @returns {{maxConcurrentStreams: number, maxHeaderListSize: number}}
+ */
+export const h2Settings = (settings) => ({
+  maxConcurrentStreams: settings.H2_MAX_CONCURRENT_STREAMS,
+  maxHeaderListSize: settings.H2_MAX_HEADER_LIST_BYTES,
+});
+
+/**
+ * @typedef {object} Http2Guard
+ * @property {Set<import('node:http2').ServerHttp2Session>} sessions the open sessions
+ * @property {() => Promise<void>} announceShutdown sends every session a GOAWAY with the largest
+ *   stream id and a PING, and resolves once each PING is answered (or after H2_CLOSE_GRACE_MS):
+ *   requests the client sent before it saw that GOAWAY have then arrived, and the final GOAWAY
+ *   (sent by the server's own close) refuses none of them
+ * @property {() => void} closeSessions sends every session the final GOAWAY (last stream processed) and
+ *   lets it end once its open streams have (fastify does not close HTTP/2 sessions before Node 24)
+ * @property {{resetLimited: number, unanswered: number}} counts connections closed for breaking the
+ *   reset limit, and for not answering the idle PING, since the start
+ */
+
+/**
+ * Applies the HTTP/2 bounds to a server and watches its sessions. Call before it accepts connections.
+ * @param {import('node:http2').Http2Server} server
+ * @param {{settings: import('./settings.js').ServerSettings, log: import('pino').Logger, listener: string}} options
+ *   settings: H2_MAX_CONCURRENT_STREAMS, H2_MAX_HEADER_LIST_BYTES, H2_RESET_BURST, H2_RESETS_PER_S,
+ *   H2_IDLE_PING_MS, H2_CLOSE_GRACE_MS; listener: its name, for the log
+ * @returns {Http2Guard}
+ */
+export function guardHttp2Server(server, { settings, log, listener }) {
+  server.updateSettings(h2Settings(settings));
+  const sessions = new Set();
+  const counts = { resetLimited: 0, unanswered: 0 };
+  const grace = settings.H2_CLOSE_GRACE_MS;
+
+  // destroy(code) sends one GOAWAY with that code, then ends and destroys the socket.
+  const closeFor = (session, reason, code) => {
+    if (session.destroyed) return;
+    log.warn({ listener, peer: session.socket?.remoteAddress, reason }, 'HTTP/2 connection closed');
+    session.destroy(code);
+  };
+
+  server.on('session', (session) => {
+    sessions.add(session);
+    session[kStreamsSeen] = 0;
+    session[kActive] = 0;
+    session.once('close', () => sessions.delete(session));
+    // A peer's protocol error or a reset socket ends the session; without a listener it would end the worker.
+    session.on('error', (err) => log.debug({ listener, code: err.code }, 'HTTP/2 session error'));
+
+    // Token bucket of stream resets, as nghttp2 keeps one (burst 1000, 33/s), but tighter, so
+    // this one trips first. Counted: streams that ended with RST_STREAM, whichever side sent it
+    // (Node does not say); a client's cancel after the response ended counts too, as in nghttp2.
+    let tokens = settings.H2_RESET_BURST;
+    let filledAt = performance.now();
+    function onStreamClose() {
+      session[kActive]--;
+      if (this.rstCode === NGHTTP2_NO_ERROR || session.destroyed) return;
+      const now = performance.now();
+      tokens = Math.min(settings.H2_RESET_BURST, tokens + ((now - filledAt) / 1000) * settings.H2_RESETS_PER_S);
+      filledAt = now;
+      if (--tokens >= 0) return;
+      counts.resetLimited++;
+      closeFor(session, `more than ${settings.H2_RESET_BURST} streams reset at once (rapid reset)`, NGHTTP2_ENHANCE_YOUR_CALM);
+    }
+    session.on('stream', (stream) => {
+      session[kStreamsSeen]++;
+      session[kActive]++;
+      stream.on('close', onStreamClose);
+      session[kNoticeOnStream]?.();
+    });
+  });
+
+  // Idle sessions (no new stream since the last sweep) get a PING: a live peer answers it, a
+  // session nghttp2 has stopped reading cannot. One timer for the server, not one per session:
+  // a per-session idle timer is refreshed on every frame and cost grpc-js about 3% of its RPS here.
+  const sweep = setInterval(() => {
+    for (const session of sessions) {
+      const seen = session[kStreamsSeen];
+      if (session[kStreamsAtSweep] === seen) pingOrDrop(session);
+      session[kStreamsAtSweep] = seen;
+    }
+  }, settings.H2_IDLE_PING_MS);
+  sweep.unref();
+  server.once('close', () => clearInterval(sweep));
+
+  const pingOrDrop = (session) => {
+    // A closed session is ending under its owner's drain deadline; Node fails a PING on it at once.
+    if (session.destroyed || session.closed || session[kPinging]) return;
+    session[kPinging] = true;
+    const noAnswer = setTimeout(() => {
+      counts.unanswered++;
+      log.warn({ listener, peer: session.socket?.remoteAddress }, 'HTTP/2 connection closed: no PING ACK');
+      session.destroy();
+    }, grace);
+    noAnswer.unref();
+    try {
+      session.ping((err) => {
+        session[kPinging] = false;
+        if (!err) clearTimeout(noAnswer);
+      });
+    } catch {
+      // Destroyed meanwhile, or too many PINGs outstanding: nothing to probe now.
+      session[kPinging] = false;
+      clearTimeout(noAnswer);
+    }
+  };
+
+  // The shutdown notice, GOAWAY with the largest stream id, then a PING (RFC 9113 6.8). nghttp2 stops
+  // reading a session once it has sent a GOAWAY and no stream is open, so the notice goes out while
+  // one is: at once where a stream is open, else when the next request arrives. A request that
+  // raced the notice is then read and served, and the PING's ACK tells that the client has seen it.
+  const announceShutdown = () => Promise.all([...sessions].map((session) => new Promise((resolve) => {
+    const timer = setTimeout(done, grace);
+    timer.unref();
+    function done() {
+      session[kNoticeOnStream] = null;
+      clearTimeout(timer);
+      resolve();
+    }
+    const notice = () => {
+      session[kNoticeOnStream] = null;
+      try {
+        session.goaway(NGHTTP2_NO_ERROR, MAX_STREAM_ID);
+        session.ping(done);
+      } catch {
+        done(); // destroyed or closing already
+      }
+    };
+    if (session.destroyed) done();
+    else session[kNoticeOnStream] = notice;
+  }))).then(() => {});
+
+  // The final GOAWAY (the last stream the server processed): Node's session.close() sends it and
+  // destroys the session once its open streams end.
+  const closeSessions = () => { for (const session of sessions) session.close(); };
+
+  return { sessions, announceShutdown, closeSessions, counts };
+}

@@ -1,0 +1,70 @@
+// h2spec against every HTTP/2 listener (issue 14): no worker dies during a full run, and every
+// failing h2spec test is one docs/http2-hardening.md lists, with its reason, for that listener.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { promisify } from 'node:util';
+import { GET_USER_RPC } from '../proto/payload.js';
+import { ensureTool } from '../bench/tools.js';
+import { ROOT, startServer } from './helpers/server.js';
+
+const DOC = path.join(ROOT, 'docs/http2-hardening.md');
+const LISTENERS = ['grpc', 'json-h2', 'baseline-grpc'];
+
+/** The documented failures: listener -> h2spec test ids, from the doc's table. */
+function documentedFailures() {
+  const byListener = Object.fromEntries(LISTENERS.map((l) => [l, new Set()]));
+  for (const [, id, who] of readFileSync(DOC, 'utf8').matchAll(/^\| `([a-z0-9/.]+)` \| ([a-z0-9, -]+) \|/gm)) {
+    const listeners = who.trim() === 'any' ? LISTENERS : who.split(',').map((w) => w.trim());
+    for (const l of listeners) byListener[l]?.add(id);
+  }
+  return byListener;
+}
+
+/** Failing test ids of an h2spec JUnit report: `<package>/<position in its suite>`, as h2spec names them. */
+function failuresOf(xml) {
+  const failed = [];
+  for (const [, pkg, body] of xml.matchAll(/<testsuite [^>]*package="([^"]+)"[^>]*>([\s\S]*?)<\/testsuite>/g)) {
+    [...body.matchAll(/<testcase [\s\S]*?(?:<\/testcase>|\/>)/g)].forEach(([testcase], i) => {
+      if (/<(error|failure)[ >]/.test(testcase)) failed.push(`${pkg}/${i + 1}`);
+    });
+  }
+  return failed;
+}
+
+let server;
+let h2spec;
+let dir;
+before(async () => {
+  h2spec = ensureTool('h2spec');
+  server = await startServer({ MODE: 'all' });
+  dir = await mkdtemp(path.join(os.tmpdir(), 'h2spec-'));
+});
+after(async () => {
+  await server?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+test('the table of h2spec failures in the docs parses', () => {
+  const documented = documentedFailures();
+  for (const l of LISTENERS) assert.ok(documented[l].size >= 5, `${l}: ${[...documented[l]]}`);
+});
+
+for (const listener of LISTENERS) {
+  test(`h2spec against ${listener}: no worker dies, every failure is documented`, async () => {
+    const [workerPid] = server.workerPids();
+    const report = path.join(dir, `${listener}.xml`);
+    // h2spec exits 1 when any test fails; the report says which.
+    await promisify(execFile)(h2spec, ['-h', '127.0.0.1', '-p', String(server.ports[listener]), '-P', `/${GET_USER_RPC}`,
+      '-o', '2', '-j', report], { timeout: 120_000 }).catch((err) => { if (err.code !== 1) throw err; });
+    const failed = failuresOf(await readFile(report, 'latin1'));
+    assert.deepEqual(server.workerPids(), [workerPid], 'a worker was replaced');
+    assert.equal(server.lines.filter((l) => /uncaught|worker died/.test(l.msg)).length, 0, server.output());
+    const undocumented = failed.filter((id) => !documentedFailures()[listener].has(id));
+    assert.deepEqual(undocumented, [], `h2spec failures on ${listener} that docs/http2-hardening.md does not explain`);
+  });
+}
