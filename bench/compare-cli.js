@@ -3,7 +3,9 @@
 // and writes it as Markdown and JSON. Summaries of the same mode and target are
 // repeats of one column (median and spread); with only one such group, each file is a column.
 import { parseArgs } from 'node:util';
+import { parseHost } from '../config.js';
 import { runCli } from './cli.js';
+import { SummaryError } from './errors.js';
 import { buildReport, renderMarkdown, writeReports } from './report.js';
 import { readSummary } from './summary.js';
 
@@ -26,11 +28,30 @@ export function columnsOf(figures) {
   return figures.map((f, i) => ({ key: `${f.mode}-${i + 1}`, runs: [f] }));
 }
 
+/**
+ * Reads one summary and checks the host it records, as the k6 scripts would have.
+ * @param {string} file
+ * @returns {Promise<import('./summary.js').ModeFigures>}
+ * @throws {SummaryError} naming the file and what is wrong, the host included
+ */
+export async function readCheckedSummary(file) {
+  const figures = await readSummary(file);
+  // '' is what summaries written before the scripts recorded bench.host say.
+  if (figures.host !== '') {
+    try {
+      parseHost('bench.host', figures.host);
+    } catch (err) {
+      throw new SummaryError(file, err.message);
+    }
+  }
+  return figures;
+}
+
 async function main() {
   const { values, positionals } = parseArgs({ allowPositionals: true, options: { out: { type: 'string', default: 'results' } } });
   if (positionals.length < 2) throw Object.assign(new Error(USAGE), { code: 'ERR_USAGE' });
   const figures = [];
-  for (const file of positionals) figures.push(await readSummary(file));
+  for (const file of positionals) figures.push(await readCheckedSummary(file));
   const report = buildReport(columnsOf(figures));
   process.stdout.write(`${renderMarkdown(report)}\n`);
   const paths = await writeReports([report], values.out);

@@ -101,16 +101,18 @@ export async function waitGone(pids, timeoutMs) {
  * Spawns `node server` (on 127.0.0.1, one worker unless env says otherwise,
  * every listener on a free port unless env sets it) and resolves once the
  * primary has logged `ready` and every worker its `worker listening` line.
- * @param {{env?: Record<string, string>, cpus?: string, readyTimeoutMs?: number}} [options]
- *   env: extra environment (MODE, WORKERS, ...); cpus: taskset CPU list to pin the cluster to
+ * @param {{env?: Record<string, string>, cpus?: string, readyTimeoutMs?: number,
+ *   wrap?: (command: string, args: string[]) => [string, string[]]}} [options]
+ *   env: extra environment (MODE, WORKERS, ...); cpus: taskset CPU list to pin the cluster to;
+ *   wrap: runs the (pinned) command through another, e.g. `ip netns exec` (it must exec, keeping the pid)
  * @returns {Promise<RunningServer>}
  * @throws {Error} with the server's output if it exits or is not ready in time
  */
-export async function startServer({ env = {}, cpus, readyTimeoutMs = 15000 } = {}) {
+export async function startServer({ env = {}, cpus, readyTimeoutMs = 15000, wrap = (c, a) => [c, a] } = {}) {
   const ports = {};
   for (const [name, [setting]] of Object.entries(LISTENER_PORTS)) ports[name] = Number(env[setting] ?? await freePort());
   const portEnv = Object.fromEntries(Object.entries(LISTENER_PORTS).map(([name, [setting]]) => [setting, String(ports[name])]));
-  const [command, args] = pinned(cpus, process.execPath, ['server']);
+  const [command, args] = wrap(...pinned(cpus, process.execPath, ['server']));
   const proc = spawn(command, args, {
     cwd: ROOT,
     env: { ...process.env, HOST: '127.0.0.1', WORKERS: '1', ...env, ...portEnv },
@@ -189,8 +191,13 @@ export async function startServer({ env = {}, cpus, readyTimeoutMs = 15000 } = {
 }
 
 let clockTicks;
-/** CPU seconds (user + system) a live process has used so far, from /proc/<pid>/stat. */
-function cpuSecondsOf(pid) {
+/**
+ * CPU seconds (user + system) a live process has used so far, from /proc/<pid>/stat.
+ * @param {number} pid
+ * @returns {number} s
+ * @throws {Error} when the process is gone
+ */
+export function cpuSecondsOf(pid) {
   clockTicks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   // Fields after the command name, which is in parentheses and may hold spaces; utime and stime are fields 14 and 15.

@@ -7,6 +7,7 @@ import { max, median, min } from 'simple-statistics';
 import { chartSvg } from './chart.js';
 import { renderDecomposition } from './decompose.js';
 import { readingOf } from './reading.js';
+import { formatRate } from './network.js';
 
 // One k6 process using 90% of its cores or more is the bottleneck, not the server.
 const CLIENT_BOUND_PCT = 90;
@@ -52,6 +53,21 @@ const ROWS = [
   ['TCP payload received, tshark (bytes)', 'wire_received_bytes', 0, 'median'],
   ['k6 data_sent vs capture (%)', 'data_sent_vs_wire_pct', 3, 'median'],
   ['k6 data_received vs capture (%)', 'data_received_vs_wire_pct', 3, 'median'],
+  // Over a link (NETWORK, BANDWIDTH, RTT, TARGET=remote): the link's own counters (bench/link.js) and what they predict.
+  ['link throughput down, frames (Mbit/s)', 'link_down_mbps', 3, 'median'],
+  ['link throughput up, frames (Mbit/s)', 'link_up_mbps', 3, 'median'],
+  ['link utilisation down (%)', 'link_down_util_pct', 1, 'median'],
+  ['link utilisation up (%)', 'link_up_util_pct', 1, 'median'],
+  ['link bytes down per request (frames)', 'link_down_per_request', 1, 'median'],
+  ['link bytes up per request (frames)', 'link_up_per_request', 1, 'median'],
+  ['packets down per request', 'link_down_packets_per_request', 2, 'median'],
+  ['packets up per request', 'link_up_packets_per_request', 2, 'median'],
+  ['RPS ceiling from bandwidth, k6 bytes (req/s)', 'ceiling_k6_bytes_rps', 0, 'median'],
+  ['RPS ceiling from bandwidth, link bytes (req/s)', 'ceiling_link_bytes_rps', 0, 'median'],
+  ['RPS ceiling from latency, VUs ÷ RTT (req/s)', 'ceiling_latency_rps', 0, 'median'],
+  ['RTT share of request time (%)', 'latency_share_pct', 1, 'median'],
+  ['server CPU (% of its cores)', 'server_cpu_pct', 1, 'median'],
+  ['toxiproxy CPU (% of the server cores)', 'proxy_cpu_pct', 1, 'median'],
 ];
 
 const get = (object, field) => field.split('.').reduce((o, k) => o?.[k], object);
@@ -83,6 +99,8 @@ export function aggregate(runs) {
     combined.spread[field] = { min: min(values), max: max(values) };
   }
   combined.client_bound = runs.some((r) => r.k6_cpu_pct >= CLIENT_BOUND_PCT);
+  combined.limits = runs.map((r) => r.limit).filter(Boolean);
+  combined.link = first.run?.link ?? null;
   combined.runs = runs.map((r) => ({ file: r.file, run: r.run }));
   return combined;
 }
@@ -113,6 +131,7 @@ export function buildReport(columns, { generatedAt = new Date() } = {}) {
   const report = {
     generated_at: generatedAt.toISOString(),
     scenario: modes[base].scenario,
+    link: linkOf(modes),
     order: columns.map((c) => c.key),
     modes,
     ratios,
@@ -121,6 +140,22 @@ export function buildReport(columns, { generatedAt = new Date() } = {}) {
   };
   report.reading = others.flatMap((key) => readingOf(report, base, key));
   return report;
+}
+
+/**
+ * The link the columns ran over, with what it predicts: null on loopback.
+ * @returns {{name: string, configured: object|null, shapers: object|null, limits: string[], measured: object|null,
+ *   warnings: string[], limit_hit: Record<string, string[]>}|null}
+ */
+function linkOf(modes) {
+  const withLink = Object.values(modes).find((m) => m.link);
+  if (!withLink) return null;
+  const { name, configured, shapers, limits, measured } = withLink.link;
+  return {
+    name, configured, shapers, limits, measured,
+    warnings: measured?.warnings ?? [],
+    limit_hit: Object.fromEntries(Object.entries(modes).map(([k, m]) => [k, m.limits])),
+  };
 }
 
 // What must match between columns for their ratio to mean anything.
@@ -148,6 +183,12 @@ function notesOf(modes, clientBound) {
     if (run?.pinning) notes.push(`${key}: ${run.pinning}`);
     const dashboards = mode.runs.map((r) => r.run?.dashboard).filter(Boolean);
     if (dashboards.length) notes.push(`${key}: k6 web dashboard ${dashboards.join(', ')}`);
+  }
+  for (const [key, mode] of Object.entries(modes)) {
+    if (mode.target === 'remote' && mode.server_requests === null) {
+      notes.push(`${key}: the server's own figures (CPU, memory, GC per request) were not measured: `
+        + 'set REMOTE_ADMIN_HOST to the remote server\'s admin endpoint (ADMIN_PORT, ADMIN_HOST) to have them');
+    }
   }
   for (const key of clientBound) {
     notes.push(`${key}: k6 used ${CLIENT_BOUND_PCT}% or more of its cores, so the RPS is client-bound: `
@@ -192,7 +233,42 @@ export function renderMarkdown(report) {
   const load = m.model === 'open' ? `open model, ${m.rate} req/s` : `closed model, ${m.vus} VUs`;
   const title = `### Scenario \`${m.scenario}\` · ${load} · connections: ${m.connections} · ${m.repeats} run(s) per mode\n\n`;
   const reading = report.reading.length ? `**Reading.** ${report.reading.join(' ')}\n\n` : '';
-  return `${title}${table}\n\n${reading}${report.notes.map((n) => `- ${n}`).join('\n')}\n`;
+  const warnings = (report.link?.warnings ?? []).map((w) => `> **WARNING: the link is not what was asked for:** ${w}.\n\n`).join('');
+  const link = report.link ? renderLink(report) : '';
+  return `${warnings}${title}${link}${table}\n\n${reading}${report.notes.map((n) => `- ${n}`).join('\n')}\n`;
+}
+
+const rate = (bps) => (bps ? formatRate(bps) : 'not limited');
+
+/** The link section: configured beside measured, the shapers and their limits, and what held each mode back. */
+function renderLink(report) {
+  const { name, configured, shapers, limits, measured, limit_hit: limitHit } = report.link;
+  const lines = [];
+  if (configured) {
+    lines.push(`- configured (${name}): down ${rate(configured.down_bps)}, up ${rate(configured.up_bps)}, RTT ${configured.rtt_ms} ms`);
+  }
+  if (measured) {
+    const ways = ['down', 'up'].filter((w) => measured[w])
+      .map((w) => `${w} ${formatRate(measured[w].link_bps)} link layer (${formatRate(measured[w].goodput_bps)} TCP payload)`);
+    lines.push(`- measured before the runs: RTT ${measured.rtt.min_ms.toFixed(2)} ms min, ${measured.rtt.median_ms.toFixed(2)} ms median`
+      + `${measured.rtt.method ? ` (${measured.rtt.method})` : ''}${ways.length ? `; ${ways.join(', ')}` : ''}`);
+  }
+  if (shapers) {
+    lines.push(`- shaped by: bandwidth ${shapers.bandwidth}, delay ${shapers.delay}`
+      + `${shapers.delay !== 'none' ? ` (${shapers.delay_ms.up} ms up + ${shapers.delay_ms.down} ms down)` : ''}`);
+  }
+  for (const limit of limits) lines.push(`- ${limit}`);
+  lines.push(`- packet loss and reordering: not emulated (they need netem${shapers?.delay === 'netem' ? '' : ', which this kernel lacks'})`);
+  for (const [key, hits] of Object.entries(limitHit)) if (hits.length) lines.push(`- ${key} was held back by: ${hits.join('; ')}`);
+  // The ratio a bandwidth-bound pair would show, from each way of counting bytes, beside the measured one.
+  for (const [pair, ratio] of Object.entries(report.ratios)) {
+    const predicted = ratio['RPS ceiling from bandwidth, link bytes (req/s)'];
+    if (typeof predicted !== 'number') continue;
+    lines.push(`- ${pair} RPS ratio: measured ${ratio['RPS (req/s)'].toFixed(2)}; predicted for a bandwidth-bound pair `
+      + `${predicted.toFixed(2)} from link bytes per request (frames, headers and ACKs included), `
+      + `${ratio['RPS ceiling from bandwidth, k6 bytes (req/s)'].toFixed(2)} from k6's bytes per request`);
+  }
+  return `**Link.**\n\n${lines.join('\n')}\n\n`;
 }
 
 /**

@@ -1,12 +1,13 @@
 // The main job (bash bench.sh): for each scenario, each mode in turn and
-// REPEATS times interleaved, the server is started natively, warmed up, and
-// measured by the local k6 script; then one side-by-side table per scenario.
+// REPEATS times interleaved, the server is started natively (on loopback, or
+// behind an emulated link: bench/placement.js), warmed up, and measured by k6;
+// then one side-by-side table per scenario.
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { runCli } from './cli.js';
 import { BenchError } from './errors.js';
-import { freePort, ROOT, runK6, startServer } from './processes.js';
+import { ROOT, runK6 } from './processes.js';
 import { buildReport, renderMarkdown, writeReports } from './report.js';
 import { allowedCpus, durationMs, readBenchSettings, splitCores } from './settings.js';
 import { measureCapacity, requireCapacityTools } from './capacity.js';
@@ -14,10 +15,14 @@ import { decompositionReport, DECOMPOSITION, measureDecomposition, renderDecompo
 import { requireCaptureTools, startCapture } from './wire.js';
 import { readSummary } from './summary.js';
 import { scrapeServer, serverWindow } from './server-stats.js';
+import { requireLinkTools } from './link.js';
+import { formatRate } from './network.js';
+import { MODE_HOSTS, placementOf } from './placement.js';
 
-const MODES = {
-  http: { script: 'http-tests/local.js', hostVar: 'LOCAL_HTTP_HOST', port: (s) => s.httpPort },
-  grpc: { script: 'grpc-tests/local.js', hostVar: 'LOCAL_GRPC_HOST', port: (s) => s.grpcPort },
+// Which k6 script each mode runs, by target (local: loopback; remote: another address).
+const SCRIPTS = {
+  http: { local: 'http-tests/local.js', remote: 'http-tests/remote.js' },
+  grpc: { local: 'grpc-tests/local.js', remote: 'grpc-tests/remote.js' },
 };
 
 /** The last lines k6 printed about why it stopped, for an error message. */
@@ -26,27 +31,24 @@ const k6Reason = (output) => output.split('\n').filter((l) => /level=(error|fata
 const isZero = (duration) => /^(0+(\.0+)?(ms|s|m|h))+$/.test(duration);
 
 /**
- * One measured cell: server up, warm-up, measured run, server down. Records
- * the k6 CPU use, the core split and the server's own accounting of the measured
- * run (its admin endpoint read right before and right after it) in the summary's `bench.run`.
+ * One measured cell: server up (where the placement puts it), warm-up, measured run, server
+ * down. Records the k6 CPU use, the core split, the server's own accounting of the measured run
+ * (its admin endpoint read right before and right after it) and, over a link, the link's
+ * byte and packet counters of the run, in the summary's `bench.run`.
  * @param {{mode: string, scenario: string, label: string}} cell label names the files
+ * @param {import('./settings.js').BenchSettings} settings
+ * @param {ReturnType<typeof splitCores>} cores
+ * @param {string} scratch folder for throw-away files
+ * @param {import('./placement.js').Placement} placement
+ * @param {object|null} linkCheck the link as measured before the runs
  * @returns {Promise<string>} path of the measured run's summary
  * @throws {BenchError} when the server does not start, its accounting cannot be read, or k6 fails
  */
-async function measure({ mode, scenario, label }, settings, cores, scratch) {
-  const { script, hostVar, port } = MODES[mode];
-  let server;
-  // The server's admin endpoint (on 127.0.0.1) gives its accounting of the measured run.
-  const adminPort = await freePort();
-  const admin = `127.0.0.1:${adminPort}`;
-  try {
-    server = await startServer({
-      env: { MODE: mode, WORKERS: String(settings.WORKERS), ADMIN_PORT: String(adminPort) }, cpus: cores.serverCpus,
-    });
-  } catch (err) {
-    throw new BenchError(`the ${mode} server did not start: ${err.message}`);
-  }
-  const host = `127.0.0.1:${port(server)}`;
+async function measure({ mode, scenario, label }, settings, cores, scratch, placement, linkCheck) {
+  const cell = await placement.start(mode, { workers: settings.WORKERS, cpus: cores.serverCpus });
+  const { host, admin } = cell;
+  const script = SCRIPTS[mode][placement.target];
+  const hostVar = MODE_HOSTS[mode][placement.target];
   const k6 = { k6: settings.K6_BIN, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount };
   const common = ['-e', `${hostVar}=${host}`, '-e', `SCENARIO=${scenario}`, '-e', `CONNECTIONS=${settings.CONNECTIONS}`];
   const closed = (duration) => ['--vus', String(settings.VUS), '--duration', duration];
@@ -54,6 +56,7 @@ async function measure({ mode, scenario, label }, settings, cores, scratch) {
   const model = settings.RATE
     ? ['-e', `RATE=${settings.RATE}`, '-e', `DURATION=${settings.DURATION}`, '-e', `VUS=${settings.VUS}`]
     : closed(settings.DURATION);
+  const { link } = placement;
   try {
     if (!isZero(settings.WARMUP)) {
       console.error(`${label}: warm-up, ${settings.WARMUP} at ${settings.VUS} VUs (left out of the figures)`);
@@ -64,13 +67,15 @@ async function measure({ mode, scenario, label }, settings, cores, scratch) {
     const summaryFile = path.join(settings.RESULTS_DIR, `k6-${label}.json`);
     const dashboard = path.join(settings.RESULTS_DIR, `dashboard-${label}.html`);
     console.error(`${label}: measuring, ${settings.DURATION} at ${settings.RATE ? `${settings.RATE} req/s (open model)` : `${settings.VUS} VUs`}`);
-    const capture = settings.VERIFY_BYTES ? await startCapture(port(server)) : null;
+    const capture = settings.VERIFY_BYTES ? await startCapture(cell.port, cell.capture) : null;
     let run;
     let accounting;
     let wire;
+    let linkRun;
     try {
       // Read right before and right after the run, so the warm-up is left out of the server's figures.
-      const before = await scrapeServer(admin);
+      const before = admin ? await scrapeServer(admin) : null;
+      const linkBefore = link && { counters: link.counters(), proxyCpu: link.proxyCpuSeconds() };
       run = await runK6({ ...k6,
         args: [...common, ...model, '-e', `SUMMARY_FILE=${summaryFile}`, script],
         env: {
@@ -79,7 +84,12 @@ async function measure({ mode, scenario, label }, settings, cores, scratch) {
           K6_WEB_DASHBOARD_EXPORT: dashboard,
           K6_WEB_DASHBOARD_PERIOD: '1s', // the export is skipped when a run holds fewer than two periods
         } });
-      accounting = serverWindow(before, await scrapeServer(admin));
+      if (link) {
+        const after = link.counters();
+        const delta = (way) => ({ bytes: after[way].bytes - linkBefore.counters[way].bytes, packets: after[way].packets - linkBefore.counters[way].packets });
+        linkRun = { up: delta('up'), down: delta('down'), proxy_cpu_s: link.proxyCpuSeconds() - linkBefore.proxyCpu };
+      }
+      accounting = admin ? serverWindow(before, await scrapeServer(admin)) : undefined;
     } finally {
       wire = await capture?.stop();
     }
@@ -90,19 +100,37 @@ async function measure({ mode, scenario, label }, settings, cores, scratch) {
     const summary = JSON.parse(await readFile(summaryFile, 'utf8'));
     summary.bench.run = {
       k6_cpu: run.cpu,
-      pinning: `${cores.description}; ${settings.WORKERS} server worker(s); warm-up ${settings.WARMUP} left out`,
+      pinning: placement.target === 'local' || link
+        ? `${cores.description}; ${settings.WORKERS} server worker(s); warm-up ${settings.WARMUP} left out`
+        : `k6 pinned to cpu ${cores.k6Cpus ?? 'any'}; the server on another machine; warm-up ${settings.WARMUP} left out`,
       workers: settings.WORKERS,
+      server_cores: placement.target === 'local' || link ? cores.serverCoreCount : null,
       warmup: settings.WARMUP,
       dashboard,
       capacity,
       wire,
       server: accounting,
+      link: linkRecord(settings, placement, linkCheck, linkRun),
     };
     await writeFile(summaryFile, JSON.stringify(summary, null, 2));
     return summaryFile;
   } finally {
-    await server.stop();
+    await cell.stop();
   }
+}
+
+/** What a summary records of the link it ran over (undefined on loopback). */
+function linkRecord(settings, placement, check, counters) {
+  if (!placement.link && placement.target === 'local') return undefined;
+  const { link } = placement;
+  return {
+    name: link ? link.spec.name : 'remote',
+    configured: link ? { down_bps: link.spec.down, up_bps: link.spec.up, rtt_ms: link.spec.rttMs } : null,
+    shapers: link?.shapers ?? null,
+    limits: link?.limits ?? [],
+    measured: check,
+    counters: counters ?? null,
+  };
 }
 
 async function main() {
@@ -110,22 +138,27 @@ async function main() {
   if (settings.CAPACITY) await requireCapacityTools(settings.MODES);
   if (settings.DECOMPOSE) await requireCapacityTools(DECOMPOSITION);
   if (settings.VERIFY_BYTES) await requireCaptureTools();
+  if (settings.link) requireLinkTools(); // root and ip netns, before anything starts
   if (process.argv.includes('--check-settings')) return;
   process.chdir(ROOT); // k6 and the report resolve results/ and the scripts from here
   await mkdir(settings.RESULTS_DIR, { recursive: true });
   const cores = splitCores(allowedCpus());
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'bench-'));
+  const placement = await placementOf(settings, cores);
   try {
+    const linkCheck = await placement.check();
+    if (linkCheck) console.error(`link check: ${describeCheck(linkCheck)}`);
     const reports = [];
     for (const scenario of settings.SCENARIO) {
       const runs = Object.fromEntries(settings.MODES.map((mode) => [mode, []]));
       // Modes interleaved (A B A B ...), so a drift of the machine over time touches both alike.
       for (let repeat = 1; repeat <= settings.REPEATS; repeat++) {
         for (const mode of settings.MODES) {
-          const label = `${mode}-local-${scenario}-${stamp}-r${repeat}`;
+          const where = placement.link ? `link-${placement.link.spec.name}` : placement.target;
+          const label = `${mode}-${where}-${scenario}-${stamp}-r${repeat}`;
           console.error(`--- ${scenario}, run ${repeat} of ${settings.REPEATS}: ${mode}`);
-          runs[mode].push(await readSummary(await measure({ mode, scenario, label }, settings, cores, scratch)));
+          runs[mode].push(await readSummary(await measure({ mode, scenario, label }, settings, cores, scratch, placement, linkCheck)));
         }
       }
       reports.push(buildReport(Object.entries(runs).map(([key, figures]) => ({ key, runs: figures }))));
@@ -144,8 +177,16 @@ async function main() {
     const paths = await writeReports(reports, settings.RESULTS_DIR, { decompositions });
     process.stdout.write(`\nwritten: ${[paths.markdown, paths.json, ...paths.charts].join(', ')}\n`);
   } finally {
+    await placement.close();
     await rm(scratch, { recursive: true, force: true });
   }
+}
+
+/** One line on the measured link, for progress. */
+function describeCheck(check) {
+  const parts = [`RTT ${check.rtt.min_ms.toFixed(2)} ms (min)`];
+  for (const way of ['down', 'up']) if (check[way]) parts.push(`${way} ${formatRate(check[way].link_bps)}`);
+  return [parts.join(', '), ...check.warnings.map((w) => `WARNING: ${w}`)].join('; ');
 }
 
 await runCli('bench', main);

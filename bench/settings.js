@@ -5,6 +5,9 @@ import { bool, makeValidator, str } from 'envalid';
 import { positiveInt, readEnv } from '../server/env.js';
 import { SCENARIOS } from '../proto/payload.js';
 import { BenchError } from './errors.js';
+import { hostPort } from './hosts.js';
+import { linkSpec, PROFILES, rate, rttMs } from './network.js';
+import { DEFAULTS as HOSTS } from '../config.js';
 
 // k6's duration syntax (https://grafana.com/docs/k6/latest/using-k6/k6-options/reference/#duration), e.g. 30s, 1m30s, 500ms.
 const DURATION_MS = { ms: 1, s: 1000, m: 60000, h: 3600000 };
@@ -89,6 +92,16 @@ export const BENCH_MODES = Object.freeze(['http', 'grpc']);
  *   to separate encoding, transport and framework effects (bench/decompose.js)
  * @property {boolean} VERIFY_BYTES capture each measured run with dumpcap/tshark and compare TCP payload bytes with k6's counters
  * @property {number|undefined} RATE open model: k6 starts RATE requests a second (constant-arrival-rate); unset: closed model
+ * @property {string} NETWORK network profile (bench/network.js PROFILES): loopback (default), lan, wan, mobile
+ * @property {number|undefined} BANDWIDTH link bandwidth both ways (bit/s, from e.g. 10mbit); overrides the profile's
+ * @property {number|undefined} DOWN server-to-client bandwidth (bit/s); overrides BANDWIDTH
+ * @property {number|undefined} UP client-to-server bandwidth (bit/s); overrides BANDWIDTH
+ * @property {number|undefined} RTT added round-trip time (ms); overrides the profile's
+ * @property {import('./network.js').LinkSpec|null} link the emulated link (null: loopback)
+ * @property {'local'|'remote'} TARGET local: the job starts the server; remote: servers already running
+ *   at REMOTE_HTTP_HOST / REMOTE_GRPC_HOST
+ * @property {string} REMOTE_HTTP_HOST, REMOTE_GRPC_HOST host:port of the remote servers (TARGET=remote)
+ * @property {string} REMOTE_ADMIN_HOST host:port of the remote server's admin endpoint; '' leaves the server rows unmeasured
  * @property {string} K6_BIN path of the k6 binary (bench.sh sets it)
  * @property {string} RESULTS_DIR folder for summaries, dashboards and reports (relative to the repository, or absolute)
  */
@@ -101,7 +114,7 @@ export const BENCH_MODES = Object.freeze(['http', 'grpc']);
  */
 export function readBenchSettings(env = process.env) {
   const cores = splitCores(allowedCpus());
-  return readEnv(env, {
+  const settings = readEnv(env, {
     VUS: positiveInt({ default: 32 }),
     REPEATS: positiveInt({ default: 3 }),
     DURATION: duration({ allowZero: false })({ default: '8s' }),
@@ -114,7 +127,25 @@ export function readBenchSettings(env = process.env) {
     CAPACITY: bool({ default: false }),
     VERIFY_BYTES: bool({ default: false }),
     DECOMPOSE: bool({ default: false }),
+    NETWORK: str({ choices: Object.keys(PROFILES), default: 'loopback' }),
+    BANDWIDTH: rate({ default: undefined }),
+    DOWN: rate({ default: undefined }),
+    UP: rate({ default: undefined }),
+    RTT: rttMs({ default: undefined }),
+    TARGET: str({ choices: ['local', 'remote'], default: 'local' }),
+    REMOTE_HTTP_HOST: hostPort({ default: HOSTS.REMOTE_HTTP_HOST }),
+    REMOTE_GRPC_HOST: hostPort({ default: HOSTS.REMOTE_GRPC_HOST }),
+    REMOTE_ADMIN_HOST: hostPort({ default: '' }),
     K6_BIN: str({ default: 'k6' }),
     RESULTS_DIR: str({ default: 'results' }),
   }, BenchError);
+  const link = linkSpec(settings);
+  if (link && settings.TARGET === 'remote') {
+    throw new BenchError('TARGET=remote loads servers on another machine over the real link; NETWORK, BANDWIDTH, DOWN, UP and RTT '
+      + 'emulate a link to a local server: set one or the other');
+  }
+  if (settings.DECOMPOSE && (link || settings.TARGET === 'remote')) {
+    throw new BenchError('DECOMPOSE=1 loads every listener of a local server on loopback: run it without NETWORK/BANDWIDTH/RTT and TARGET=remote');
+  }
+  return { ...settings, link };
 }

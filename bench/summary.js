@@ -59,6 +59,24 @@ const PERCENTILES = { p50: 'med', p90: 'p(90)', p95: 'p(95)', p99: 'p(99)' };
  * @property {number|null} server_gc_ms_per_1k_requests server_gc_ms per 1000 requests served (ms)
  * @property {number|null} server_worker_share_min_pct smallest share of the window's requests one worker served (%)
  * @property {number|null} server_worker_share_max_pct largest such share (%)
+ * @property {number|null} link_down_mbps link-layer throughput server to client over the run (Mbit/s; the veth's
+ *   counters, so Ethernet, IP and TCP headers and ACKs count; null, like every link_ figure, off an emulated link)
+ * @property {number|null} link_up_mbps the same, client to server (Mbit/s)
+ * @property {number|null} link_down_util_pct link_down ÷ the configured down bandwidth (%; null when not limited)
+ * @property {number|null} link_up_util_pct link_up ÷ the configured up bandwidth (%)
+ * @property {number|null} link_down_per_request link-layer bytes server to client per request (bytes)
+ * @property {number|null} link_up_per_request link-layer bytes client to server per request (bytes)
+ * @property {number|null} link_down_packets_per_request packets server to client per request
+ * @property {number|null} link_up_packets_per_request packets client to server per request
+ * @property {number|null} ceiling_k6_bytes_rps bandwidth-bound RPS predicted from k6's bytes per request:
+ *   min over directions of bandwidth / (8 × bytes per request) (req/s)
+ * @property {number|null} ceiling_link_bytes_rps the same from link-layer bytes per request (req/s)
+ * @property {number|null} ceiling_latency_rps closed model: VUs / measured RTT, the rate at which every VU waits one
+ *   round trip per request and nothing else (req/s)
+ * @property {number|null} latency_share_pct RPS ÷ ceiling_latency_rps: the share of each request's time that is the RTT (%)
+ * @property {number|null} server_cpu_pct server CPU over the run ÷ its cores (%)
+ * @property {number|null} proxy_cpu_pct toxiproxy's CPU over the run ÷ the server's cores, which it shares (%)
+ * @property {string|null} limit what held RPS back (bandwidth, client, server, latency), see limitOf
  * @property {object|undefined} run what the main job recorded about the run (pinning, k6 CPU), if anything
  */
 
@@ -112,7 +130,7 @@ export function figuresOf(file, data) {
   const sent = stat('data_sent', 'count');
   const received = stat('data_received', 'count');
   const perRequest = (bytes) => (requests > 0 ? bytes / requests : 0);
-  return {
+  const figures = {
     mode,
     target: data.bench?.target ?? '',
     host: data.bench?.host ?? data.setup_data?.host ?? '',
@@ -141,6 +159,78 @@ export function figuresOf(file, data) {
     ...serverFigures(data.bench?.run?.server),
     run: data.bench?.run,
   };
+  return { ...figures, ...linkFigures(figures, data.bench?.run) };
+}
+
+const LINK_NULLS = Object.freeze({
+  link_down_mbps: null, link_up_mbps: null, link_down_util_pct: null, link_up_util_pct: null,
+  link_down_per_request: null, link_up_per_request: null, link_down_packets_per_request: null, link_up_packets_per_request: null,
+  ceiling_k6_bytes_rps: null, ceiling_link_bytes_rps: null, ceiling_latency_rps: null, latency_share_pct: null,
+  server_cpu_pct: null, proxy_cpu_pct: null, limit: null,
+});
+
+// One resource used to this share or more held the rate back.
+const LIMIT_SHARE = 0.8;
+
+/**
+ * What held a run's RPS back: the resource it used the largest share of, if that share
+ * is 80% or more. Shares: bandwidth, the busier direction's utilisation; client, k6's CPU;
+ * server, the server's (and toxiproxy's) CPU of its cores; latency, RPS ÷ (VUs ÷ RTT).
+ * @param {Record<string, number|null>} shares by resource, 0..1 (null: not measured)
+ * @returns {string} e.g. `bandwidth (97%)`, or `none reached 80% (largest: latency 52%)`
+ */
+export function limitOf(shares) {
+  const measured = Object.entries(shares).filter(([, v]) => typeof v === 'number');
+  if (measured.length === 0) return 'not measured';
+  const [name, share] = measured.reduce((a, b) => (b[1] > a[1] ? b : a));
+  const pct = `${Math.round(share * 100)}%`;
+  return share >= LIMIT_SHARE ? `${name} (${pct})` : `none reached ${LIMIT_SHARE * 100}% (largest: ${name} ${pct})`;
+}
+
+/** The link figures of a run over an emulated or real link (all null on loopback). */
+function linkFigures(f, run) {
+  const link = run?.link;
+  if (!link) return LINK_NULLS;
+  const { counters, configured, measured } = link;
+  const per = (n) => (counters && f.requests > 0 ? n / f.requests : null);
+  const mbps = (bytes) => (counters && f.duration_s > 0 ? (bytes * 8) / f.duration_s / 1e6 : null);
+  const down = configured?.down_bps ?? null;
+  const up = configured?.up_bps ?? null;
+  const util = (rateMbps, bps) => (rateMbps !== null && bps ? (rateMbps * 1e6 / bps) * 100 : null);
+  const ceiling = (downBytes, upBytes) => {
+    const each = [[down, downBytes], [up, upBytes]].filter(([bps, bytes]) => bps && bytes > 0).map(([bps, bytes]) => bps / (8 * bytes));
+    return each.length ? Math.min(...each) : null;
+  };
+  const rttMs = measured?.rtt?.min_ms ?? configured?.rtt_ms ?? null;
+  const latencyCeiling = f.model === 'closed' && rttMs > 0 ? f.vus / (rttMs / 1000) : null;
+  const cores = run.server_cores;
+  const serverCpu = cores && f.server_cpu_us_per_request !== null ? (f.server_cpu_us_per_request * f.rps) / 1e6 / cores * 100 : null;
+  const proxyCpu = cores && counters && f.duration_s > 0 ? (counters.proxy_cpu_s / f.duration_s / cores) * 100 : null;
+  const figures = {
+    link_down_mbps: counters ? mbps(counters.down.bytes) : null,
+    link_up_mbps: counters ? mbps(counters.up.bytes) : null,
+    link_down_per_request: counters ? per(counters.down.bytes) : null,
+    link_up_per_request: counters ? per(counters.up.bytes) : null,
+    link_down_packets_per_request: counters ? per(counters.down.packets) : null,
+    link_up_packets_per_request: counters ? per(counters.up.packets) : null,
+    ceiling_k6_bytes_rps: ceiling(f.received_per_request, f.sent_per_request),
+    ceiling_latency_rps: latencyCeiling,
+    latency_share_pct: latencyCeiling ? (f.rps / latencyCeiling) * 100 : null,
+    server_cpu_pct: serverCpu,
+    proxy_cpu_pct: proxyCpu,
+  };
+  figures.link_down_util_pct = util(figures.link_down_mbps, down);
+  figures.link_up_util_pct = util(figures.link_up_mbps, up);
+  figures.ceiling_link_bytes_rps = counters ? ceiling(figures.link_down_per_request, figures.link_up_per_request) : null;
+  const share = (pct) => (typeof pct === 'number' ? pct / 100 : null);
+  const bandwidth = [figures.link_down_util_pct, figures.link_up_util_pct].filter((v) => v !== null);
+  figures.limit = limitOf({
+    bandwidth: bandwidth.length ? share(Math.max(...bandwidth)) : null,
+    client: share(f.k6_cpu_pct),
+    server: serverCpu === null ? null : share(serverCpu + (proxyCpu ?? 0)),
+    latency: share(figures.latency_share_pct),
+  });
+  return figures;
 }
 
 /** The capture's byte counts beside k6's, with the difference in percent. */

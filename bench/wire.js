@@ -28,28 +28,30 @@ export async function requireCaptureTools() {
   }
 }
 
-/** Opens and closes one TCP connection to the port on loopback. */
-function probe(port) {
+/** Opens and closes one TCP connection to the port. */
+function probe(port, host) {
   return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1', () => socket.destroy());
+    const socket = net.connect(port, host, () => socket.destroy());
     socket.on('close', resolve);
     socket.on('error', resolve);
   });
 }
 
 /**
- * Starts capturing TCP to and from one port on loopback; resolves once dumpcap captures.
- * Only headers are kept (snap length 128): tshark's tcp.len comes from the IP
- * length, not from the bytes kept.
+ * Starts capturing TCP to and from one port on an interface (loopback, or the veth of an
+ * emulated link); resolves once dumpcap captures. Only headers are kept (snap length
+ * 128): tshark's tcp.len comes from the IP length, not from the bytes kept.
  * @param {number} port the server's port
+ * @param {{iface?: string, host?: string}} [where] interface to capture on (default lo) and the
+ *   server's address there (default 127.0.0.1)
  * @returns {Promise<{stop: () => Promise<{sent_bytes: number, received_bytes: number, packets: number, dropped: number}>}>}
  *   sent: client to server TCP payload bytes; received: server to client; dropped: packets dumpcap lost
  * @throws {BenchError} when dumpcap cannot capture
  */
-export async function startCapture(port) {
+export async function startCapture(port, { iface = 'lo', host = '127.0.0.1' } = {}) {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'capture-'));
   const file = path.join(dir, 'run.pcapng');
-  const proc = spawn('dumpcap', ['-i', 'lo', '-f', `tcp port ${port}`, '-s', '128', '-w', file], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const proc = spawn('dumpcap', ['-i', iface, '-f', `tcp port ${port}`, '-s', '128', '-w', file], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   proc.stderr.on('data', (c) => { stderr += c; });
   const exited = once(proc, 'exit');
@@ -59,7 +61,7 @@ export async function startCapture(port) {
   while (!/Packets: [1-9]/.test(stderr)) {
     if (proc.exitCode !== null) throw new BenchError(`dumpcap exited with ${proc.exitCode}:\n${stderr.trim()}`);
     if (Date.now() > deadline) { proc.kill('SIGKILL'); throw new BenchError(`dumpcap captured nothing in 10 s:\n${stderr.trim()}`); }
-    await probe(port);
+    await probe(port, host);
     await new Promise((r) => setTimeout(r, 200));
   }
   return {

@@ -1,0 +1,136 @@
+// Where the measured server runs and how k6 reaches it: on loopback (the default),
+// on an emulated second machine behind a shaped link (NETWORK, BANDWIDTH, RTT:
+// bench/link.js), or on a real second machine (TARGET=remote). The main job asks
+// a placement for a server per measured cell and treats all three alike.
+import net from 'node:net';
+import { median } from 'simple-statistics';
+import { parseHost } from '../config.js';
+import { BenchError } from './errors.js';
+import { createLink } from './link.js';
+import { freePort, startServer } from './processes.js';
+import { LISTENER_PORTS } from '../server/settings.js';
+import { ensureTool } from './tools.js';
+
+/** The admin endpoint's port inside an emulated link's namespace (it has the namespace to itself). */
+const LINK_ADMIN_PORT = 9100;
+
+/** What each mode's k6 scripts read, and which listener serves it. */
+export const MODE_HOSTS = Object.freeze({
+  http: { local: 'LOCAL_HTTP_HOST', remote: 'REMOTE_HTTP_HOST', listener: 'http' },
+  grpc: { local: 'LOCAL_GRPC_HOST', remote: 'REMOTE_GRPC_HOST', listener: 'grpc' },
+});
+
+/**
+ * @typedef {object} Cell a server ready to be measured in one mode
+ * @property {string} host host:port k6 loads
+ * @property {number} port its port
+ * @property {string|null} admin host:port of the server's admin endpoint; null when not reachable (remote without REMOTE_ADMIN_HOST)
+ * @property {{iface: string, host: string}} capture where VERIFY_BYTES captures
+ * @property {() => Promise<void>} stop stops the server the cell started (nothing for a remote one)
+ */
+
+/**
+ * @typedef {object} Placement
+ * @property {'local'|'remote'} target which k6 script runs: local.js on loopback, remote.js otherwise
+ * @property {import('./link.js').Link|null} link the emulated link, if any
+ * @property {(mode: string, options: {workers: number, cpus?: string}) => Promise<Cell>} start
+ * @property {() => Promise<object|null>} check the link as measured before the runs (null on loopback)
+ * @property {() => Promise<void>} close
+ */
+
+/**
+ * The placement the settings ask for. An emulated link is built here (and removed by close).
+ * @param {import('./settings.js').BenchSettings} settings
+ * @param {{serverCpus?: string, serverCoreCount: number}} cores
+ * @returns {Promise<Placement>}
+ * @throws {BenchError} when the link cannot be built
+ */
+export async function placementOf(settings, cores) {
+  if (settings.TARGET === 'remote') return remotePlacement(settings);
+  if (settings.link) return linkPlacement(settings, cores);
+  return loopbackPlacement();
+}
+
+function loopbackPlacement() {
+  return {
+    target: 'local',
+    link: null,
+    async start(mode, { workers, cpus }) {
+      const adminPort = await freePort();
+      const server = await launch(mode, { MODE: mode, WORKERS: String(workers), ADMIN_PORT: String(adminPort) }, { cpus });
+      const port = server.ports[MODE_HOSTS[mode].listener];
+      return { host: `127.0.0.1:${port}`, port, admin: `127.0.0.1:${adminPort}`, capture: { iface: 'lo', host: '127.0.0.1' }, stop: () => server.stop() };
+    },
+    check: async () => null,
+    close: async () => {},
+  };
+}
+
+async function linkPlacement(settings, cores) {
+  const link = await createLink(settings.link, {
+    cpus: cores.serverCpus, coreCount: cores.serverCoreCount, toxiproxyBin: () => ensureTool('toxiproxy-server'),
+  });
+  // Inside the namespace every listener keeps its default port: the namespace is the server's alone.
+  const portEnv = Object.fromEntries(Object.values(LISTENER_PORTS).map(([setting, port]) => [setting, String(port)]));
+  try {
+    await link.expose(Object.values(LISTENER_PORTS).map(([, port]) => port));
+  } catch (err) {
+    await link.close();
+    throw err;
+  }
+  return {
+    target: 'remote',
+    link,
+    async start(mode, { workers, cpus }) {
+      const server = await launch(mode, {
+        ...portEnv, MODE: mode, WORKERS: String(workers), HOST: link.bindHost,
+        ADMIN_PORT: String(LINK_ADMIN_PORT), ADMIN_HOST: link.serverAddress,
+      }, { cpus, wrap: (command, args) => link.command(command, args, null) });
+      const port = server.ports[MODE_HOSTS[mode].listener];
+      return {
+        host: link.hostOf(port), port, admin: `${link.serverAddress}:${LINK_ADMIN_PORT}`,
+        capture: { iface: link.hostIf, host: link.serverAddress }, stop: () => server.stop(),
+      };
+    },
+    check: () => link.check(),
+    close: () => link.close(),
+  };
+}
+
+function remotePlacement(settings) {
+  return {
+    target: 'remote',
+    link: null,
+    async start(mode) {
+      const host = settings[MODE_HOSTS[mode].remote];
+      const { host: address, port } = parseHost(MODE_HOSTS[mode].remote, host);
+      return { host, port, admin: settings.REMOTE_ADMIN_HOST || null, capture: { iface: 'any', host: address }, stop: async () => {} };
+    },
+    // Over a real link only the RTT can be measured without a probe on the far side: timed TCP connects.
+    async check() {
+      const { host, port } = parseHost('REMOTE_HTTP_HOST', settings.REMOTE_HTTP_HOST);
+      const samples = [];
+      for (let i = 0; i < 10; i++) samples.push(await connectMs(host, port));
+      return { rtt: { configured: null, min_ms: Math.min(...samples), median_ms: median(samples), method: 'TCP connect to REMOTE_HTTP_HOST' }, warnings: [] };
+    },
+    close: async () => {},
+  };
+}
+
+async function launch(mode, env, options) {
+  try {
+    return await startServer({ env, ...options });
+  } catch (err) {
+    throw new BenchError(`the ${mode} server did not start: ${err.message}`);
+  }
+}
+
+/** Time (ms) to open one TCP connection: one round trip where the handshake sees the link. */
+function connectMs(host, port) {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const socket = net.connect({ host, port }, () => { resolve(performance.now() - t0); socket.destroy(); });
+    socket.setTimeout(5000, () => socket.destroy(new Error('no answer in 5 s')));
+    socket.once('error', (err) => reject(new BenchError(`cannot reach ${host}:${port} (REMOTE_HTTP_HOST): ${err.message}`)));
+  });
+}
