@@ -26,6 +26,7 @@ export const MODE_HOSTS = Object.freeze({
  * @property {number} port its port
  * @property {string|null} admin host:port of the server's admin endpoint; null when not reachable (remote without REMOTE_ADMIN_HOST)
  * @property {{iface: string, host: string}} capture where VERIFY_BYTES captures
+ * @property {Record<string, string>|null} env what the job set in the server's environment (null: a server it did not start)
  * @property {() => Promise<void>} stop stops the server the cell started (nothing for a remote one)
  */
 
@@ -57,9 +58,10 @@ function loopbackPlacement() {
     link: null,
     async start(mode, { workers, cpus }) {
       const adminPort = await freePort();
-      const server = await launch(mode, { MODE: mode, WORKERS: String(workers), ADMIN_PORT: String(adminPort) }, { cpus });
+      const env = { MODE: mode, WORKERS: String(workers), ADMIN_PORT: String(adminPort), HOST: '127.0.0.1' };
+      const server = await launch(mode, env, { cpus });
       const port = server.ports[MODE_HOSTS[mode].listener];
-      return { host: `127.0.0.1:${port}`, port, admin: `127.0.0.1:${adminPort}`, capture: { iface: 'lo', host: '127.0.0.1' }, stop: () => server.stop() };
+      return { host: `127.0.0.1:${port}`, port, admin: `127.0.0.1:${adminPort}`, capture: { iface: 'lo', host: '127.0.0.1' }, env, stop: () => server.stop() };
     },
     check: async () => null,
     close: async () => {},
@@ -82,13 +84,14 @@ async function linkPlacement(settings, cores) {
     target: 'remote',
     link,
     async start(mode, { workers, cpus }) {
-      const server = await launch(mode, {
+      const env = {
         ...portEnv, MODE: mode, WORKERS: String(workers), HOST: link.bindHost,
         ADMIN_PORT: String(LINK_ADMIN_PORT), ADMIN_HOST: link.serverAddress,
-      }, { cpus, wrap: (command, args) => link.command(command, args, null) });
+      };
+      const server = await launch(mode, env, { cpus, wrap: (command, args) => link.command(command, args, null) });
       const port = server.ports[MODE_HOSTS[mode].listener];
       return {
-        host: link.hostOf(port), port, admin: `${link.serverAddress}:${LINK_ADMIN_PORT}`,
+        host: link.hostOf(port), port, admin: `${link.serverAddress}:${LINK_ADMIN_PORT}`, env,
         capture: { iface: link.hostIf, host: link.serverAddress }, stop: () => server.stop(),
       };
     },
@@ -104,7 +107,7 @@ function remotePlacement(settings) {
     async start(mode) {
       const host = settings[MODE_HOSTS[mode].remote];
       const { host: address, port } = parseHost(MODE_HOSTS[mode].remote, host);
-      return { host, port, admin: settings.REMOTE_ADMIN_HOST || null, capture: { iface: 'any', host: address }, stop: async () => {} };
+      return { host, port, admin: settings.REMOTE_ADMIN_HOST || null, capture: { iface: 'any', host: address }, env: null, stop: async () => {} };
     },
     // Over a real link only the RTT can be measured without a probe on the far side: timed TCP connects.
     async check() {

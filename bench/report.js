@@ -8,6 +8,7 @@ import { chartSvg } from './chart.js';
 import { renderDecomposition } from './decompose.js';
 import { readingOf } from './reading.js';
 import { formatRate } from './network.js';
+import { provenanceDifferences } from './provenance.js';
 
 // One k6 process using 90% of its cores or more is the bottleneck, not the server.
 const CLIENT_BOUND_PCT = 90;
@@ -132,6 +133,7 @@ export function buildReport(columns, { generatedAt = new Date() } = {}) {
     generated_at: generatedAt.toISOString(),
     scenario: modes[base].scenario,
     link: linkOf(modes),
+    provenance: provenanceOfReport(columns),
     order: columns.map((c) => c.key),
     modes,
     ratios,
@@ -140,6 +142,17 @@ export function buildReport(columns, { generatedAt = new Date() } = {}) {
   };
   report.reading = others.flatMap((key) => readingOf(report, base, key));
   return report;
+}
+
+/**
+ * The provenance of the report: the first run's in full, and what differs between the runs of the columns.
+ * @returns {{recorded: import('./provenance.js').Provenance|null, missing: string[],
+ *   differences: Array<{field: string, values: Record<string, string>}>}}
+ */
+function provenanceOfReport(columns) {
+  const byColumn = Object.fromEntries(columns.map(({ key, runs }) => [key, runs.map((r) => r.run?.provenance)]));
+  const recorded = Object.values(byColumn).flat().find(Boolean) ?? null;
+  return { recorded, ...provenanceDifferences(byColumn) };
 }
 
 /**
@@ -235,7 +248,22 @@ export function renderMarkdown(report) {
   const reading = report.reading.length ? `**Reading.** ${report.reading.join(' ')}\n\n` : '';
   const warnings = (report.link?.warnings ?? []).map((w) => `> **WARNING: the link is not what was asked for:** ${w}.\n\n`).join('');
   const link = report.link ? renderLink(report) : '';
-  return `${warnings}${title}${link}${table}\n\n${reading}${report.notes.map((n) => `- ${n}`).join('\n')}\n`;
+  const { differences = [], missing = [], recorded = null } = report.provenance ?? {};
+  const setup = differences.length
+    ? `> **NOT THE SAME SETUP:** the runs compared differ in ${differences.length} recorded field(s), so the ratios mix them with the protocol:\n`
+      + `${differences.map((d) => `> - \`${d.field}\`: ${Object.entries(d.values).map(([k, v]) => `${k} ${v}`).join('; ')}`).join('\n')}\n\n`
+    : '';
+  const unrecorded = missing.length ? [`provenance: not recorded for ${missing.join(', ')} (a manual k6 run records none)`] : [];
+  const notes = [...report.notes, ...(recorded ? [provenanceLine(recorded)] : []), ...unrecorded];
+  return `${warnings}${setup}${title}${link}${table}\n\n${reading}${notes.map((n) => `- ${n}`).join('\n')}\n`;
+}
+
+/** The provenance in one line; the JSON report has all of it. */
+function provenanceLine(p) {
+  const commit = p.commit ? `${p.commit.slice(0, 12)}${p.dirty ? ' (uncommitted changes)' : ''}` : 'not a git checkout';
+  const versions = Object.entries(p.versions).map(([k, v]) => `${k} ${v ?? '?'}`).join(', ');
+  const server = p.server ? `; server: ${['WORKERS', 'GRPC_CODEC', 'GRPC_CHANNELZ', 'H2_MAX_CONCURRENT_STREAMS'].map((k) => `${k}=${p.server[k]}`).join(' ')}` : '';
+  return `provenance: commit ${commit}; ${versions}; ${p.machine.kernel}, ${p.machine.cpu_count} × ${p.machine.cpu_model}${server} (all settings in the JSON report)`;
 }
 
 const rate = (bps) => (bps ? formatRate(bps) : 'not limited');

@@ -18,6 +18,7 @@ import { scrapeServer, serverWindow } from './server-stats.js';
 import { requireLinkTools } from './link.js';
 import { formatRate } from './network.js';
 import { MODE_HOSTS, placementOf } from './placement.js';
+import { provenanceOf } from './provenance.js';
 
 // Which k6 script each mode runs, by target (local: loopback; remote: another address).
 const SCRIPTS = {
@@ -27,6 +28,13 @@ const SCRIPTS = {
 
 /** The last lines k6 printed about why it stopped, for an error message. */
 const k6Reason = (output) => output.split('\n').filter((l) => /level=(error|fatal)|test aborted/.test(l)).slice(-3).join('\n');
+
+/** Why k6 failed, with its last lines and where the whole log is. */
+const k6Failure = (output, log) => {
+  const reason = k6Reason(output);
+  const tail = output.trimEnd().split('\n').slice(-12).join('\n');
+  return `${reason ? `${reason}\n` : ''}last lines of k6's output (all of it in ${log}):\n${tail}`;
+};
 
 const isZero = (duration) => /^(0+(\.0+)?(ms|s|m|h))+$/.test(duration);
 
@@ -58,15 +66,19 @@ async function measure({ mode, scenario, label }, settings, cores, scratch, plac
     : closed(settings.DURATION);
   const { link } = placement;
   try {
+    // k6's own output goes to a log per run; on the terminal only with VERBOSE=1, or its end when it fails.
+    const log = path.join(settings.RESULTS_DIR, `k6-${label}.log`);
+    const verbose = (line) => { if (settings.VERBOSE) console.error(line); };
     if (!isZero(settings.WARMUP)) {
-      console.error(`${label}: warm-up, ${settings.WARMUP} at ${settings.VUS} VUs (left out of the figures)`);
-      const warm = await runK6({ ...k6, quiet: true,
+      verbose(`${label}: warm-up, ${settings.WARMUP} at ${settings.VUS} VUs (left out of the figures)`);
+      const warm = await runK6({ ...k6, quiet: !settings.VERBOSE,
         args: [...common, ...closed(settings.WARMUP), '-e', `SUMMARY_FILE=${path.join(scratch, `${label}-warmup.json`)}`, script] });
-      if (warm.code !== 0) throw new BenchError(`k6 warm-up against ${host} failed (exit ${warm.code}):\n${k6Reason(warm.output)}`);
+      await writeFile(log, `--- warm-up\n${warm.output}`);
+      if (warm.code !== 0) throw new BenchError(`k6 warm-up against ${host} failed (exit ${warm.code}):\n${k6Failure(warm.output, log)}`);
     }
     const summaryFile = path.join(settings.RESULTS_DIR, `k6-${label}.json`);
     const dashboard = path.join(settings.RESULTS_DIR, `dashboard-${label}.html`);
-    console.error(`${label}: measuring, ${settings.DURATION} at ${settings.RATE ? `${settings.RATE} req/s (open model)` : `${settings.VUS} VUs`}`);
+    verbose(`${label}: measuring, ${settings.DURATION} at ${settings.RATE ? `${settings.RATE} req/s (open model)` : `${settings.VUS} VUs`}`);
     const capture = settings.VERIFY_BYTES ? await startCapture(cell.port, cell.capture) : null;
     let run;
     let accounting;
@@ -76,7 +88,7 @@ async function measure({ mode, scenario, label }, settings, cores, scratch, plac
       // Read right before and right after the run, so the warm-up is left out of the server's figures.
       const before = admin ? await scrapeServer(admin) : null;
       const linkBefore = link && { counters: link.counters(), proxyCpu: link.proxyCpuSeconds() };
-      run = await runK6({ ...k6,
+      run = await runK6({ ...k6, quiet: !settings.VERBOSE,
         args: [...common, ...model, '-e', `SUMMARY_FILE=${summaryFile}`, script],
         env: {
           K6_WEB_DASHBOARD: 'true',
@@ -93,16 +105,19 @@ async function measure({ mode, scenario, label }, settings, cores, scratch, plac
     } finally {
       wire = await capture?.stop();
     }
-    if (run.code !== 0) throw new BenchError(`k6 run against ${host} failed (exit ${run.code}):\n${k6Reason(run.output)}`);
+    await writeFile(log, `--- measured run\n${run.output}`, { flag: 'a' });
+    if (run.code !== 0) throw new BenchError(`k6 run against ${host} failed (exit ${run.code}):\n${k6Failure(run.output, log)}`);
     const capacity = settings.CAPACITY ? await measureCapacity({
       listener: mode, scenario, host, connections: settings.VUS, durationS: durationMs(settings.DURATION) / 1000, cpus: cores.k6Cpus,
     }) : undefined;
     const summary = JSON.parse(await readFile(summaryFile, 'utf8'));
+    const pinning = placement.target === 'local' || link
+      ? `${cores.description}; ${settings.WORKERS} server worker(s); warm-up ${settings.WARMUP} left out`
+      : `k6 pinned to cpu ${cores.k6Cpus ?? 'any'}; the server on another machine; warm-up ${settings.WARMUP} left out`;
     summary.bench.run = {
+      provenance: provenanceOf({ settings, pinning, serverEnv: cell.env }),
       k6_cpu: run.cpu,
-      pinning: placement.target === 'local' || link
-        ? `${cores.description}; ${settings.WORKERS} server worker(s); warm-up ${settings.WARMUP} left out`
-        : `k6 pinned to cpu ${cores.k6Cpus ?? 'any'}; the server on another machine; warm-up ${settings.WARMUP} left out`,
+      pinning,
       workers: settings.WORKERS,
       server_cores: placement.target === 'local' || link ? cores.serverCoreCount : null,
       warmup: settings.WARMUP,
@@ -149,6 +164,7 @@ async function main() {
   try {
     const linkCheck = await placement.check();
     if (linkCheck) console.error(`link check: ${describeCheck(linkCheck)}`);
+    const progress = progressOf(settings.SCENARIO.length * settings.REPEATS * settings.MODES.length);
     const reports = [];
     for (const scenario of settings.SCENARIO) {
       const runs = Object.fromEntries(settings.MODES.map((mode) => [mode, []]));
@@ -157,7 +173,7 @@ async function main() {
         for (const mode of settings.MODES) {
           const where = placement.link ? `link-${placement.link.spec.name}` : placement.target;
           const label = `${mode}-${where}-${scenario}-${stamp}-r${repeat}`;
-          console.error(`--- ${scenario}, run ${repeat} of ${settings.REPEATS}: ${mode}`);
+          progress.next(`${scenario} · ${mode} · run ${repeat} of ${settings.REPEATS}`);
           runs[mode].push(await readSummary(await measure({ mode, scenario, label }, settings, cores, scratch, placement, linkCheck)));
         }
       }
@@ -180,6 +196,26 @@ async function main() {
     await placement.close();
     await rm(scratch, { recursive: true, force: true });
   }
+}
+
+const clock = (ms) => { const s = Math.round(ms / 1000); return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`; };
+
+/**
+ * One progress line per measured run on stderr: `[3/6] user · http · run 2 of 3 · 0m41s elapsed · about 0m40s left`.
+ * @param {number} total runs in the job
+ * @returns {{next: (what: string) => void}}
+ */
+function progressOf(total) {
+  const start = Date.now();
+  let done = 0;
+  return {
+    next(what) {
+      const elapsed = Date.now() - start;
+      const left = done > 0 ? ` · about ${clock((elapsed / done) * (total - done))} left` : '';
+      done++;
+      console.error(`[${done}/${total}] ${what} · ${clock(elapsed)} elapsed${left}`);
+    },
+  };
 }
 
 /** One line on the measured link, for progress. */

@@ -102,6 +102,7 @@ export const BENCH_MODES = Object.freeze(['http', 'grpc']);
  *   at REMOTE_HTTP_HOST / REMOTE_GRPC_HOST
  * @property {string} REMOTE_HTTP_HOST, REMOTE_GRPC_HOST host:port of the remote servers (TARGET=remote)
  * @property {string} REMOTE_ADMIN_HOST host:port of the remote server's admin endpoint; '' leaves the server rows unmeasured
+ * @property {boolean} VERBOSE k6's own output on the terminal too (it always goes to results/k6-<run>.log)
  * @property {string} K6_BIN path of the k6 binary (bench.sh sets it)
  * @property {string} RESULTS_DIR folder for summaries, dashboards and reports (relative to the repository, or absolute)
  */
@@ -136,6 +137,7 @@ export function readBenchSettings(env = process.env) {
     REMOTE_HTTP_HOST: hostPort({ default: HOSTS.REMOTE_HTTP_HOST }),
     REMOTE_GRPC_HOST: hostPort({ default: HOSTS.REMOTE_GRPC_HOST }),
     REMOTE_ADMIN_HOST: hostPort({ default: '' }),
+    VERBOSE: bool({ default: false }),
     K6_BIN: str({ default: 'k6' }),
     RESULTS_DIR: str({ default: 'results' }),
   }, BenchError);

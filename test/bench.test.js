@@ -80,6 +80,50 @@ test('bash bench.sh measures both modes and writes the Markdown and JSON reports
   assert.match(bench.stdout, /The server's own accounting of the measured run: \d+ vs \d+ µs of server CPU per request/);
 });
 
+test('bash bench.sh is quiet: one progress line per run, k6\'s output in a log per run', async () => {
+  // 2 modes x 2 repeats, plus the capacity pass's lines; k6's banner and summaries stay out.
+  const before = bench.stdout.split('\n').findIndex((l) => l.startsWith('### '));
+  assert.ok(before >= 0 && before <= 3, `${before} lines before the table on stdout`);
+  assert.deepEqual(bench.stderr.split('\n').filter((l) => /^\[\d+\/4\] user · (http|grpc) · run [12] of 2 · \d+m\d\ds elapsed/.test(l)).length, 4,
+    bench.stderr);
+  assert.ok(bench.stderr.split('\n').length <= 40, `${bench.stderr.split('\n').length} lines on stderr`);
+  assert.doesNotMatch(bench.stdout + bench.stderr, /data_received|Grafana|running \(/, 'k6 output on the terminal');
+  const logs = (await readdir(dir)).filter((f) => /^k6-(http|grpc)-local-.*\.log$/.test(f));
+  assert.equal(logs.length, 4, logs.join());
+  assert.match(await readFile(path.join(dir, logs[0]), 'utf8'), /--- warm-up[\s\S]*--- measured run[\s\S]*data_received/);
+});
+
+test('every result carries its provenance: commit, versions, machine and every setting', async () => {
+  const report = JSON.parse(await readFile(path.join(dir, (await readdir(dir)).find((f) => /^compare-.*\.json$/.test(f))), 'utf8'));
+  const p = report.provenance.recorded;
+  assert.match(p.commit, /^[0-9a-f]{40}$/);
+  assert.equal(typeof p.dirty, 'boolean');
+  for (const name of ['node', 'k6', '@grpc/grpc-js', 'fastify', 'protobufjs']) assert.match(String(p.versions[name]), /^v?\d+\.\d+\.\d+/, name);
+  assert.ok(p.machine.cpu_count > 0 && p.machine.kernel && p.machine.cpu_model);
+  assert.match(p.pinning, /warm-up 1s left out/);
+  assert.equal(p.bench.VUS, 4);
+  assert.equal(p.server.GRPC_CHANNELZ, false);
+  assert.equal(p.server.GRPC_CODEC, 'protobufjs');
+  assert.deepEqual(report.provenance.differences, [], 'one job, one setup');
+  assert.match(bench.stdout, /- provenance: commit [0-9a-f]{12}.*@grpc\/grpc-js/);
+});
+
+test('compare of runs made with different settings names the difference before the table', async () => {
+  const other = await mkdtemp(path.join(os.tmpdir(), 'bench-channelz-'));
+  const channelz = await sh('bash', ['bench.sh'], { K6_BIN: k6Bin(), DURATION: '1s', WARMUP: '0s', VUS: '2', REPEATS: '1', MODES: 'grpc',
+    GRPC_CHANNELZ: 'true', RESULTS_DIR: other });
+  assert.equal(channelz.code, 0, channelz.stderr);
+  const [mine] = (await readdir(dir)).filter((f) => /^k6-grpc-local-.*\.json$/.test(f));
+  const [theirs] = (await readdir(other)).filter((f) => /^k6-grpc-local-.*\.json$/.test(f));
+  const { code, stdout, stderr } = await sh('node', ['bench/compare-cli.js', path.join(dir, mine), path.join(other, theirs), '--out', other]);
+  assert.equal(code, 0, stderr);
+  const table = stdout.indexOf('| RPS');
+  const warning = stdout.indexOf('NOT THE SAME SETUP');
+  assert.ok(warning >= 0 && warning < table, stdout);
+  assert.match(stdout, /`server\.GRPC_CHANNELZ`: grpc-1 false; grpc-2 true/);
+  assert.match(stdout, /`bench\.VUS`: grpc-1 4; grpc-2 2/);
+});
+
 test('npm run compare reproduces the main job\'s table from its summaries', async () => {
   const summaries = (await readdir(dir)).filter((f) => /^k6-(http|grpc)-local-.*\.json$/.test(f))
     .sort((a, b) => (a.startsWith('k6-http') === b.startsWith('k6-http') ? a.localeCompare(b) : a.startsWith('k6-http') ? -1 : 1));

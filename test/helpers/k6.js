@@ -13,13 +13,14 @@ export function k6Bin() {
 }
 
 /**
- * Runs `k6 run <args>` in the repository and collects its output.
+ * Runs `k6 run <args>` in the repository and collects its output. The scripts see only what -e gives
+ * them (--include-system-env-vars=false), as in the main job: a developer's shell variables stay out.
  * @param {string[]} args
  * @param {{timeoutMs?: number}} [options] the run is killed after timeoutMs (default 60000)
  * @returns {Promise<{code: number|null, output: string}>}
  */
 export async function k6Run(args, { timeoutMs = 60000 } = {}) {
-  const proc = spawn(k6Bin(), ['run', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(k6Bin(), ['run', '--include-system-env-vars=false', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   proc.stdout.on('data', (c) => { output += c; });
   proc.stderr.on('data', (c) => { output += c; });
