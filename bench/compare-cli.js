@@ -2,6 +2,8 @@
 // Prints the side-by-side table of k6 summaries written by the project's scripts
 // and writes it as Markdown and JSON. Summaries of the same mode and target are
 // repeats of one column (median and spread); with only one such group, each file is a column.
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseHost } from '../config.js';
 import { runCli } from './cli.js';
@@ -58,4 +60,12 @@ async function main() {
   process.stdout.write(`written: ${[paths.markdown, paths.json, ...paths.charts].join(', ')}\n`);
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await runCli('compare', main, 2);
+// Run as a command, not imported: compared as real paths, so spaces, '%' and symlinks in the path don't matter.
+const isMain = () => {
+  try {
+    return realpathSync(fileURLToPath(import.meta.url)) === realpathSync(process.argv[1]);
+  } catch {
+    return false;
+  }
+};
+if (isMain()) await runCli('compare', main, 2);

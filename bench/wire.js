@@ -58,11 +58,16 @@ export async function startCapture(port, { iface = 'lo', host = '127.0.0.1' } = 
   // dumpcap says "Capturing on" before its filter sees traffic; until a probe
   // connection (a handshake, no payload) shows up in its packet count, k6 would lose bytes.
   const deadline = Date.now() + 10000;
-  while (!/Packets: [1-9]/.test(stderr)) {
-    if (proc.exitCode !== null) throw new BenchError(`dumpcap exited with ${proc.exitCode}:\n${stderr.trim()}`);
-    if (Date.now() > deadline) { proc.kill('SIGKILL'); throw new BenchError(`dumpcap captured nothing in 10 s:\n${stderr.trim()}`); }
-    await probe(port, host);
-    await new Promise((r) => setTimeout(r, 200));
+  try {
+    while (!/Packets: [1-9]/.test(stderr)) {
+      if (proc.exitCode !== null) throw new BenchError(`dumpcap exited with ${proc.exitCode}:\n${stderr.trim()}`);
+      if (Date.now() > deadline) { proc.kill('SIGKILL'); throw new BenchError(`dumpcap captured nothing in 10 s:\n${stderr.trim()}`); }
+      await probe(port, host);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  } catch (err) {
+    await rm(dir, { recursive: true, force: true }); // nothing was captured: nothing to keep
+    throw err;
   }
   return {
     async stop() {

@@ -24,3 +24,16 @@ export class ListenError extends Error {
     this.code = reason === 'EADDRINUSE' ? 'ERR_PORT_IN_USE' : 'ERR_LISTEN';
   }
 }
+
+/** A listener that failed to start for a reason other than its address: a defect, not a busy port. */
+export class StartError extends Error {
+  /**
+   * @param {string} listener the listener's name, e.g. 'grpc'
+   * @param {Error} cause what its start threw
+   */
+  constructor(listener, cause) {
+    super(`the ${listener} listener failed to start: ${cause?.message ?? cause}`, { cause });
+    this.name = 'StartError';
+    this.code = 'ERR_START';
+  }
+}

@@ -122,8 +122,10 @@ export async function startGrpc({ host, port, log, health, settings }) {
     await promisify(server.bindAsync.bind(server))(`${host.includes(':') ? `[${host}]` : host}:${port}`,
       grpc.ServerCredentials.createInsecure());
   } catch (err) {
-    // grpc-js reports bind failures as one message; recover the errno for a clear error.
-    err.code = /EADDRINUSE/.test(err.message) ? 'EADDRINUSE' : (/EACCES/.test(err.message) ? 'EACCES' : 'EBIND');
+    // grpc-js reports every failure of bindAsync as one message, its own defects included; recover the
+    // errno of an address's failure for a clear error, and leave anything else without one (server/worker.js).
+    const errno = /\b(EADDRINUSE|EACCES|EADDRNOTAVAIL|EAFNOSUPPORT|EINVAL|ENOTFOUND)\b/.exec(err.message)?.[1];
+    if (errno) err.code = errno;
     throw err;
   }
   if (guards.length === 0) {

@@ -75,7 +75,7 @@ export async function startHttp({ host, port, log, health, settings, http2 = fal
     const served = [...payloads.values()].filter((p) => p.rpc === rpc).map((p) => p.request[param]);
     app.get(path, { schema }, (request, reply) => {
       servedRequests.http++;
-      const payload = payloads.get(`${rpc}:${request.query[param]}`);
+      const payload = payloads.get(scenarioKey(rpc, { [param]: request.query[param] }));
       if (payload) return send(payload, reply);
       return reply.code(400).send({ statusCode: 400, error: 'Bad Request', message: `${param} must be one of ${served.join(', ')}` });
     });

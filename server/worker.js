@@ -1,6 +1,6 @@
 // One cluster worker: opens the listeners its MODE asks for, reports to the primary,
 // and drains them when told to stop.
-import { ListenError } from './errors.js';
+import { ListenError, StartError } from './errors.js';
 import { startGrpc } from './grpc.js';
 import { createHealth } from './health.js';
 import { startHttp } from './http.js';
@@ -21,6 +21,8 @@ const LISTENERS = {
 
 // After a forced close, how long the listeners get to report closed before the worker exits anyway.
 const FORCE_CLOSE_GRACE_MS = 1000;
+// What binding an address can fail with (net.Server's 'error', or the errno server/grpc.js finds in grpc-js's message).
+const BIND_ERRORS = new Set(['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL', 'EAFNOSUPPORT', 'EINVAL', 'ENOTFOUND']);
 
 /**
  * Runs a worker until the primary or a signal stops it. Sends the primary
@@ -78,7 +80,9 @@ export async function runWorker(settings) {
       try {
         open.push(await start({ host: settings.HOST, port, log, health, settings }));
       } catch (err) {
-        throw new ListenError(protocol, `${settings.HOST}:${port}`, err.code ?? err.message);
+        // Only the address's own errors read as "cannot be bound"; anything else is named as what it is.
+        if (BIND_ERRORS.has(err.code)) throw new ListenError(protocol, `${settings.HOST}:${port}`, err.code);
+        throw new StartError(name, err);
       }
     }
   } catch (err) {

@@ -1,7 +1,7 @@
 // The main job end to end (bash bench.sh, short run), and the compare command on its summaries.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { before, test } from 'node:test';
@@ -139,6 +139,15 @@ test('npm run compare reproduces the main job\'s table from its summaries', asyn
   assert.equal(two.code, 0, two.stderr);
   assert.match(two.stdout, /\| RPS \(req\/s\) +\| +[\d,]+ \| +[\d,]+ \| +[\d.]+ \|/);
   assert.match(two.stdout, /ratio grpc\/http/);
+});
+
+test('compare runs as a command from a path with a space and through a symlink', async () => {
+  const parent = await mkdtemp(path.join(os.tmpdir(), 'with space %20-'));
+  const link = path.join(parent, 'repo');
+  await symlink(ROOT, link);
+  const { code, stderr } = await sh('node', [path.join(link, 'bench/compare-cli.js')]);
+  assert.equal(code, 2, 'it ran (usage error), not exit 0 having done nothing');
+  assert.match(stderr, /usage: npm run compare/);
 });
 
 test('compare names the file and the metric a summary lacks', async () => {

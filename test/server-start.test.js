@@ -4,8 +4,9 @@ import { execFile } from 'node:child_process';
 import net from 'node:net';
 import { once } from 'node:events';
 import { test } from 'node:test';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { ROOT, startServer } from './helpers/server.js';
+import { freePort, ROOT, startServer } from './helpers/server.js';
 
 const run = promisify(execFile);
 
@@ -60,4 +61,14 @@ test('a port already in use: the server names it and exits nonzero, no stack tra
   } finally {
     blocker.close();
   }
+});
+
+test('a listener that fails for another reason than its address says so, not "cannot be bound"', async () => {
+  const fixture = pathToFileURL(`${ROOT}test/fixtures/broken-listener.js`).href;
+  const port = String(await freePort());
+  const { code, stdout, stderr } = await serverExit({ MODE: 'grpc', GRPC_PORT: port, WORKERS: '1', NODE_OPTIONS: `--import=${fixture}` });
+  assert.equal(code, 1);
+  assert.match(stdout, /the grpc listener failed to start: injected defect in createServer/);
+  assert.doesNotMatch(stdout, /cannot be bound|already in use/);
+  assert.doesNotMatch(stdout + stderr, /\n\s+at /, 'no stack trace');
 });

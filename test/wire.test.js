@@ -1,6 +1,6 @@
 // k6's byte counters against an independent one: a dumpcap capture of the run on loopback.
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
@@ -39,4 +39,11 @@ test('gRPC: k6 counts within 1% of the captured TCP payload bytes', async () => 
   assert.ok(wire.sent_bytes > 10000 && wire.received_bytes > 10000);
   assert.ok(Math.abs(sent / wire.sent_bytes - 1) < 0.01, `data_sent ${sent} vs captured ${wire.sent_bytes}`);
   assert.ok(Math.abs(received / wire.received_bytes - 1) < 0.01, `data_received ${received} vs captured ${wire.received_bytes}`);
+});
+
+test('a capture that cannot start says why and leaves no temporary folder behind', async () => {
+  const captures = async () => (await readdir(os.tmpdir())).filter((f) => f.startsWith('capture-')).sort();
+  const before = await captures();
+  await assert.rejects(startCapture(server.httpPort, { iface: 'no-such-if0' }), (err) => err.code === 'ERR_BENCH' && /dumpcap exited/.test(err.message));
+  assert.deepEqual(await captures(), before);
 });
