@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { grpcFrame, methodOf } from '../proto/index.js';
+import { requireTool } from './format.js';
 import { rpcPath, SCENARIOS } from '../proto/payload.js';
 import { BenchError } from './errors.js';
 import { pinned } from './processes.js';
@@ -35,11 +36,7 @@ const LISTENER_LOAD = {
  */
 export async function requireCapacityTools(listeners) {
   for (const tool of new Set(listeners.map((l) => LISTENER_LOAD[l].tool))) {
-    try {
-      await run('sh', ['-c', `command -v ${tool}`]);
-    } catch {
-      throw new BenchError(`the capacity pass needs ${tool}: install it (Debian/Ubuntu: apt-get install ${PACKAGE[tool]})`);
-    }
+    await requireTool(tool, `the capacity pass needs ${tool}: install it (Debian/Ubuntu: apt-get install ${PACKAGE[tool]})`);
   }
 }
 

@@ -7,6 +7,7 @@ import { markdownTable } from 'markdown-table';
 import { max, median, min } from 'simple-statistics';
 import { measureCapacity } from './capacity.js';
 import { BenchError } from './errors.js';
+import { formatNumber } from './format.js';
 import { startServer } from './processes.js';
 
 /** The listeners measured, in table order. */
@@ -97,7 +98,7 @@ export function decompositionReport(scenario, runs) {
   return { scenario, listeners, effects };
 }
 
-const fmt = (n, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const fmt = formatNumber;
 
 /**
  * The decomposition as Markdown: the listeners' table, then the effects' table.

@@ -7,13 +7,13 @@ import { max, median, min } from 'simple-statistics';
 import { chartSvg } from './chart.js';
 import { renderDecomposition } from './decompose.js';
 import { readingOf } from './reading.js';
+import { fileStamp, formatNumber, MODE_LABEL } from './format.js';
 import { formatRate } from './network.js';
 import { provenanceDifferences } from './provenance.js';
 
 // One k6 process using 90% of its cores or more is the bottleneck, not the server.
 const CLIENT_BOUND_PCT = 90;
 
-const MODE_LABEL = { http: 'HTTP (JSON)', grpc: 'gRPC (protobuf)' };
 
 // [label, field, digits, how repeated runs combine]. Failures add up, so none is hidden by a median.
 const ROWS = [
@@ -210,8 +210,7 @@ function notesOf(modes, clientBound) {
   return notes;
 }
 
-const number = (value, digits) => (value === null || value === undefined ? 'n/a'
-  : value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }));
+const number = formatNumber;
 
 function cell(mode, field, digits, how) {
   const value = number(get(mode, field), digits);
@@ -312,7 +311,7 @@ function renderLink(report) {
  */
 export async function writeReports(reports, dir, { decompositions = [] } = {}) {
   await mkdir(dir, { recursive: true });
-  const base = path.join(dir, `compare-${reports[0].generated_at.replace(/[:.]/g, '-')}`);
+  const base = path.join(dir, `compare-${fileStamp(reports[0].generated_at)}`);
   const paths = { markdown: `${base}.md`, json: `${base}.json`, charts: [] };
   const sections = [];
   for (const report of reports) {

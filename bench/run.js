@@ -19,6 +19,7 @@ import { requireLinkTools } from './link.js';
 import { formatRate } from './network.js';
 import { MODE_HOSTS, placementOf } from './placement.js';
 import { provenanceOf } from './provenance.js';
+import { fileStamp, k6Reason } from './format.js';
 
 // Which k6 script each mode runs, by target (local: loopback; remote: another address).
 const SCRIPTS = {
@@ -27,7 +28,6 @@ const SCRIPTS = {
 };
 
 /** The last lines k6 printed about why it stopped, for an error message. */
-const k6Reason = (output) => output.split('\n').filter((l) => /level=(error|fatal)|test aborted/.test(l)).slice(-3).join('\n');
 
 /** Why k6 failed, with its last lines and where the whole log is. */
 const k6Failure = (output, log) => {
@@ -158,7 +158,7 @@ async function main() {
   process.chdir(ROOT); // k6 and the report resolve results/ and the scripts from here
   await mkdir(settings.RESULTS_DIR, { recursive: true });
   const cores = splitCores(allowedCpus());
-  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const stamp = fileStamp();
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'bench-'));
   const placement = await placementOf(settings, cores);
   try {

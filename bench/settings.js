@@ -1,6 +1,5 @@
 // Settings of the main job (bench.sh), read from the environment and checked before anything starts.
 import { readFileSync } from 'node:fs';
-import os from 'node:os';
 import { bool, makeValidator, str } from 'envalid';
 import { positiveInt, readEnv } from '../server/env.js';
 import { SCENARIOS } from '../proto/payload.js';
@@ -120,7 +119,7 @@ export function readBenchSettings(env = process.env) {
     REPEATS: positiveInt({ default: 3 }),
     DURATION: duration({ allowZero: false })({ default: '8s' }),
     WARMUP: duration({ allowZero: true })({ default: '2s' }),
-    WORKERS: positiveInt({ default: cores.serverCoreCount || os.availableParallelism() }),
+    WORKERS: positiveInt({ default: cores.serverCoreCount }),
     MODES: listOf(BENCH_MODES)({ default: [...BENCH_MODES] }),
     SCENARIO: listOf(Object.keys(SCENARIOS))({ default: ['user'] }),
     CONNECTIONS: str({ choices: ['reuse', 'per-request'], default: 'reuse' }),

@@ -7,6 +7,7 @@ import { markdownTable } from 'markdown-table';
 import { linearRegression, max, median, min } from 'simple-statistics';
 import { positiveInt, readEnv } from '../server/env.js';
 import { BenchError } from './errors.js';
+import { formatNumber, MODE_LABEL } from './format.js';
 import { allowedCpus, durationMs, splitCores } from './settings.js';
 
 /** Modes the soak job can load, in report order. */
@@ -233,9 +234,7 @@ function round(n, digits = 2) {
   return Number.isFinite(n) ? Number(n.toFixed(digits)) : n;
 }
 
-const MODE_LABEL = { http: 'HTTP (JSON)', grpc: 'gRPC (protobuf)' };
-const fmt = (n, digits = 0) => (n === null || n === undefined ? 'n/a'
-  : n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }));
+const fmt = formatNumber;
 const fmtSpread = (s, digits = 0) => (s === null ? 'n/a'
   : s.min === s.max ? fmt(s.median, digits) : `${fmt(s.median, digits)} (${fmt(s.min, digits)}–${fmt(s.max, digits)})`);
 

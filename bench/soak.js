@@ -10,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { runCli } from './cli.js';
 import { BenchError } from './errors.js';
 import { ensureTool } from './tools.js';
+import { fileStamp, k6Reason } from './format.js';
 import { freePort, isServerProcess, ROOT, runK6, startServer } from './processes.js';
 import { scrapeServer } from './server-stats.js';
 import { allowedCpus, durationMs, splitCores } from './settings.js';
@@ -50,7 +51,6 @@ const interruptedOf = (output) => {
 const k6Messages = (output) => output.split('\n').filter((l) => /level=(warning|error)/.test(l)).slice(0, 5);
 
 /** The last lines k6 printed about why it stopped, for an error message. */
-const k6Reason = (output) => output.split('\n').filter((l) => /level=(error|fatal)|test aborted/.test(l)).slice(-3).join('\n');
 
 /**
  * Runs k6 (bench/processes.js runK6) and kills it by pid if it outlives its duration by
@@ -74,10 +74,10 @@ async function boundedK6(options, duration, what) {
   throw new BenchError(`${what}: k6 was still running ${limitMs / 1000} s after its start, so it was killed`);
 }
 
-/** k6 arguments of one closed-model run of a mode's local script (RATE emptied so the environment cannot switch to the open model). */
+/** k6 arguments of one closed-model run of a mode's local script (k6 sees only -e: runK6 leaves the environment out). */
 function k6Args(mode, host, summaryFile, duration, vus) {
   const { script, hostVar } = MODES[mode];
-  return ['-e', `${hostVar}=${host}`, '-e', 'SCENARIO=user', '-e', 'CONNECTIONS=reuse', '-e', 'RATE=',
+  return ['-e', `${hostVar}=${host}`, '-e', 'SCENARIO=user', '-e', 'CONNECTIONS=reuse',
     '-e', `SUMMARY_FILE=${summaryFile}`, '--vus', String(vus), '--duration', duration, script];
 }
 
@@ -148,7 +148,7 @@ async function soakRun(mode, settings, cores, job) {
       latency_ms: figures.latency_ms,
       run_s: figures.duration_s,
       interrupted_iterations: interruptedOf(run.output),
-      k6_cpu_pct: figures.k6_cpu_pct ?? (run.cpu ? run.cpu.utilization * 100 : null),
+      k6_cpu_pct: run.cpu ? run.cpu.utilization * 100 : null,
       loadavg_before: loadavgBefore,
       loadavg_after: loadAverage(),
       rss_interval_s: RSS_INTERVAL_S,
@@ -298,7 +298,7 @@ async function main() {
   settings.K6_BIN ||= ensureK6();
   await mkdir(settings.RESULTS_DIR, { recursive: true });
   const cores = splitCores(allowedCpus());
-  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const stamp = fileStamp();
   const job = { stamp, scratch: await mkdtemp(path.join(os.tmpdir(), 'soak-')) };
   const soak = [];
   const faults = [];

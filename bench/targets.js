@@ -14,10 +14,11 @@ import { requireCapacityTools } from './capacity.js';
 import { decompositionReport, DECOMPOSITION, measureDecomposition, renderDecomposition } from './decompose.js';
 import { runCli } from './cli.js';
 import { BenchError } from './errors.js';
+import { fileStamp } from './format.js';
 import { ROOT, runK6, startServer } from './processes.js';
 import { allowedCpus, durationMs, readBenchSettings, splitCores } from './settings.js';
 
-// [mode, host variable, project script, minimal script, metric counting the minimal script's requests]
+// [mode, host variable, project script, minimal script]
 const K6_PAIRS = [
   ['http', 'LOCAL_HTTP_HOST', 'http-tests/local.js', 'bench/k6-minimal/http.js'],
   ['grpc', 'LOCAL_GRPC_HOST', 'grpc-tests/local.js', 'bench/k6-minimal/grpc.js'],
@@ -100,7 +101,7 @@ async function main() {
     const markdown = `## Performance targets\n\n${table}\n\n${setup}\n\n${renderDecomposition(decomposition)}`;
     process.stdout.write(`\n${markdown}`);
     await mkdir(settings.RESULTS_DIR, { recursive: true });
-    const base = path.join(settings.RESULTS_DIR, `targets-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+    const base = path.join(settings.RESULTS_DIR, `targets-${fileStamp()}`);
     await writeFile(`${base}.md`, markdown);
     await writeFile(`${base}.json`, `${JSON.stringify({ setup, results, decomposition_runs: runs }, null, 2)}\n`);
     process.stdout.write(`written: ${base}.md, ${base}.json\n`);

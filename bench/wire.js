@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { BenchError } from './errors.js';
+import { requireTool } from './format.js';
 
 const run = promisify(execFile);
 
@@ -20,11 +21,7 @@ const run = promisify(execFile);
  */
 export async function requireCaptureTools() {
   for (const tool of ['dumpcap', 'tshark']) {
-    try {
-      await run('sh', ['-c', `command -v ${tool}`]);
-    } catch {
-      throw new BenchError(`VERIFY_BYTES=1 needs ${tool}: install it (Debian/Ubuntu: apt-get install tshark), and run as root or in the wireshark group`);
-    }
+    await requireTool(tool, `VERIFY_BYTES=1 needs ${tool}: install it (Debian/Ubuntu: apt-get install tshark), and run as root or in the wireshark group`);
   }
 }
 

@@ -20,15 +20,6 @@ export const User = root.lookupType(USER_TYPE);
 // Source: https://protobuf.dev/programming-guides/json/
 const PROTO3_JSON = Object.freeze({ enums: String, longs: String, bytes: String, defaults: true, json: true });
 
-/**
- * Builds the `User` a listener serves.
- * @param {{port: number, workerPid: number}} who the listener's port and the worker's pid
- * @returns {protobuf.Message} a `user.v1.User` message
- */
-export function userMessage({ port, workerPid }) {
-  return withoutDefaults(User, User.fromObject({ ...USER_FIELDS, port, workerPid }));
-}
-
 function isDefault(field, value) {
   if (field.type === 'bytes') return value.length === 0;
   if (typeof value?.isZero === 'function') return value.isZero(); // a Long, for 64-bit integers

@@ -22,8 +22,6 @@ export const USER_TYPE = 'user.v1.User';
 export const SERVICE_NAME = 'user.v1.UserService';
 /** The unary RPC as k6 names it (`package.Service/Method`). */
 export const GET_USER_RPC = `${SERVICE_NAME}/GetUser`;
-/** The HTTP route that serves the same `User` as JSON. */
-export const HTTP_PATH = '/';
 
 /**
  * Payload scenarios, each served identically in both encodings: the HTTP route

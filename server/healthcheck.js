@@ -15,7 +15,7 @@ const TIMEOUT_MS = 2000;
  * @param {string} host the server's HOST
  * @returns {string} host part of a URL
  */
-export const probeHost = (host) => {
+const probeHost = (host) => {
   if (host === '0.0.0.0') return '127.0.0.1';
   if (host === '::') return '[::1]';
   return host.includes(':') ? `[${host}]` : host;

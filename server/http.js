@@ -1,4 +1,5 @@
-// The HTTP/1.1 listener: fastify serving the User as its proto3 JSON mapping, and its health.
+// The fastify listeners: the User (and the other scenarios) as its proto3 JSON mapping over HTTP/1.1 or h2c
+// (json-h2), or as protobuf over HTTP/1.1 (protobuf-h1), and the health route.
 import Fastify from 'fastify';
 import { jsonSchemaOf, responseTypeOf, scenarioKey, scenarioPayloads, scenarioRoutes } from '../proto/index.js';
 import { guardHttp2Server } from './h2-guard.js';

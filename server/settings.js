@@ -59,7 +59,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
  * @property {number} GRPC_PORT TCP port of the gRPC (HTTP/2 cleartext) listener
  * @property {number} JSON_H2_PORT, PROTOBUF_H1_PORT, BASELINE_HTTP_PORT, BASELINE_GRPC_PORT
  *   ports of the listeners that take the comparison apart (see LISTENER_PORTS)
- * @property {string} HOST bind address of both listeners
+ * @property {string} HOST bind address of every listener
  * @property {number} WORKERS cluster workers to fork
  * @property {string} LOG_LEVEL pino level; 'debug' or 'trace' also log every request
  * @property {number} SHUTDOWN_TIMEOUT_MS after SIGTERM or SIGINT, how long (ms) a worker lets

@@ -1,0 +1,46 @@
+// What the bench commands share in how they say things: numbers, file time stamps, mode
+// labels, k6's reason for failing, and the check that a required tool is installed.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { BenchError } from './errors.js';
+
+/** Column labels of the compared modes. */
+export const MODE_LABEL = Object.freeze({ http: 'HTTP (JSON)', grpc: 'gRPC (protobuf)' });
+
+/**
+ * A number for a table: thousands separated, fixed digits; 'n/a' when there is none.
+ * @param {number|null|undefined} value
+ * @param {number} [digits] decimals (default 0)
+ * @returns {string} e.g. '12,345.6'
+ */
+export const formatNumber = (value, digits = 0) => (value === null || value === undefined ? 'n/a'
+  : value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }));
+
+/**
+ * A time as it goes into file names: ISO 8601 with ':' and '.' made '-'.
+ * @param {Date|string} [time] a Date or an ISO string (default now)
+ * @returns {string} e.g. '2026-11-23T12-17-28-894Z'
+ */
+export const fileStamp = (time = new Date()) => (typeof time === 'string' ? time : time.toISOString()).replace(/[:.]/g, '-');
+
+/**
+ * The last lines k6 printed about why it stopped, for an error message.
+ * @param {string} output k6's stdout and stderr
+ * @returns {string} up to 3 lines; '' when k6 said nothing of the kind
+ */
+export const k6Reason = (output) => output.split('\n').filter((l) => /level=(error|fatal)|test aborted/.test(l)).slice(-3).join('\n');
+
+/**
+ * Fails when a command is not on PATH.
+ * @param {string} tool command name
+ * @param {string} message the whole error line, naming what installs it
+ * @returns {Promise<void>}
+ * @throws {BenchError} with the message
+ */
+export async function requireTool(tool, message) {
+  try {
+    await promisify(execFile)('sh', ['-c', `command -v ${tool}`]);
+  } catch {
+    throw new BenchError(message);
+  }
+}
