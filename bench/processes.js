@@ -6,6 +6,7 @@ import fs, { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { EVENT } from '../server/events.js';
 import { LISTENER_PORTS } from '../server/settings.js';
 
 /** The repository's root folder. */
@@ -156,12 +157,12 @@ export async function startServer({ env = {}, cpus, readyTimeoutMs = 15000, wrap
     waiters.add(check);
     check();
   });
-  const workerPids = () => [...new Set(lines.filter((l) => l.msg === 'worker listening').map((l) => l.pid))];
+  const workerPids = () => [...new Set(lines.filter((l) => l.event === EVENT.WORKER_LISTENING).map((l) => l.pid))];
   const running = () => proc.exitCode === null && proc.signalCode === null;
   const killWorkers = () => { for (const pid of workerPids()) if (isServerProcess(pid)) process.kill(pid, 'SIGKILL'); };
 
   try {
-    await waitForLine((l) => l.msg === 'ready', { timeoutMs: readyTimeoutMs });
+    await waitForLine((l) => l.event === EVENT.READY, { timeoutMs: readyTimeoutMs });
     // Each process writes its log lines on its own (pino writes asynchronously), so a worker's
     // 'worker listening' can come through the pipe after the primary's 'ready'.
     const workers = Number(env.WORKERS ?? 1);

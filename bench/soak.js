@@ -14,6 +14,7 @@ import { fileStamp, k6Reason } from './format.js';
 import { freePort, isServerProcess, ROOT, runK6, startServer } from './processes.js';
 import { scrapeServer } from './server-stats.js';
 import { allowedCpus, durationMs, splitCores } from './settings.js';
+import { EVENT } from '../server/events.js';
 import { readSummary } from './summary.js';
 import {
   childPidsNamed, loadAverage, memoryFigures, readSoakSettings, renderSoakMarkdown, RSS_INTERVAL_S, rssMib,
@@ -31,7 +32,6 @@ const K6_OVERRUN_MS = 75000;
 const RESPAWN_TIMEOUT_MS = 10000;
 // k6 starts loading after its start-up and setup(); past this it is not going to.
 const LOAD_START_TIMEOUT_MS = 30000;
-const DIED = 'worker died; forking a replacement';
 
 const log = (message) => console.error(`soak: ${message}`);
 const round = (n, digits = 3) => Number(n.toFixed(digits));
@@ -218,8 +218,8 @@ async function faultRun(mode, settings, cores, job, repeat) {
       const killedAtS = (performance.now() - loadAt) / 1000;
       const wait = (match) => server.waitForLine(match, { from, timeoutMs: RESPAWN_TIMEOUT_MS });
       const [died, listening] = await Promise.all([
-        wait((l) => l.msg === DIED && l.worker === victim),
-        wait((l) => l.msg === 'worker listening' && !before.includes(l.pid)),
+        wait((l) => l.event === EVENT.WORKER_REPLACED && l.worker === victim),
+        wait((l) => l.event === EVENT.WORKER_LISTENING && !before.includes(l.pid)),
       ]).catch(() => { throw new BenchError(`no replacement worker listened within ${RESPAWN_TIMEOUT_MS} ms of the kill`); });
       fault = {
         victim,

@@ -7,6 +7,7 @@
 // such a connection holds its socket and memory until the process exits. The limit here trips
 // first, and a connection that stops answering PING is destroyed.
 import http2 from 'node:http2';
+import { EVENT } from './events.js';
 
 const { NGHTTP2_ENHANCE_YOUR_CALM, NGHTTP2_NO_ERROR } = http2.constants;
 // Per-session bookkeeping of the idle sweep, kept on the session object itself.
@@ -61,7 +62,7 @@ export function guardHttp2Server(server, { settings, log, listener }) {
   // destroy(code) sends one GOAWAY with that code, then ends and destroys the socket.
   const closeFor = (session, reason, code) => {
     if (session.destroyed) return;
-    log.warn({ listener, peer: session.socket?.remoteAddress, reason }, 'HTTP/2 connection closed');
+    log.warn({ event: EVENT.H2_CONNECTION_CLOSED, listener, peer: session.socket?.remoteAddress, reason }, 'HTTP/2 connection closed');
     session.destroy(code);
   };
 
@@ -115,7 +116,7 @@ export function guardHttp2Server(server, { settings, log, listener }) {
     session[kPinging] = true;
     const noAnswer = setTimeout(() => {
       counts.unanswered++;
-      log.warn({ listener, peer: session.socket?.remoteAddress }, 'HTTP/2 connection closed: no PING ACK');
+      log.warn({ event: EVENT.H2_CONNECTION_CLOSED, listener, peer: session.socket?.remoteAddress, reason: 'no PING ACK' }, 'HTTP/2 connection closed: no PING ACK');
       session.destroy();
     }, grace);
     noAnswer.unref();

@@ -4,6 +4,7 @@ import cluster from 'node:cluster';
 import { createLogger } from './log.js';
 import { createRestartPolicy, RESTART_DEFAULTS } from './restart-policy.js';
 import { listenersOf, portOf } from './settings.js';
+import { EVENT } from './events.js';
 
 // Past SHUTDOWN_TIMEOUT_MS, how long the workers get to exit before the primary kills them.
 const KILL_AFTER_DRAIN_MS = 5000;
@@ -39,7 +40,7 @@ export function runPrimary(settings) {
     for (const timer of delayedForks) clearTimeout(timer);
     const exitWhenNoneLeft = () => {
       if (Object.keys(cluster.workers).length > 0) return;
-      log.info({ exitCode }, 'stopped');
+      log.info({ event: EVENT.STOPPED, exitCode }, 'stopped');
       process.exit(exitCode);
     };
     cluster.on('exit', exitWhenNoneLeft);
@@ -47,7 +48,7 @@ export function runPrimary(settings) {
     for (const worker of Object.values(cluster.workers)) worker.send({ type: 'shutdown' }, () => {});
     setTimeout(() => {
       const left = Object.values(cluster.workers);
-      log.error({ workers: left.map((w) => w.process.pid) }, 'workers did not stop in time; killing them');
+      log.error({ event: EVENT.WORKERS_KILLED, workers: left.map((w) => w.process.pid) }, 'workers did not stop in time; killing them');
       for (const worker of left) worker.process.kill('SIGKILL');
       process.exit(1);
     }, settings.SHUTDOWN_TIMEOUT_MS + KILL_AFTER_DRAIN_MS);
@@ -60,12 +61,12 @@ export function runPrimary(settings) {
         ready = true;
         const ports = Object.fromEntries(listenersOf(settings.MODE).map((n) => [n, portOf(settings, n)]));
         const admin = settings.ADMIN_PORT ? { admin: `${settings.ADMIN_HOST}:${settings.ADMIN_PORT}` } : {};
-        log.info({ mode: settings.MODE, workers: settings.WORKERS, host: settings.HOST, ...ports, ...admin }, 'ready');
+        log.info({ event: EVENT.READY, mode: settings.MODE, workers: settings.WORKERS, host: settings.HOST, ...ports, ...admin }, 'ready');
       }
     } else if (msg?.type === 'crash') {
       crashes.set(worker.id, msg.message);
     } else if (msg?.type === 'fatal') {
-      log.error({ code: msg.code, worker: worker.process.pid }, msg.message);
+      log.error({ event: EVENT.START_FAILED, code: msg.code, worker: worker.process.pid }, msg.message);
       // Before ready nothing is served yet: fail fast. Later the restart policy decides.
       if (!ready) stopAll(1);
       else crashes.set(worker.id, msg.message);
@@ -80,18 +81,18 @@ export function runPrimary(settings) {
     if (stopping) return;
     const about = { worker: worker.process.pid, code, signal, reason };
     if (!ready) {
-      log.error(about, 'worker died before it listened');
+      log.error({ event: EVENT.WORKER_DIED_EARLY, ...about }, 'worker died before it listened');
       stopAll(1);
       return;
     }
     const decision = restarts.onDeath(slot, Date.now() - forkedAt);
     if (decision.giveUp) {
-      log.fatal({ ...about, quickDeaths: decision.quickDeaths },
+      log.fatal({ event: EVENT.GAVE_UP, ...about, quickDeaths: decision.quickDeaths },
         `worker died ${decision.quickDeaths} times in a row within ${RESTART_DEFAULTS.stableAfterMs} ms of its start; giving up`);
       stopAll(1);
       return;
     }
-    log.warn({ ...about, delayMs: decision.delayMs, quickDeaths: decision.quickDeaths }, 'worker died; forking a replacement');
+    log.warn({ event: EVENT.WORKER_REPLACED, ...about, delayMs: decision.delayMs, quickDeaths: decision.quickDeaths }, 'worker died; forking a replacement');
     if (decision.delayMs === 0) return fork(slot);
     const timer = setTimeout(() => { delayedForks.delete(timer); fork(slot); }, decision.delayMs);
     delayedForks.add(timer);
@@ -99,7 +100,7 @@ export function runPrimary(settings) {
 
   for (const signal of ['SIGTERM', 'SIGINT']) {
     process.on(signal, () => {
-      log.info({ signal }, 'shutting down');
+      log.info({ event: EVENT.SHUTTING_DOWN, signal }, 'shutting down');
       stopAll(0);
     });
   }
@@ -114,7 +115,7 @@ export function runPrimary(settings) {
   import('./admin.js')
     .then(({ startAdmin }) => startAdmin({ host: settings.ADMIN_HOST, port: settings.ADMIN_PORT, log }))
     .then(() => { if (!stopping) forkAll(); }, (err) => {
-      log.error({ code: err.code }, err.message);
+      log.error({ event: EVENT.PRIMARY_FAILED, code: err.code }, err.message);
       stopAll(1);
     });
 }

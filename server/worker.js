@@ -8,6 +8,7 @@ import { createLogger } from './log.js';
 import { listenersOf, portOf } from './settings.js';
 import { startBaselineGrpc } from './baseline-grpc.js';
 import { startBaselineHttp } from './baseline-http.js';
+import { EVENT } from './events.js';
 
 // Each listener of settings.LISTENER_PORTS: how it names itself in errors, and how it starts.
 const LISTENERS = {
@@ -39,7 +40,7 @@ export async function runWorker(settings) {
   // After an uncaught exception the worker's state is unknown: log the cause where
   // operators look, tell the primary why, and die so that a fresh worker replaces it.
   process.on('uncaughtException', (err) => {
-    log.fatal({ err }, 'uncaught exception; worker exits');
+    log.fatal({ event: EVENT.UNCAUGHT_EXCEPTION, err }, 'uncaught exception; worker exits');
     const exit = () => process.exit(1);
     setTimeout(exit, 500).unref();
     try { process.send({ type: 'crash', message: String(err?.message ?? err) }, exit); } catch { exit(); }
@@ -54,15 +55,15 @@ export async function runWorker(settings) {
     if (draining) return;
     draining = true;
     health.set(false);
-    log.info({ timeoutMs: settings.SHUTDOWN_TIMEOUT_MS }, 'draining');
+    log.info({ event: EVENT.DRAINING, timeoutMs: settings.SHUTDOWN_TIMEOUT_MS }, 'draining');
     const deadline = setTimeout(() => {
-      log.warn({ timeoutMs: settings.SHUTDOWN_TIMEOUT_MS }, 'drain timed out; closing the connections left');
+      log.warn({ event: EVENT.DRAIN_TIMED_OUT, timeoutMs: settings.SHUTDOWN_TIMEOUT_MS }, 'drain timed out; closing the connections left');
       for (const listener of open) listener.forceClose();
       setTimeout(() => process.exit(0), FORCE_CLOSE_GRACE_MS).unref();
     }, settings.SHUTDOWN_TIMEOUT_MS);
     await Promise.allSettled(open.map((listener) => listener.close()));
     clearTimeout(deadline);
-    log.info('worker stopped');
+    log.info({ event: EVENT.WORKER_STOPPED }, 'worker stopped');
     process.exit(0);
   };
   // Listening for a stop from the start: a stop that comes while the listeners open must not be lost.
@@ -92,6 +93,6 @@ export async function runWorker(settings) {
   if (draining) return;
   health.set(true);
   const ports = Object.fromEntries(listenersOf(settings.MODE).map((n) => [n, portOf(settings, n)]));
-  log.info({ ...ports, host: settings.HOST }, 'worker listening');
+  log.info({ event: EVENT.WORKER_LISTENING, ...ports, host: settings.HOST }, 'worker listening');
   process.send({ type: 'listening' });
 }

@@ -11,6 +11,7 @@ import { parseScrape, scrapeServer, serverFigures, serverWindow } from '../bench
 import { userServiceDefinition } from '../proto/index.js';
 import { readSettings } from '../server/settings.js';
 import { freePort, startServer } from './helpers/server.js';
+import { EVENT } from '../server/events.js';
 
 const N = 500;
 
@@ -72,7 +73,7 @@ test('the admin endpoint is off by default: the setting is unset and nothing mor
   assert.equal(process.env.ADMIN_PORT, undefined, 'this test needs ADMIN_PORT unset in its environment');
   const server = await startServer({ MODE: 'both' });
   try {
-    const ready = server.lines.find((l) => l.msg === 'ready');
+    const ready = server.lines.find((l) => l.event === EVENT.READY);
     assert.equal(ready.admin, undefined);
     const pids = [server.proc.pid, ...server.workerPids()];
     assert.deepEqual([...listeningPorts(pids)].sort(), [server.httpPort, server.grpcPort].sort());
@@ -104,7 +105,7 @@ describe('with ADMIN_PORT set and two workers', () => {
   after(() => server?.stop());
 
   test('the primary serves GET /metrics on 127.0.0.1, one series per worker pid, and nothing else', async () => {
-    assert.equal(server.lines.find((l) => l.msg === 'ready').admin, admin);
+    assert.equal(server.lines.find((l) => l.event === EVENT.READY).admin, admin);
     const res = await fetch(`http://${admin}/metrics`);
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type'), /^text\/plain/);

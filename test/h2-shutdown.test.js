@@ -10,6 +10,7 @@ import {
   CODE, dataFrame, FLAG, frame, getRequestHeaders, grpcRequestHeaders, headerBlock, headersFrame, rawH2Connect, TYPE,
 } from './helpers/h2-raw.js';
 import { startServer } from './helpers/server.js';
+import { EVENT } from '../server/events.js';
 
 // Each HTTP/2 listener and the frames of one request on a stream.
 const REQUESTS = {
@@ -29,7 +30,7 @@ test('SIGTERM: GOAWAY(2^31-1), PING, then GOAWAY(last stream); requests in fligh
       await conns[name].waitFor((f) => f.type === TYPE.SETTINGS && f.flags & FLAG.ACK);
     }
     server.proc.kill('SIGTERM');
-    await server.waitForLine((l) => l.msg === 'draining');
+    await server.waitForLine((l) => l.event === EVENT.DRAINING);
     await Promise.all(Object.entries(conns).map(async ([name, conn]) => {
       // Two requests on the wire before this client can have seen any GOAWAY.
       conn.send(...REQUESTS[name](1), ...REQUESTS[name](3));

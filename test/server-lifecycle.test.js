@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { RESTART_DEFAULTS } from '../server/restart-policy.js';
 import { grpcGetUser, partialGrpcCall, partialHttpRequest, tcpExchange } from './helpers/clients.js';
 import { ROOT, isAlive, startServer, waitGone } from './helpers/server.js';
+import { EVENT } from '../server/events.js';
 
 // Time for the workers to read a partial request before the test signals: loopback delivers
 // in microseconds, and a request not yet read when the drain starts would count as not in flight.
@@ -19,16 +20,16 @@ test('a worker killed with SIGKILL is replaced within 1 s, and the primary logs 
     const from = server.lines.length;
     const killedAt = Date.now();
     process.kill(victim, 'SIGKILL');
-    const replacement = await server.waitForLine((l) => l.msg === 'worker listening' && l.pid !== victim, { from });
+    const replacement = await server.waitForLine((l) => l.event === EVENT.WORKER_LISTENING && l.pid !== victim, { from });
     const tookMs = replacement.at - killedAt;
     assert.ok(tookMs < 1000, `the replacement listened ${tookMs} ms after the kill`);
 
-    const died = await server.waitForLine((l) => l.msg === 'worker died; forking a replacement', { from });
+    const died = await server.waitForLine((l) => l.event === EVENT.WORKER_REPLACED, { from });
     assert.equal(died.worker, victim);
     assert.equal(died.signal, 'SIGKILL');
     assert.equal(died.reason, 'killed by SIGKILL');
     assert.equal(died.pid, server.proc.pid, 'the primary logged it');
-    assert.equal(server.lines.filter((l) => l.msg === 'ready').length, 1, 'ready is logged once');
+    assert.equal(server.lines.filter((l) => l.event === EVENT.READY).length, 1, 'ready is logged once');
     assert.equal((await (await fetch(`http://127.0.0.1:${server.httpPort}/`)).json()).workerPid, replacement.pid);
     assert.equal((await grpcGetUser(server.grpcPort)).workerPid, replacement.pid);
   } finally {
@@ -42,7 +43,7 @@ test('workers that die again and again at start are replaced after growing delay
   try {
     const [code] = await Promise.race([server.exited, sleep(15000).then(() => ['still running after 15 s'])]);
     assert.equal(code, 1);
-    const deaths = server.lines.filter((l) => l.msg === 'worker died; forking a replacement');
+    const deaths = server.lines.filter((l) => l.event === EVENT.WORKER_REPLACED);
     const { maxQuickDeaths, firstDelayMs } = RESTART_DEFAULTS;
     // The first death may be a one-off: replaced at once; then the delay doubles.
     assert.deepEqual(deaths.map((l) => l.delayMs), [0, firstDelayMs, firstDelayMs * 2, firstDelayMs * 4]);
@@ -53,12 +54,14 @@ test('workers that die again and again at start are replaced after growing delay
     }
     // Why: the uncaught exception's message, from the worker through the primary.
     assert.equal(deaths[0].reason, 'injected crash after listening');
-    assert.ok(server.lines.some((l) => l.msg === 'uncaught exception; worker exits' && l.err?.message === 'injected crash after listening'));
+    assert.ok(server.lines.some((l) => l.event === EVENT.UNCAUGHT_EXCEPTION && l.err?.message === 'injected crash after listening'));
     assert.equal(deaths[1].reason, 'exited with code 1');
-    const fatal = server.lines.find((l) => l.level === 60 && l.pid === server.proc.pid);
+    const fatal = server.lines.find((l) => l.event === EVENT.GAVE_UP);
+    assert.equal(fatal?.level, 60, 'logged as fatal');
+    assert.equal(fatal.pid, server.proc.pid, 'by the primary');
     assert.match(fatal.msg, new RegExp(`^worker died ${maxQuickDeaths} times in a row within \\d+ ms of its start; giving up$`));
     assert.equal(fatal.quickDeaths, maxQuickDeaths);
-    assert.equal(server.lines.filter((l) => l.msg === 'worker listening').length, 1, 'only the first worker ever listened');
+    assert.equal(server.lines.filter((l) => l.event === EVENT.WORKER_LISTENING).length, 1, 'only the first worker ever listened');
   } finally {
     await server.kill();
   }
@@ -73,7 +76,7 @@ test('SIGTERM drains: requests in flight on both protocols are answered, new con
     await sleep(SETTLE_MS);
     const from = server.lines.length;
     server.proc.kill('SIGTERM');
-    for (const pid of workers) await server.waitForLine((l) => l.msg === 'draining' && l.pid === pid, { from });
+    for (const pid of workers) await server.waitForLine((l) => l.event === EVENT.DRAINING && l.pid === pid, { from });
 
     // Stopped accepting: the primary closes the shared port once every worker closed its listener.
     let refused;
@@ -96,8 +99,8 @@ test('SIGTERM drains: requests in flight on both protocols are answered, new con
     const [code] = await server.exited;
     assert.equal(code, 0);
     assert.deepEqual(await waitGone(workers, 3000), []);
-    assert.equal(server.lines.filter((l) => l.msg === 'worker stopped').length, 2);
-    assert.ok(!server.lines.some((l) => l.msg?.startsWith('drain timed out')));
+    assert.equal(server.lines.filter((l) => l.event === EVENT.WORKER_STOPPED).length, 2);
+    assert.ok(!server.lines.some((l) => l.event === EVENT.DRAIN_TIMED_OUT));
   } finally {
     await server.stop();
   }
@@ -116,7 +119,7 @@ test('a drain that in-flight requests never finish ends at SHUTDOWN_TIMEOUT_MS, 
     const tookMs = Date.now() - signalledAt;
     assert.equal(code, 0);
     assert.ok(tookMs >= 1000 && tookMs < 4000, `stopped ${tookMs} ms after SIGTERM`);
-    assert.ok(server.lines.some((l) => l.msg === 'drain timed out; closing the connections left' && l.timeoutMs === 1000));
+    assert.ok(server.lines.some((l) => l.event === EVENT.DRAIN_TIMED_OUT && l.timeoutMs === 1000));
     await stuckClosed;
   } finally {
     grpcCall.close();

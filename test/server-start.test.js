@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { freePort, ROOT, startServer } from './helpers/server.js';
+import { EVENT } from '../server/events.js';
 
 const run = promisify(execFile);
 
@@ -22,12 +23,12 @@ async function serverExit(env) {
 test('the primary forks WORKERS workers, each logs one line, and requests reach them', async () => {
   const server = await startServer({ WORKERS: '2', MODE: 'http' });
   try {
-    const workerLines = server.lines.filter((l) => l.msg === 'worker listening');
+    const workerLines = server.lines.filter((l) => l.event === EVENT.WORKER_LISTENING);
     const pids = new Set(workerLines.map((l) => l.pid));
     assert.equal(pids.size, 2);
     assert.ok(!pids.has(server.proc.pid), 'workers are not the primary');
-    assert.deepEqual(server.lines.find((l) => l.msg === 'ready'), {
-      ...server.lines.find((l) => l.msg === 'ready'), mode: 'http', workers: 2, http: server.httpPort,
+    assert.deepEqual(server.lines.find((l) => l.event === EVENT.READY), {
+      ...server.lines.find((l) => l.event === EVENT.READY), mode: 'http', workers: 2, http: server.httpPort,
     });
     // Every response names a worker process of this cluster.
     for (let i = 0; i < 20; i++) {
@@ -45,7 +46,7 @@ test('invalid settings stop the server before it forks, with one clear line', as
     assert.equal(code, 2);
     assert.match(stderr, new RegExp(`^server: invalid setting ${name}="${value}": `));
     assert.equal(stderr.trim().split('\n').length, 1, stderr);
-    assert.doesNotMatch(stdout, /worker listening/);
+    assert.doesNotMatch(stdout, /"event":"worker-listening"/);
   }
 });
 
