@@ -127,16 +127,22 @@ describe('hostile HTTP/2 clients', () => {
 
       test('a rapid-reset flood: GOAWAY ENHANCE_YOUR_CALM, sockets released, memory back, worker serving', async () => {
         const flood = (durationMs) => rapidResetFlood(port(), { durationMs, connections: 4, headers: listener.headers });
-        // The same flood twice first: the worker's allocators reach their working size, so the measured
-        // one shows growth, not glibc's habit of keeping freed memory (docs/http2-hardening.md). The
-        // baseline is the highest RSS of those two: how far it falls back between floods varies.
+        // The same flood first, at least three times and until the worker's RSS stops rising (under 10%
+        // from one flood to the next; a flood's strength varies with the CPU the client gets):
+        // its allocators then hold their working size, which glibc keeps after a flood
+        // (docs/http2-hardening.md). A leak never gets there. The measured flood shows growth past it.
         let rssBefore = rssMib(workerPid);
         const warm = setInterval(() => { rssBefore = Math.max(rssBefore, rssMib(workerPid)); }, 100);
-        for (let i = 0; i < 2; i++) {
+        let previous;
+        let warmups = 0;
+        do {
+          previous = rssBefore;
           await flood(3000);
           await eventually(() => establishedOn(port()) === 0, 3000);
-        }
+          warmups++;
+        } while ((warmups < 3 || rssBefore > previous * 1.1) && warmups < 6);
         clearInterval(warm);
+        assert.ok(rssBefore <= previous * 1.1, `worker RSS still rising after ${warmups} floods: ${previous.toFixed(0)} → ${rssBefore.toFixed(0)} MiB`);
         let peakSockets = 0;
         const sampler = setInterval(() => { peakSockets = Math.max(peakSockets, establishedOn(port())); }, 100);
         const stats = await flood(3000);
@@ -146,8 +152,10 @@ describe('hostile HTTP/2 clients', () => {
         assert.ok(await eventually(() => establishedOn(port()) === 0, 3000), `${establishedOn(port())} sockets left 3 s after the flood`);
         await listener.serves(port());
         assertSameWorker();
-        const rssAfter = rssMib(workerPid);
-        assert.ok(rssAfter <= rssBefore * 1.2, `worker RSS ${rssBefore.toFixed(1)} → ${rssAfter.toFixed(1)} MiB`);
+        // Back within 20% once the flood's garbage is collected, as the sockets are: within a few seconds.
+        const trail = [];
+        const settled = await eventually(() => trail.push(rssMib(workerPid)) && trail.at(-1) <= rssBefore * 1.2, 5000);
+        assert.ok(settled, `worker RSS ${rssBefore.toFixed(1)} MiB before, then ${trail.filter((_, i) => i % 10 === 0).map((r) => r.toFixed(0)).join(', ')} MiB`);
       });
     });
   }
