@@ -18,6 +18,6 @@ export const hostPort = makeValidator((input) => {
     return parseHost('', input).authority;
   } catch (err) {
     // readEnv names the variable itself; keep only the why.
-    throw new Error(err.reason);
+    throw new Error(err.reason, { cause: err });
   }
 });

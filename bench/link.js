@@ -31,7 +31,7 @@ export const SHAPER_LIMITS = Object.freeze({
   toxiproxy: 'toxiproxy delays data, not packets: the TCP handshake does not see the delay, and TCP\'s slow start '
     + 'and congestion control react to the proxy, not to the emulated link; its latency is whole ms; from about 40 ms RTT '
     + '(TCP\'s delayed-ACK timer) its socket ACKs each request in a packet of its own, which a real link would not carry',
-  none: 'no added delay: the veth pair\'s own RTT (measured as the link check's RTT)',
+  none: 'no added delay: the veth pair\'s own RTT, as the link check measures it',
 });
 
 const ip = (args, options = {}) => execFileSync('ip', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], ...options });

@@ -170,7 +170,7 @@ export async function startServer({ env = {}, cpus, readyTimeoutMs = 15000, wrap
   } catch (err) {
     if (running()) proc.kill('SIGKILL');
     killWorkers();
-    throw new Error(`server not ready: ${err.message}`);
+    throw new Error(`server not ready: ${err.message}`, { cause: err });
   }
 
   const stop = async ({ timeoutMs = 15000 } = {}) => {

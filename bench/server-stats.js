@@ -129,7 +129,7 @@ export async function scrapeServer(address, { timeoutMs = 10000 } = {}) {
     throw new BenchError(`the server's accounting at ${url} is not Prometheus text: ${err.message}`);
   }
   if (scrape.workers.length === 0) throw new BenchError(`the server's accounting at ${url} names no worker`);
-  const missing = [...READ].filter(([name, { field, primary }]) => field !== 'served'
+  const missing = [...READ].filter(([, { field, primary }]) => field !== 'served'
     && (primary ? [scrape.primary ?? {}] : scrape.workers).some((r) => !Number.isFinite(r[field])));
   if (missing.length) throw new BenchError(`the server's accounting at ${url} lacks ${missing.map(([name]) => name).join(', ')}`);
   return scrape;

@@ -1,0 +1,60 @@
+// The report's arithmetic and what it says about its own conditions (bench/report.js,
+// bench/provenance.js, bench/format.js): pure, from synthetic figures.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { fileStamp, formatNumber, k6Reason } from '../../bench/format.js';
+import { provenanceDifferences } from '../../bench/provenance.js';
+import { aggregate, buildReport, renderMarkdown } from '../../bench/report.js';
+
+/** Figures of one run as bench/summary.js gives them, with the fields the report reads. */
+const run = (mode, rps, extra = {}) => ({
+  mode, target: 'local', host: '127.0.0.1:1', file: `${mode}-${rps}.json`, scenario: 'user', connections: 'reuse', model: 'closed',
+  rate: null, vus: 32, rps, requests: rps * 8, failed: 0, checks_failed: 0, duration_s: 8,
+  latency_ms: { p50: 1, p90: 2, p95: 3, p99: 4 }, data_sent_bytes: 1, data_received_bytes: 1,
+  sent_per_request: 70, received_per_request: mode === 'http' ? 289 : 82, payload_bytes: mode === 'http' ? 117 : 25,
+  k6_cpu_pct: 50, ...extra,
+});
+
+test('repeats combine as the median with their min-max; failures add up', () => {
+  const m = aggregate([run('http', 100, { failed: 1 }), run('http', 300, { failed: 2 }), run('http', 200)]);
+  assert.equal(m.rps, 200);
+  assert.deepEqual(m.spread.rps, { min: 100, max: 300 });
+  assert.equal(m.failed, 3);
+  assert.equal(m.repeats, 3);
+});
+
+test('ratios are each column\'s median over the first column\'s', () => {
+  const report = buildReport([{ key: 'http', runs: [run('http', 200)] }, { key: 'grpc', runs: [run('grpc', 100)] }]);
+  assert.equal(report.ratios['grpc/http']['RPS (req/s)'], 0.5);
+  assert.ok(Math.abs(report.ratios['grpc/http']['received per request (bytes)'] - 82 / 289) < 1e-12);
+});
+
+test('columns measured under different load shapes are flagged as not comparable', () => {
+  const report = buildReport([{ key: 'http', runs: [run('http', 200)] }, { key: 'grpc', runs: [run('grpc', 100, { vus: 8 })] }]);
+  assert.ok(report.notes.some((n) => /^NOT COMPARABLE: the VUs differs/.test(n)), report.notes.join('\n'));
+});
+
+test('runs whose recorded setup differs: named above the table; the same setup: no warning', () => {
+  const p = (channelz) => ({ commit: 'a'.repeat(40), dirty: false, versions: { node: 'v20' }, machine: { kernel: 'Linux', cpu_model: 'x', cpu_count: 2 },
+    pinning: 'p', bench: { VUS: 32, RESULTS_DIR: 'r' }, server: { GRPC_CHANNELZ: channelz, MODE: 'grpc' } });
+  const same = provenanceDifferences({ a: [p(false)], b: [p(false)] });
+  assert.deepEqual(same, { missing: [], differences: [] });
+  const differs = provenanceDifferences({ a: [p(false)], b: [p(true)], c: [undefined] });
+  assert.deepEqual(differs.missing, ['c']);
+  assert.deepEqual(differs.differences, [{ field: 'server.GRPC_CHANNELZ', values: { a: 'false', b: 'true' } }]);
+
+  const report = buildReport([{ key: 'grpc-1', runs: [run('grpc', 100, { run: { provenance: p(false) } })] },
+    { key: 'grpc-2', runs: [run('grpc', 90, { run: { provenance: p(true) } })] }]);
+  const text = renderMarkdown(report);
+  assert.ok(text.indexOf('NOT THE SAME SETUP') < text.indexOf('| RPS'), text);
+  assert.match(text, /`server\.GRPC_CHANNELZ`: grpc-1 false; grpc-2 true/);
+  assert.match(text, /- provenance: commit aaaaaaaaaaaa; node v20; Linux, 2 × x; server: /);
+});
+
+test('numbers, file stamps and k6\'s reason, said one way everywhere', () => {
+  assert.equal(formatNumber(12345.678, 1), '12,345.7');
+  assert.equal(formatNumber(null), 'n/a');
+  assert.equal(fileStamp(new Date('2026-11-23T12:17:28.894Z')), '2026-11-23T12-17-28-894Z');
+  assert.equal(fileStamp('2026-11-23T12:17:28.894Z'), '2026-11-23T12-17-28-894Z');
+  assert.equal(k6Reason('a\nlevel=error msg="x"\nb\ntest aborted: y\n'), 'level=error msg="x"\ntest aborted: y');
+});

@@ -1,0 +1,41 @@
+// The settings readers and their helpers (bench/settings.js, server/restart-policy.js): pure.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { durationMs, readBenchSettings, splitCores } from '../../bench/settings.js';
+import { createRestartPolicy, RESTART_DEFAULTS } from '../../server/restart-policy.js';
+
+test('k6 durations in ms, and what is not one', () => {
+  assert.equal(durationMs('1m30s'), 90000);
+  assert.equal(durationMs('500ms'), 500);
+  assert.equal(durationMs('0.5s'), 500);
+  for (const bad of ['10', '1 m', '-1s', '']) assert.throws(() => durationMs(bad), /k6 duration/, bad);
+});
+
+test('cores: the last for k6, the rest for the server; one core is shared, not pinned', () => {
+  assert.deepEqual(splitCores([0, 1, 2, 3]), {
+    serverCpus: '0,1,2', k6Cpus: '3', serverCoreCount: 3, k6CoreCount: 1,
+    description: 'server pinned to cpu 0,1,2, k6 pinned to cpu 3 (taskset)',
+  });
+  assert.equal(splitCores([0]).serverCpus, undefined);
+});
+
+test('bench settings: link settings parsed, conflicts refused with one line naming them', () => {
+  const s = readBenchSettings({ BANDWIDTH: '2mbit', RTT: '20ms' });
+  assert.deepEqual(s.link, { name: 'custom', down: 2e6, up: 2e6, rttMs: 20 });
+  assert.equal(readBenchSettings({}).link, null);
+  assert.throws(() => readBenchSettings({ TARGET: 'remote', NETWORK: 'wan' }), /TARGET=remote .* set one or the other/);
+  assert.throws(() => readBenchSettings({ DECOMPOSE: '1', RTT: '5' }), /DECOMPOSE=1 .* loopback/);
+  assert.throws(() => readBenchSettings({ NETWORK: 'moon', REMOTE_HTTP_HOST: 'https://a:1' }),
+    /NETWORK="moon".*REMOTE_HTTP_HOST="https:\/\/a:1".*https:\/\/ is not accepted/);
+});
+
+test('restart policy: a first quick death is replaced at once, then delays double, then it gives up', () => {
+  const policy = createRestartPolicy();
+  const quick = RESTART_DEFAULTS.stableAfterMs - 1;
+  const decisions = Array.from({ length: RESTART_DEFAULTS.maxQuickDeaths }, () => policy.onDeath(0, quick));
+  assert.deepEqual(decisions.map((d) => d.delayMs), [0, 250, 500, 1000, undefined]);
+  assert.equal(decisions.at(-1).giveUp, true);
+  // Another slot keeps its own count; a worker that lived long resets it.
+  assert.equal(policy.onDeath(1, quick).quickDeaths, 1);
+  assert.equal(policy.onDeath(0, RESTART_DEFAULTS.stableAfterMs).quickDeaths, 0);
+});
