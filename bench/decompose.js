@@ -8,6 +8,7 @@ import { max, median, min } from 'simple-statistics';
 import { measureCapacity } from './capacity.js';
 import { BenchError } from './errors.js';
 import { formatNumber } from './format.js';
+import { PERFORMANCE_TARGETS } from './performance-targets.js';
 import { startServer } from './processes.js';
 
 /** The listeners measured, in table order. */
@@ -23,13 +24,13 @@ const LABEL = {
 };
 
 // [what it isolates, numerator, denominator, target (minimum ratio) or null].
-// Targets: issue 5's performance targets, measured with one worker on one core.
+// Targets: bench/performance-targets.js.
 const EFFECTS = [
   ['encoding: protobuf instead of JSON (HTTP/1.1, fastify)', 'protobuf-h1', 'http', null],
   ['transport: HTTP/2 instead of HTTP/1.1 (JSON, fastify)', 'json-h2', 'http', null],
   ['both, as gRPC does it (grpc-js vs fastify JSON)', 'grpc', 'http', null],
-  ['fastify over bare node:http, same body', 'http', 'baseline-http', 0.9],
-  ['grpc-js over bare node:http2 gRPC framing, same bytes', 'grpc', 'baseline-grpc', 0.6],
+  ['fastify over bare node:http, same body', 'http', 'baseline-http', PERFORMANCE_TARGETS['http/baseline-http']],
+  ['grpc-js over bare node:http2 gRPC framing, same bytes', 'grpc', 'baseline-grpc', PERFORMANCE_TARGETS['grpc/baseline-grpc']],
 ];
 
 /**

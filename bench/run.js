@@ -94,7 +94,8 @@ async function measure({ mode, scenario, label }, settings, cores, scratch, plac
           K6_WEB_DASHBOARD: 'true',
           K6_WEB_DASHBOARD_PORT: '-1', // no HTTP endpoint, only the exported HTML report (works offline)
           K6_WEB_DASHBOARD_EXPORT: dashboard,
-          K6_WEB_DASHBOARD_PERIOD: '1s', // the export is skipped when a run holds fewer than two periods
+          // The export is skipped when a run holds fewer than two periods: 1 s, or a quarter of a shorter run.
+          K6_WEB_DASHBOARD_PERIOD: `${Math.max(100, Math.min(1000, Math.floor(durationMs(settings.DURATION) / 4)))}ms`,
         } });
       if (link) {
         const after = link.counters();

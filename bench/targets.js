@@ -15,6 +15,7 @@ import { decompositionReport, DECOMPOSITION, measureDecomposition, renderDecompo
 import { runCli } from './cli.js';
 import { BenchError } from './errors.js';
 import { fileStamp } from './format.js';
+import { PERFORMANCE_TARGETS } from './performance-targets.js';
 import { ROOT, runK6, startServer } from './processes.js';
 import { allowedCpus, durationMs, readBenchSettings, splitCores } from './settings.js';
 
@@ -89,8 +90,8 @@ async function main() {
     const results = [
       row('fastify JSON / bare node:http, same body (wrk)', effect('http/baseline-http').runs, effect('http/baseline-http').target),
       row('grpc-js / bare node:http2 gRPC framing, same bytes (h2load)', effect('grpc/baseline-grpc').runs, effect('grpc/baseline-grpc').target),
-      row('k6 http-tests/local.js / minimal k6 HTTP script', k6.http, 0.9),
-      row('k6 grpc-tests/local.js / minimal k6 gRPC script', k6.grpc, 0.9),
+      row('k6 http-tests/local.js / minimal k6 HTTP script', k6.http, PERFORMANCE_TARGETS['k6-http/k6-minimal-http']),
+      row('k6 grpc-tests/local.js / minimal k6 gRPC script', k6.grpc, PERFORMANCE_TARGETS['k6-grpc/k6-minimal-grpc']),
     ];
     const fmt = (n) => n.toFixed(3);
     const table = markdownTable([['target', 'RPS ratio, median (min–max)', 'required', 'result'],
