@@ -39,6 +39,20 @@ function k6Version(k6Bin) {
   }
 }
 
+// What stays the same for the whole job (git, versions, machine): read once, not per measured run.
+const once = new Map();
+function unchanging(k6Bin) {
+  if (!once.has(k6Bin)) {
+    const cpus = os.cpus();
+    once.set(k6Bin, {
+      ...commit(),
+      versions: { node: process.version, k6: k6Version(k6Bin), ...Object.fromEntries(LIBRARIES.map((p) => [p, versionOf(p)])) },
+      machine: { kernel: `${os.type()} ${os.release()}`, cpu_model: cpus[0]?.model ?? 'unknown', cpu_count: cpus.length },
+    });
+  }
+  return once.get(k6Bin);
+}
+
 const plain = (settings) => Object.fromEntries(Object.entries(settings).map(([k, v]) => [k, v ?? null]));
 
 /**
@@ -60,12 +74,9 @@ const plain = (settings) => Object.fromEntries(Object.entries(settings).map(([k,
  * @returns {Provenance}
  */
 export function provenanceOf({ settings, pinning, serverEnv }) {
-  const cpus = os.cpus();
   const { K6_BIN, link, ...bench } = settings;
   return {
-    ...commit(),
-    versions: { node: process.version, k6: k6Version(K6_BIN), ...Object.fromEntries(LIBRARIES.map((p) => [p, versionOf(p)])) },
-    machine: { kernel: `${os.type()} ${os.release()}`, cpu_model: cpus[0]?.model ?? 'unknown', cpu_count: cpus.length },
+    ...unchanging(K6_BIN),
     pinning,
     bench: plain({ ...bench, link: link ? `${link.name}: down ${link.down}, up ${link.up} bit/s, RTT ${link.rttMs} ms` : null }),
     // The server reads the same environment the job gave it; ports are per run and left out.

@@ -15,6 +15,8 @@ const GRPC_UNIMPLEMENTED = '12';
 // A stream the client reset (or whose session died) can no longer be answered; respond() would throw.
 const answerable = (stream) => !stream.destroyed && !stream.closed && !stream.headersSent;
 
+const ignore = () => {};
+
 const trailersOnly = (stream, grpcStatus) => {
   if (answerable(stream)) stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-status': grpcStatus }, { endStream: true });
 };
@@ -39,7 +41,7 @@ export async function startBaselineGrpc({ host, port, log, settings }) {
   const guard = guardHttp2Server(server, { settings, log, listener: 'baseline-grpc' });
   server.on('stream', (stream, headers) => {
     // A reset or a broken session surfaces here; the stream is gone either way.
-    stream.on('error', () => {});
+    stream.on('error', ignore);
     const method = requestTypes.get(headers[':path']);
     if (!method) {
       trailersOnly(stream, GRPC_UNIMPLEMENTED);
@@ -81,6 +83,6 @@ export async function startBaselineGrpc({ host, port, log, settings }) {
         guard.closeSessions();
       });
     },
-    forceClose: () => { for (const session of guard.sessions) session.destroy(); },
+    forceClose: guard.destroySessions,
   };
 }

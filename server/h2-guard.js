@@ -41,6 +41,7 @@ export const h2Settings = (settings) => ({
  *   (sent by the server's own close) refuses none of them
  * @property {() => void} closeSessions sends every session the final GOAWAY (last stream processed) and
  *   lets it end once its open streams have (fastify does not close HTTP/2 sessions before Node 24)
+ * @property {() => void} destroySessions ends every session at once, its open streams with it
  * @property {{resetLimited: number, unanswered: number}} counts connections closed for breaking the
  *   reset limit, and for not answering the idle PING, since the start
  */
@@ -59,7 +60,7 @@ export function guardHttp2Server(server, { settings, log, listener }) {
   const counts = { resetLimited: 0, unanswered: 0 };
   const grace = settings.H2_CLOSE_GRACE_MS;
 
-  // destroy(code) sends one GOAWAY with that code, then ends and destroys the socket.
+  // destroy(code) sends one GOAWAY with that code (none without one), then ends and destroys the socket.
   const closeFor = (session, reason, code) => {
     if (session.destroyed) return;
     log.warn({ event: EVENT.H2_CONNECTION_CLOSED, listener, peer: session.socket?.remoteAddress, reason }, 'HTTP/2 connection closed');
@@ -116,8 +117,7 @@ export function guardHttp2Server(server, { settings, log, listener }) {
     session[kPinging] = true;
     const noAnswer = setTimeout(() => {
       counts.unanswered++;
-      log.warn({ event: EVENT.H2_CONNECTION_CLOSED, listener, peer: session.socket?.remoteAddress, reason: 'no PING ACK' }, 'HTTP/2 connection closed: no PING ACK');
-      session.destroy();
+      closeFor(session, 'no PING ACK');
     }, grace);
     noAnswer.unref();
     try {
@@ -160,6 +160,8 @@ export function guardHttp2Server(server, { settings, log, listener }) {
   // The final GOAWAY (the last stream the server processed): Node's session.close() sends it and
   // destroys the session once its open streams end.
   const closeSessions = () => { for (const session of sessions) session.close(); };
+  // A forced close, past the drain deadline: every session ends now, its streams with it.
+  const destroySessions = () => { for (const session of sessions) session.destroy(); };
 
-  return { sessions, announceShutdown, closeSessions, counts };
+  return { sessions, announceShutdown, closeSessions, destroySessions, counts };
 }

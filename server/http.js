@@ -94,6 +94,6 @@ export async function startHttp({ host, port, log, health, settings, http2 = fal
       await app.close();
     },
     // An HTTP/2 server has no closeAllConnections: its sessions are destroyed instead.
-    forceClose: () => (guard ? guard.sessions.forEach((session) => session.destroy()) : app.server.closeAllConnections()),
+    forceClose: () => (guard ? guard.destroySessions() : app.server.closeAllConnections()),
   };
 }
