@@ -12,30 +12,20 @@ import { requireTool } from './format.js';
 import { rpcPath, SCENARIOS } from '../proto/payload.js';
 import { BenchError } from './errors.js';
 import { pinned } from './processes.js';
+import { LISTENERS } from '../server/listeners.js';
 
 const run = promisify(execFile);
 const WRK_BYTES = fileURLToPath(new URL('wrk-bytes.lua', import.meta.url));
 const PACKAGE = { wrk: 'wrk', h2load: 'nghttp2-client' };
 
-// Per listener (server/settings.js LISTENER_PORTS): the tool, and how a request is sent.
-// 'get' requests the scenario's HTTP path; 'grpc' POSTs its request message in gRPC framing.
-const LISTENER_LOAD = {
-  http: { tool: 'wrk', request: 'get' },
-  'protobuf-h1': { tool: 'wrk', request: 'get' },
-  'baseline-http': { tool: 'wrk', request: 'get' },
-  'json-h2': { tool: 'h2load', request: 'get' },
-  grpc: { tool: 'h2load', request: 'grpc' },
-  'baseline-grpc': { tool: 'h2load', request: 'grpc' },
-};
-
 /**
  * Fails early, naming the Debian package, when a listener's capacity tool is missing.
- * @param {string[]} listeners keys of LISTENER_LOAD
+ * @param {string[]} listeners listener names (server/listeners.js)
  * @returns {Promise<void>}
  * @throws {BenchError}
  */
 export async function requireCapacityTools(listeners) {
-  for (const tool of new Set(listeners.map((l) => LISTENER_LOAD[l].tool))) {
+  for (const tool of new Set(listeners.map((l) => LISTENERS[l].load.tool))) {
     await requireTool(tool, `the capacity pass needs ${tool}: install it (Debian/Ubuntu: apt-get install ${PACKAGE[tool]})`);
   }
 }
@@ -44,7 +34,7 @@ export async function requireCapacityTools(listeners) {
  * Loads one listener with its native tool for a while, at a fixed concurrency
  * (one request in flight per connection, like a k6 VU).
  * @param {{listener: string, scenario: string, host: string, connections: number, durationS: number, cpus?: string}} options
- *   listener: a key of LISTENER_LOAD; cpus: taskset CPU list for the tool
+ *   listener: a listener's name (server/listeners.js: its `load` says which tool and request); cpus: taskset CPU list for the tool
  * @returns {Promise<{tool: string, rps: number, requests: number, failed: number, received_per_request: number,
  *   headers_per_request: number|null}>} rps in req/s; bytes per request as the tool counts them
  *   (h2load: all HTTP/2 traffic, with the header share; wrk: bytes read); failed: non-2xx
@@ -52,7 +42,7 @@ export async function requireCapacityTools(listeners) {
  * @throws {BenchError} when the tool fails or prints nothing it can parse
  */
 export async function measureCapacity({ listener, scenario, host, connections, durationS, cpus }) {
-  const { tool, request } = LISTENER_LOAD[listener];
+  const { tool, request } = LISTENERS[listener].load;
   const { httpPath, rpc, request: message } = SCENARIOS[scenario];
   const dir = await mkdtemp(path.join(os.tmpdir(), 'capacity-'));
   try {

@@ -10,18 +10,10 @@ import { BenchError } from './errors.js';
 import { formatNumber } from './format.js';
 import { PERFORMANCE_TARGETS } from './performance-targets.js';
 import { startServer } from './processes.js';
+import { LISTENER_NAMES, LISTENERS } from '../server/listeners.js';
 
-/** The listeners measured, in table order. */
-export const DECOMPOSITION = ['http', 'protobuf-h1', 'json-h2', 'grpc', 'baseline-http', 'baseline-grpc'];
-
-const LABEL = {
-  http: 'JSON · HTTP/1.1 · fastify',
-  'protobuf-h1': 'protobuf · HTTP/1.1 · fastify',
-  'json-h2': 'JSON · HTTP/2 (h2c) · fastify',
-  grpc: 'protobuf · gRPC (HTTP/2) · grpc-js',
-  'baseline-http': 'same JSON bytes · HTTP/1.1 · bare node:http',
-  'baseline-grpc': 'same protobuf bytes · gRPC framing · bare node:http2',
-};
+/** The listeners measured: all of them, in the registry's order (server/listeners.js). */
+export const DECOMPOSITION = LISTENER_NAMES;
 
 // [what it isolates, numerator, denominator, target (minimum ratio) or null].
 // Targets: bench/performance-targets.js.
@@ -81,7 +73,7 @@ export function decompositionReport(scenario, runs) {
   for (const [name, list] of Object.entries(runs)) {
     const headers = list.map((r) => r.headers_per_request).filter((h) => h !== null);
     listeners[name] = {
-      label: LABEL[name],
+      label: LISTENERS[name].label,
       tool: list[0].tool,
       repeats: list.length,
       rps: spreadOf(list.map((r) => r.rps)),

@@ -1,11 +1,7 @@
-// What the bench commands share in how they say things: numbers, file time stamps, mode
-// labels, k6's reason for failing, and the check that a required tool is installed.
+// What the bench commands share in how they say things: numbers, file time stamps, k6's reason for failing, and the check that a required tool is installed.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { BenchError } from './errors.js';
-
-/** Column labels of the compared modes. */
-export const MODE_LABEL = Object.freeze({ http: 'HTTP (JSON)', grpc: 'gRPC (protobuf)' });
 
 /**
  * A number for a table: thousands separated, fixed digits; 'n/a' when there is none.

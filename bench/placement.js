@@ -8,17 +8,12 @@ import { parseHost } from '../config.js';
 import { BenchError } from './errors.js';
 import { createLink } from './link.js';
 import { freePort, startServer } from './processes.js';
-import { LISTENER_PORTS } from '../server/settings.js';
+import { LISTENERS, portEnv } from '../server/listeners.js';
 import { ensureTool } from './tools.js';
+import { MODES } from './modes.js';
 
 /** The admin endpoint's port inside an emulated link's namespace (it has the namespace to itself). */
 const LINK_ADMIN_PORT = 9100;
-
-/** What each mode's k6 scripts read, and which listener serves it. */
-export const MODE_HOSTS = Object.freeze({
-  http: { local: 'LOCAL_HTTP_HOST', remote: 'REMOTE_HTTP_HOST', listener: 'http' },
-  grpc: { local: 'LOCAL_GRPC_HOST', remote: 'REMOTE_GRPC_HOST', listener: 'grpc' },
-});
 
 /**
  * @typedef {object} Cell a server ready to be measured in one mode
@@ -60,7 +55,7 @@ function loopbackPlacement() {
       const adminPort = await freePort();
       const env = { MODE: mode, WORKERS: String(workers), ADMIN_PORT: String(adminPort), HOST: '127.0.0.1' };
       const server = await launch(mode, env, { cpus });
-      const port = server.ports[MODE_HOSTS[mode].listener];
+      const port = server.ports[MODES[mode].listener];
       return { host: `127.0.0.1:${port}`, port, admin: `127.0.0.1:${adminPort}`, capture: { iface: 'lo', host: '127.0.0.1' }, env, stop: () => server.stop() };
     },
     check: async () => null,
@@ -73,9 +68,9 @@ async function linkPlacement(settings, cores) {
     cpus: cores.serverCpus, coreCount: cores.serverCoreCount, toxiproxyBin: () => ensureTool('toxiproxy-server'),
   });
   // Inside the namespace every listener keeps its default port: the namespace is the server's alone.
-  const portEnv = Object.fromEntries(Object.values(LISTENER_PORTS).map(([setting, port]) => [setting, String(port)]));
+  const ports = portEnv();
   try {
-    await link.expose(Object.values(LISTENER_PORTS).map(([, port]) => port));
+    await link.expose(Object.values(LISTENERS).map((l) => l.defaultPort));
   } catch (err) {
     await link.close();
     throw err;
@@ -85,11 +80,11 @@ async function linkPlacement(settings, cores) {
     link,
     async start(mode, { workers, cpus }) {
       const env = {
-        ...portEnv, MODE: mode, WORKERS: String(workers), HOST: link.bindHost,
+        ...ports, MODE: mode, WORKERS: String(workers), HOST: link.bindHost,
         ADMIN_PORT: String(LINK_ADMIN_PORT), ADMIN_HOST: link.serverAddress,
       };
       const server = await launch(mode, env, { cpus, wrap: (command, args) => link.command(command, args, null) });
-      const port = server.ports[MODE_HOSTS[mode].listener];
+      const port = server.ports[MODES[mode].listener];
       return {
         host: link.hostOf(port), port, admin: `${link.serverAddress}:${LINK_ADMIN_PORT}`, env,
         capture: { iface: link.hostIf, host: link.serverAddress }, stop: () => server.stop(),
@@ -105,8 +100,9 @@ function remotePlacement(settings) {
     target: 'remote',
     link: null,
     async start(mode) {
-      const host = settings[MODE_HOSTS[mode].remote];
-      const { host: address, port } = parseHost(MODE_HOSTS[mode].remote, host);
+      const { remote } = MODES[mode].hostVars;
+      const host = settings[remote];
+      const { host: address, port } = parseHost(remote, host);
       return { host, port, admin: settings.REMOTE_ADMIN_HOST || null, capture: { iface: 'any', host: address }, env: null, stop: async () => {} };
     },
     // Over a real link only the RTT can be measured without a probe on the far side: timed TCP connects.

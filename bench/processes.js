@@ -7,7 +7,7 @@ import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { EVENT } from '../server/events.js';
-import { LISTENER_PORTS } from '../server/settings.js';
+import { LISTENERS, portEnv } from '../server/listeners.js';
 
 /** The repository's root folder. */
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -81,7 +81,7 @@ export async function waitGone(pids, timeoutMs) {
 /**
  * @typedef {object} RunningServer
  * @property {import('node:child_process').ChildProcess} proc the primary
- * @property {Record<string, number>} ports every listener's port, by LISTENER_PORTS name
+ * @property {Record<string, number>} ports every listener's port, by name (server/listeners.js)
  * @property {number} httpPort ports.http
  * @property {number} grpcPort ports.grpc
  * @property {object[]} lines every JSON log line so far, primary's and workers', each with `at`
@@ -111,12 +111,11 @@ export async function waitGone(pids, timeoutMs) {
  */
 export async function startServer({ env = {}, cpus, readyTimeoutMs = 15000, wrap = (c, a) => [c, a] } = {}) {
   const ports = {};
-  for (const [name, [setting]] of Object.entries(LISTENER_PORTS)) ports[name] = Number(env[setting] ?? await freePort());
-  const portEnv = Object.fromEntries(Object.entries(LISTENER_PORTS).map(([name, [setting]]) => [setting, String(ports[name])]));
+  for (const [name, { portSetting }] of Object.entries(LISTENERS)) ports[name] = Number(env[portSetting] ?? await freePort());
   const [command, args] = wrap(...pinned(cpus, process.execPath, ['server']));
   const proc = spawn(command, args, {
     cwd: ROOT,
-    env: { ...process.env, HOST: '127.0.0.1', WORKERS: '1', ...env, ...portEnv },
+    env: { ...process.env, HOST: '127.0.0.1', WORKERS: '1', ...env, ...portEnv((name) => ports[name]) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines = [];

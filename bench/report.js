@@ -7,7 +7,8 @@ import { max, median, min } from 'simple-statistics';
 import { chartSvg } from './chart.js';
 import { renderDecomposition } from './decompose.js';
 import { readingOf } from './reading.js';
-import { fileStamp, formatNumber, MODE_LABEL } from './format.js';
+import { fileStamp, formatNumber } from './format.js';
+import { MODES, modeLabel } from './modes.js';
 import { formatRate } from './network.js';
 import { provenanceDifferences } from './provenance.js';
 
@@ -229,7 +230,7 @@ export function renderMarkdown(report) {
   const keys = report.order;
   const heading = (k) => {
     const m = report.modes[k];
-    return `${MODE_LABEL[k] ?? MODE_LABEL[m.mode] ?? k}${m.target ? ` ${m.target}` : ''}`;
+    return `${MODES[k] ? modeLabel(k) : modeLabel(m.mode ?? k)}${m.target ? ` ${m.target}` : ''}`;
   };
   const ratioKeys = Object.keys(report.ratios);
   const header = ['', ...keys.map(heading), ...ratioKeys.map((r) => `ratio ${r}`)];

@@ -17,15 +17,10 @@ import { readSummary } from './summary.js';
 import { scrapeServer, serverWindow } from './server-stats.js';
 import { requireLinkTools } from './link.js';
 import { formatRate } from './network.js';
-import { MODE_HOSTS, placementOf } from './placement.js';
+import { placementOf } from './placement.js';
+import { MODES } from './modes.js';
 import { provenanceOf } from './provenance.js';
 import { fileStamp, k6Reason } from './format.js';
-
-// Which k6 script each mode runs, by target (local: loopback; remote: another address).
-const SCRIPTS = {
-  http: { local: 'http-tests/local.js', remote: 'http-tests/remote.js' },
-  grpc: { local: 'grpc-tests/local.js', remote: 'grpc-tests/remote.js' },
-};
 
 /** The last lines k6 printed about why it stopped, for an error message. */
 
@@ -55,8 +50,8 @@ const isZero = (duration) => /^(0+(\.0+)?(ms|s|m|h))+$/.test(duration);
 async function measure({ mode, scenario, label }, settings, cores, scratch, placement, linkCheck) {
   const cell = await placement.start(mode, { workers: settings.WORKERS, cpus: cores.serverCpus });
   const { host, admin } = cell;
-  const script = SCRIPTS[mode][placement.target];
-  const hostVar = MODE_HOSTS[mode][placement.target];
+  const script = MODES[mode].scripts[placement.target];
+  const hostVar = MODES[mode].hostVars[placement.target];
   const k6 = { k6: settings.K6_BIN, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount };
   const common = ['-e', `${hostVar}=${host}`, '-e', `SCENARIO=${scenario}`, '-e', `CONNECTIONS=${settings.CONNECTIONS}`];
   const closed = (duration) => ['--vus', String(settings.VUS), '--duration', duration];

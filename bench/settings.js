@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { bool, makeValidator, str } from 'envalid';
 import { positiveInt, readEnv } from '../server/env.js';
 import { SCENARIOS } from '../proto/payload.js';
+import { MODE_NAMES, MODES } from './modes.js';
 import { BenchError } from './errors.js';
 import { hostPort } from './hosts.js';
 import { linkSpec, PROFILES, rate, rttMs } from './network.js';
@@ -73,9 +74,6 @@ const listOf = (choices) => makeValidator((input) => {
   return [...new Set(items)];
 });
 
-/** Modes the main job can measure, in report order; the first is the baseline of the ratios. */
-export const BENCH_MODES = Object.freeze(['http', 'grpc']);
-
 /**
  * @typedef {object} BenchSettings
  * @property {number} VUS k6 virtual users, the same for each mode (closed model)
@@ -120,7 +118,7 @@ export function readBenchSettings(env = process.env) {
     DURATION: duration({ allowZero: false })({ default: '8s' }),
     WARMUP: duration({ allowZero: true })({ default: '2s' }),
     WORKERS: positiveInt({ default: cores.serverCoreCount }),
-    MODES: listOf(BENCH_MODES)({ default: [...BENCH_MODES] }),
+    MODES: listOf(MODE_NAMES)({ default: [...MODE_NAMES] }),
     SCENARIO: listOf(Object.keys(SCENARIOS))({ default: ['user'] }),
     CONNECTIONS: str({ choices: ['reuse', 'per-request'], default: 'reuse' }),
     RATE: positiveInt({ default: undefined }),
@@ -133,8 +131,8 @@ export function readBenchSettings(env = process.env) {
     UP: rate({ default: undefined }),
     RTT: rttMs({ default: undefined }),
     TARGET: str({ choices: ['local', 'remote'], default: 'local' }),
-    REMOTE_HTTP_HOST: hostPort({ default: HOSTS.REMOTE_HTTP_HOST }),
-    REMOTE_GRPC_HOST: hostPort({ default: HOSTS.REMOTE_GRPC_HOST }),
+    // Each mode's remote host:port (REMOTE_HTTP_HOST, REMOTE_GRPC_HOST), default from config.js.
+    ...Object.fromEntries(Object.values(MODES).map(({ hostVars: { remote } }) => [remote, hostPort({ default: HOSTS[remote] })])),
     REMOTE_ADMIN_HOST: hostPort({ default: '' }),
     VERBOSE: bool({ default: false }),
     K6_BIN: str({ default: 'k6' }),

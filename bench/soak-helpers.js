@@ -7,11 +7,11 @@ import { markdownTable } from 'markdown-table';
 import { linearRegression, max, median, min } from 'simple-statistics';
 import { positiveInt, readEnv } from '../server/env.js';
 import { BenchError } from './errors.js';
-import { formatNumber, MODE_LABEL } from './format.js';
+import { formatNumber } from './format.js';
+import { MODE_NAMES, modeLabel } from './modes.js';
 import { allowedCpus, durationMs, splitCores } from './settings.js';
 
 /** Modes the soak job can load, in report order. */
-export const SOAK_MODES = Object.freeze(['http', 'grpc']);
 
 /** Seconds between two RSS samples of the workers during the sustained run. */
 export const RSS_INTERVAL_S = 5;
@@ -30,9 +30,9 @@ const duration = ({ minMs }) => makeValidator((input) => {
 
 const modes = makeValidator((input) => {
   const value = String(input).trim();
-  if (value === 'both') return [...SOAK_MODES];
+  if (value === 'both') return [...MODE_NAMES];
   const items = value.split(',').map((x) => x.trim()).filter(Boolean);
-  if (items.length === 0 || items.some((x) => !SOAK_MODES.includes(x))) throw new Error('must be http, grpc, both, or http,grpc');
+  if (items.length === 0 || items.some((x) => !MODE_NAMES.includes(x))) throw new Error(`must be both or a comma-separated list of ${MODE_NAMES.join(', ')}`);
   return [...new Set(items)];
 });
 
@@ -67,7 +67,7 @@ export const SOAK_SETTING_NAMES = Object.freeze(['MODE', 'SOAK', 'SOAK_DURATION'
 export function readSoakSettings(env = process.env) {
   const cores = splitCores(allowedCpus());
   const settings = readEnv(env, {
-    MODE: modes({ default: [...SOAK_MODES] }),
+    MODE: modes({ default: [...MODE_NAMES] }),
     SOAK: bool({ default: true }),
     SOAK_DURATION: duration({ minMs: 1000 })({ default: '5m' }),
     WARMUP: duration({ minMs: 0 })({ default: '10s' }),
@@ -258,7 +258,7 @@ export function renderSoakMarkdown(report) {
     out.push(`## Sustained load: ${settings.SOAK_DURATION} at ${settings.VUS} VUs (closed model), ${settings.WORKERS} worker(s)`, '',
       `After a ${settings.WARMUP} warm-up run (left out); worker RSS from /proc/<pid>/status every ${RSS_INTERVAL_S} s, summed over the workers.`, '',
       markdownTable([
-        ['', ...runs.map((r) => MODE_LABEL[r.mode])],
+        ['', ...runs.map((r) => modeLabel(r.mode))],
         row('RPS (req/s)', (r) => fmt(r.rps)),
         row('requests', (r) => fmt(r.requests)),
         row('failed requests (must be 0)', (r) => fmt(r.failed)),
@@ -292,7 +292,7 @@ export function renderSoakMarkdown(report) {
       + `${settings.FAULT_WORKERS} worker(s)`, '',
       `${settings.FAULT_REPEATS} run(s) per mode, each on a fresh server without warm-up: median (min–max).`, '',
       markdownTable([
-        ['', ...runs.map((r) => MODE_LABEL[r.mode])],
+        ['', ...runs.map((r) => modeLabel(r.mode))],
         row('runs', (r) => fmt(r.runs.length)),
         row('respawn: kill to the replacement\'s \'worker listening\' (ms)', (r) => fmtSpread(r.respawn_ms)),
         row('kill to the primary\'s \'worker died\' line (ms)', (r) => fmtSpread(r.death_logged_ms)),

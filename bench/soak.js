@@ -15,16 +15,12 @@ import { freePort, isServerProcess, ROOT, runK6, startServer } from './processes
 import { scrapeServer } from './server-stats.js';
 import { allowedCpus, durationMs, splitCores } from './settings.js';
 import { EVENT } from '../server/events.js';
+import { MODES } from './modes.js';
 import { readSummary } from './summary.js';
 import {
   childPidsNamed, loadAverage, memoryFigures, readSoakSettings, renderSoakMarkdown, RSS_INTERVAL_S, rssMib,
   SOAK_SETTING_NAMES, spread,
 } from './soak-helpers.js';
-
-const MODES = {
-  http: { script: 'http-tests/local.js', hostVar: 'LOCAL_HTTP_HOST', port: (s) => s.httpPort },
-  grpc: { script: 'grpc-tests/local.js', hostVar: 'LOCAL_GRPC_HOST', port: (s) => s.grpcPort },
-};
 
 // Past --duration k6 may spend its setupTimeout (15 s) and gracefulStop (30 s); past those and a margin it is stuck.
 const K6_OVERRUN_MS = 75000;
@@ -76,7 +72,7 @@ async function boundedK6(options, duration, what) {
 
 /** k6 arguments of one closed-model run of a mode's local script (k6 sees only -e: runK6 leaves the environment out). */
 function k6Args(mode, host, summaryFile, duration, vus) {
-  const { script, hostVar } = MODES[mode];
+  const { scripts: { local: script }, hostVars: { local: hostVar } } = MODES[mode];
   return ['-e', `${hostVar}=${host}`, '-e', 'SCENARIO=user', '-e', 'CONNECTIONS=reuse',
     '-e', `SUMMARY_FILE=${summaryFile}`, '--vus', String(vus), '--duration', duration, script];
 }
@@ -98,7 +94,7 @@ async function start(mode, env, cores) {
 async function soakRun(mode, settings, cores, job) {
   const loadavgBefore = loadAverage();
   const server = await start(mode, { WORKERS: String(settings.WORKERS) }, cores);
-  const host = `127.0.0.1:${MODES[mode].port(server)}`;
+  const host = `127.0.0.1:${server.ports[MODES[mode].listener]}`;
   const k6 = { k6: settings.K6_BIN, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount, quiet: true };
   try {
     if (durationMs(settings.WARMUP) > 0) {
@@ -194,7 +190,7 @@ async function faultRun(mode, settings, cores, job, repeat) {
   const loadavgBefore = loadAverage();
   const server = await start(mode, { WORKERS: String(settings.FAULT_WORKERS), ADMIN_PORT: String(adminPort) }, cores);
   const admin = `127.0.0.1:${adminPort}`;
-  const host = `127.0.0.1:${MODES[mode].port(server)}`;
+  const host = `127.0.0.1:${server.ports[MODES[mode].listener]}`;
   const what = `${mode} fault run ${repeat}`;
   try {
     const before = server.workerPids();

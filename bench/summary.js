@@ -4,12 +4,8 @@ import { readFile } from 'node:fs/promises';
 import { responseTypeOf, withoutDefaults } from '../proto/index.js';
 import { SummaryError } from './errors.js';
 import { serverFigures } from './server-stats.js';
+import { MODES } from './modes.js';
 
-// Per mode: the metric whose count is the number of requests, and the latency metric.
-const MODE_METRICS = {
-  http: { requests: ['http_reqs', 'count'], latency: 'http_req_duration', failed: 'http_req_failed' },
-  grpc: { requests: ['grpc_req_duration', 'count'], latency: 'grpc_req_duration', failed: 'grpc_req_failed' },
-};
 const PERCENTILES = { p50: 'med', p90: 'p(90)', p95: 'p(95)', p99: 'p(99)' };
 
 /**
@@ -114,10 +110,10 @@ export function figuresOf(file, data) {
     throw new SummaryError(file, 'is not a k6 summary (no "metrics" and "state.testRunDurationMs")');
   }
   const mode = data.bench?.mode ?? data.setup_data?.mode;
-  if (!MODE_METRICS[mode]) {
+  if (!MODES[mode]) {
     throw new SummaryError(file, 'does not say its mode (bench.mode): write it with the scripts in http-tests/ or grpc-tests/');
   }
-  const names = MODE_METRICS[mode];
+  const names = MODES[mode].metrics;
   const stat = (metric, name) => {
     const value = data.metrics[metric]?.values?.[name];
     if (typeof value !== 'number' || !Number.isFinite(value)) {
@@ -271,7 +267,7 @@ function payloadBytes(file, mode, setupData) {
  * @throws {Error} when setup_data holds no sample
  */
 export function payloadBytesOf(mode, setupData) {
-  if (mode === 'http') {
+  if (MODES[mode]?.payload === 'json-body') {
     if (!Number.isInteger(setupData?.sampleBytes)) throw new Error('has no setup_data.sampleBytes (the body sampled in setup())');
     return setupData.sampleBytes;
   }

@@ -18,12 +18,10 @@ import { fileStamp } from './format.js';
 import { PERFORMANCE_TARGETS } from './performance-targets.js';
 import { ROOT, runK6, startServer } from './processes.js';
 import { allowedCpus, durationMs, readBenchSettings, splitCores } from './settings.js';
+import { MODE_NAMES, MODES } from './modes.js';
 
-// [mode, host variable, project script, minimal script]
-const K6_PAIRS = [
-  ['http', 'LOCAL_HTTP_HOST', 'http-tests/local.js', 'bench/k6-minimal/http.js'],
-  ['grpc', 'LOCAL_GRPC_HOST', 'grpc-tests/local.js', 'bench/k6-minimal/grpc.js'],
-];
+// Per mode (bench/modes.js): its host variable, its project script and the minimal one.
+const K6_PAIRS = MODE_NAMES.map((mode) => [mode, MODES[mode].hostVars.local, MODES[mode].scripts.local, MODES[mode].minimalScript]);
 
 /** Iterations per second of a k6 run, from its JSON summary (handleSummary's or --summary-export's). */
 async function iterationRate(file) {
@@ -38,12 +36,12 @@ async function iterationRate(file) {
  * @returns {Promise<Record<string, number[]>>} per mode, the project/minimal RPS ratio of each repeat
  */
 async function measureK6Overhead(settings, cores, scratch) {
-  const server = await startServer({ env: { MODE: 'both', WORKERS: String(settings.WORKERS) }, cpus: cores.serverCpus });
-  const ratios = { http: [], grpc: [] };
+  const server = await startServer({ env: { MODE: MODE_NAMES.map((m) => MODES[m].listener).join(','), WORKERS: String(settings.WORKERS) }, cpus: cores.serverCpus });
+  const ratios = Object.fromEntries(MODE_NAMES.map((mode) => [mode, []]));
   try {
     const k6 = { k6: settings.K6_BIN, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount, quiet: true };
     const run = async (mode, hostVar, script, file, duration) => {
-      const host = `127.0.0.1:${mode === 'http' ? server.httpPort : server.grpcPort}`;
+      const host = `127.0.0.1:${server.ports[MODES[mode].listener]}`;
       const summary = script.startsWith('bench/') ? ['--summary-export', file] : ['-e', `SUMMARY_FILE=${file}`];
       const result = await runK6({ ...k6, args: ['--vus', String(settings.VUS), '--duration', duration, '-e', `${hostVar}=${host}`, ...summary, script] });
       if (result.code !== 0) throw new BenchError(`k6 ${script} against ${host} failed (exit ${result.code})`);
@@ -90,8 +88,8 @@ async function main() {
     const results = [
       row('fastify JSON / bare node:http, same body (wrk)', effect('http/baseline-http').runs, effect('http/baseline-http').target),
       row('grpc-js / bare node:http2 gRPC framing, same bytes (h2load)', effect('grpc/baseline-grpc').runs, effect('grpc/baseline-grpc').target),
-      row('k6 http-tests/local.js / minimal k6 HTTP script', k6.http, PERFORMANCE_TARGETS['k6-http/k6-minimal-http']),
-      row('k6 grpc-tests/local.js / minimal k6 gRPC script', k6.grpc, PERFORMANCE_TARGETS['k6-grpc/k6-minimal-grpc']),
+      ...MODE_NAMES.filter((mode) => PERFORMANCE_TARGETS[`k6-${mode}/k6-minimal-${mode}`]).map((mode) => row(
+        `k6 ${MODES[mode].scripts.local} / ${MODES[mode].minimalScript}`, k6[mode], PERFORMANCE_TARGETS[`k6-${mode}/k6-minimal-${mode}`])),
     ];
     const fmt = (n) => n.toFixed(3);
     const table = markdownTable([['target', 'RPS ratio, median (min–max)', 'required', 'result'],

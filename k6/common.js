@@ -1,6 +1,6 @@
 // What the HTTP and gRPC scripts share: settings from -e, options, load model,
 // response sampling and the payload check.
-import { SCENARIOS, USER_FIELDS } from '../proto/payload.js';
+import { SCENARIOS } from '../proto/payload.js';
 
 function positiveIntEnv(name, fallback) {
   const raw = __ENV[name];
@@ -86,28 +86,9 @@ export function sampler() {
 }
 
 /**
- * True when a decoded response is the demo's User in the proto3 JSON mapping,
- * every field present, served by some listener port and worker pid.
- * @param {object|null|undefined} user
- * @returns {boolean}
- */
-export function isTheUser(user) {
-  if (!user || typeof user !== 'object') return false;
-  for (const key of Object.keys(USER_FIELDS)) if (user[key] !== USER_FIELDS[key]) return false;
-  return Number.isInteger(user.port) && user.port > 0 && Number.isInteger(user.workerPid) && user.workerPid > 0;
-}
-
-/**
- * True when a decoded response (proto3 JSON mapping) is the payload of SCENARIO.
+ * True when a decoded response (proto3 JSON mapping) is the payload of SCENARIO:
+ * the scenario's own check (proto/payload.js SCENARIOS).
  * @param {object|null|undefined} payload
  * @returns {boolean}
  */
-export function isThePayload(payload) {
-  if (!payload) return false;
-  const { request } = SCENARIOS[SCENARIO];
-  if (SCENARIO === 'user') return isTheUser(payload);
-  if (request.count) return Array.isArray(payload.users) && payload.users.length === request.count && payload.users.every(isTheUser);
-  // bytes are base64 in the mapping: 4 characters for every 3 bytes, padded.
-  return typeof payload.data === 'string' && payload.data.length === 4 * Math.ceil(request.sizeBytes / 3)
-    && Number.isInteger(payload.workerPid) && payload.workerPid > 0;
-}
+export const isThePayload = (payload) => SCENARIOS[SCENARIO].check(payload);

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
 import protoLoader from '@grpc/proto-loader';
-import { PROTO_FILE, SCENARIOS, SERVICE_NAME, USER_FIELDS, USER_TYPE } from './payload.js';
+import { PROTO_FILE, SCENARIOS, SERVICE_NAME, USER_TYPE } from './payload.js';
 
 /** Absolute path of the .proto file. */
 export const PROTO_PATH = fileURLToPath(new URL(PROTO_FILE, import.meta.url));
@@ -36,13 +36,9 @@ function isDefault(field, value) {
  */
 export function scenarioPayloads({ port, workerPid }) {
   const payloads = new Map();
-  for (const [scenario, { rpc, request }] of Object.entries(SCENARIOS)) {
+  for (const [scenario, { rpc, request, fields }] of Object.entries(SCENARIOS)) {
     const type = responseTypeOf(rpc);
-    let fields;
-    if (rpc === 'GetUser') fields = { ...USER_FIELDS, port, workerPid };
-    else if (rpc === 'ListUsers') fields = { users: Array.from({ length: request.count }, () => ({ ...USER_FIELDS, port, workerPid })) };
-    else fields = { data: Buffer.alloc(request.sizeBytes, 0x61), port, workerPid };
-    const message = withoutDefaults(type, type.fromObject(fields));
+    const message = withoutDefaults(type, type.fromObject(fields({ port, workerPid })));
     payloads.set(scenarioKey(rpc, request), {
       scenario, rpc, request, type, message, json: toProto3Json(type, message), object: type.toObject(message),
     });
@@ -50,14 +46,20 @@ export function scenarioPayloads({ port, workerPid }) {
   return payloads;
 }
 
+// Each RPC's one request parameter (none for GetUser), as the scenarios define it.
+const PARAM_OF = new Map(Object.values(SCENARIOS).map(({ rpc, request }) => [rpc, Object.keys(request)[0]]));
+
 /**
  * The lookup key of a scenario's response: the RPC and the value of its one
- * request parameter, as a decoded message or an HTTP query string holds it.
+ * request parameter (SCENARIOS), as a decoded message or an HTTP query string holds it.
  * @param {string} rpc method name
- * @param {{count?: number|string, sizeBytes?: number|string}} request
- * @returns {string}
+ * @param {Record<string, number|string|undefined>} request the request message, or the query
+ * @returns {string} e.g. 'ListUsers:100'
  */
-export const scenarioKey = (rpc, request) => `${rpc}:${request.count || request.sizeBytes || ''}`;
+export const scenarioKey = (rpc, request) => {
+  const param = PARAM_OF.get(rpc);
+  return `${rpc}:${param ? request[param] ?? '' : ''}`;
+};
 
 /**
  * The HTTP routes of the scenarios: each path with the RPC it mirrors and the
@@ -66,10 +68,7 @@ export const scenarioKey = (rpc, request) => `${rpc}:${request.count || request.
  */
 export function scenarioRoutes() {
   const routes = new Map();
-  for (const { httpPath, rpc } of Object.values(SCENARIOS)) {
-    const url = new URL(httpPath, 'http://localhost');
-    routes.set(url.pathname, { path: url.pathname, rpc, param: [...url.searchParams.keys()][0] });
-  }
+  for (const { route, rpc } of Object.values(SCENARIOS)) routes.set(route, { path: route, rpc, param: PARAM_OF.get(rpc) });
   return [...routes.values()];
 }
 

@@ -5,6 +5,7 @@
 import grpc from '@grpc/grpc-js';
 import { service as healthService } from 'grpc-health-check';
 import { HEALTH_PATH } from './health.js';
+import { LISTENERS } from './listeners.js';
 import { listenersOf, portOf, readSettings } from './settings.js';
 
 // Well inside Docker's default HEALTHCHECK --timeout of 30 s.
@@ -55,7 +56,8 @@ function probeGrpc(host, port) {
   });
 }
 
-const PROBES = { http: { label: 'HTTP', probe: probeHttp }, grpc: { label: 'gRPC', probe: probeGrpc } };
+// By the listener registry's `probe` (server/listeners.js).
+const PROBES = { http: probeHttp, grpc: probeGrpc };
 
 let settings;
 try {
@@ -66,10 +68,10 @@ try {
 }
 const host = probeHost(settings.HOST);
 // The listeners that take the comparison apart are for benchmarks, not deployments: not probed.
-const results = await Promise.all(listenersOf(settings.MODE).filter((name) => PROBES[name]).map(async (name) => {
-  const { label, probe } = PROBES[name];
+const results = await Promise.all(listenersOf(settings.MODE).filter((name) => LISTENERS[name].probe).map(async (name) => {
+  const { protocol, probe } = LISTENERS[name];
   const port = portOf(settings, name);
-  return { where: `${label} ${host}:${port}`, problem: await probe(host, port) };
+  return { where: `${protocol} ${host}:${port}`, problem: await PROBES[probe](host, port) };
 }));
 const failed = results.filter((r) => r.problem !== null);
 if (failed.length === 0) {

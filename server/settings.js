@@ -3,50 +3,36 @@ import os from 'node:os';
 import { bool, host, makeValidator, port, str } from 'envalid';
 import { positiveInt, readEnv, wholeNumber } from './env.js';
 import { SettingsError } from './errors.js';
+import { LISTENER_NAMES, LISTENERS } from './listeners.js';
 
 // setTimeout fires at once for delays past 2^31-1 ms, so no duration may exceed it.
 const durationMs = wholeNumber(1, 2 ** 31 - 1);
 
 /**
- * Every listener a worker can open: the setting that holds its port, and its
- * default port. `http` and `grpc` are the comparison; the others take it apart
- * (transport vs encoding, framework vs bare protocol) for the main job's capacity pass.
- */
-export const LISTENER_PORTS = Object.freeze({
-  http: ['HTTP_PORT', 3000], // JSON over HTTP/1.1, fastify
-  grpc: ['GRPC_PORT', 4000], // protobuf over gRPC, @grpc/grpc-js
-  'json-h2': ['JSON_H2_PORT', 3001], // JSON over HTTP/2 cleartext, fastify
-  'protobuf-h1': ['PROTOBUF_H1_PORT', 3002], // protobuf over HTTP/1.1 (application/x-protobuf), fastify
-  'baseline-http': ['BASELINE_HTTP_PORT', 3003], // the same JSON bytes from bare node:http
-  'baseline-grpc': ['BASELINE_GRPC_PORT', 4001], // the same protobuf bytes in gRPC framing from bare node:http2
-});
-
-
-/**
  * Names of the listeners a mode opens.
  * @param {string} mode a value of MODE, validated by readSettings
- * @returns {string[]} keys of LISTENER_PORTS
+ * @returns {string[]} names of listeners (server/listeners.js)
  */
 export const listenersOf = (mode) => {
   if (mode === 'both') return ['http', 'grpc'];
-  if (mode === 'all') return Object.keys(LISTENER_PORTS);
+  if (mode === 'all') return [...LISTENER_NAMES];
   return mode.split(',');
 };
 
 /**
  * The port a listener binds.
  * @param {ServerSettings} settings
- * @param {string} name key of LISTENER_PORTS
+ * @param {string} name a listener's name (server/listeners.js)
  * @returns {number}
  */
-export const portOf = (settings, name) => settings[LISTENER_PORTS[name][0]];
+export const portOf = (settings, name) => settings[LISTENERS[name].portSetting];
 
 const mode = makeValidator((input) => {
   const value = String(input);
   if (value === 'both' || value === 'all') return value;
   const names = value.split(',');
-  if (names.every((n) => Object.hasOwn(LISTENER_PORTS, n)) && new Set(names).size === names.length) return value;
-  throw new Error(`must be both, all, or a comma-separated list of ${Object.keys(LISTENER_PORTS).join(', ')}`);
+  if (names.every((n) => Object.hasOwn(LISTENERS, n)) && new Set(names).size === names.length) return value;
+  throw new Error(`must be both, all, or a comma-separated list of ${LISTENER_NAMES.join(', ')}`);
 });
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -54,11 +40,11 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 /**
  * @typedef {object} ServerSettings
  * @property {string} MODE which listeners each worker opens: both (default: http and grpc), all,
- *   or a comma-separated list of LISTENER_PORTS names
+ *   or a comma-separated list of listener names (server/listeners.js)
  * @property {number} HTTP_PORT TCP port of the HTTP/1.1 listener (fastify)
  * @property {number} GRPC_PORT TCP port of the gRPC (HTTP/2 cleartext) listener
  * @property {number} JSON_H2_PORT, PROTOBUF_H1_PORT, BASELINE_HTTP_PORT, BASELINE_GRPC_PORT
- *   ports of the listeners that take the comparison apart (see LISTENER_PORTS)
+ *   ports of the listeners that take the comparison apart (server/listeners.js)
  * @property {string} HOST bind address of every listener
  * @property {number} WORKERS cluster workers to fork
  * @property {string} LOG_LEVEL pino level; 'debug' or 'trace' also log every request
@@ -110,7 +96,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 export function readSettings(env = process.env) {
   const settings = readEnv(env, {
     MODE: mode({ default: 'both' }),
-    ...Object.fromEntries(Object.values(LISTENER_PORTS).map(([name, fallback]) => [name, port({ default: fallback })])),
+    ...Object.fromEntries(Object.values(LISTENERS).map((l) => [l.portSetting, port({ default: l.defaultPort })])),
     HOST: host({ default: '0.0.0.0' }),
     WORKERS: positiveInt({ default: os.availableParallelism() }),
     LOG_LEVEL: str({ choices: LOG_LEVELS, default: 'info' }),

@@ -1,24 +1,11 @@
 // One cluster worker: opens the listeners its MODE asks for, reports to the primary,
 // and drains them when told to stop.
 import { ListenError, StartError } from './errors.js';
-import { startGrpc } from './grpc.js';
 import { createHealth } from './health.js';
-import { startHttp } from './http.js';
 import { createLogger } from './log.js';
 import { listenersOf, portOf } from './settings.js';
-import { startBaselineGrpc } from './baseline-grpc.js';
-import { startBaselineHttp } from './baseline-http.js';
+import { LISTENERS } from './listeners.js';
 import { EVENT } from './events.js';
-
-// Each listener of settings.LISTENER_PORTS: how it names itself in errors, and how it starts.
-const LISTENERS = {
-  http: { protocol: 'HTTP', start: startHttp },
-  grpc: { protocol: 'gRPC', start: startGrpc },
-  'json-h2': { protocol: 'HTTP/2 JSON', start: (options) => startHttp({ ...options, http2: true }) },
-  'protobuf-h1': { protocol: 'HTTP protobuf', start: (options) => startHttp({ ...options, encoding: 'protobuf' }) },
-  'baseline-http': { protocol: 'baseline node:http', start: startBaselineHttp },
-  'baseline-grpc': { protocol: 'baseline node:http2 gRPC', start: startBaselineGrpc },
-};
 
 // After a forced close, how long the listeners get to report closed before the worker exits anyway.
 const FORCE_CLOSE_GRACE_MS = 1000;

@@ -14,6 +14,8 @@ import { DockerfileParser } from 'dockerfile-ast';
 import YAML from 'yaml';
 import * as config from '../config.js';
 import { readSettings } from '../server/settings.js';
+import { MODE_NAMES, MODES as MODE_REGISTRY } from '../bench/modes.js';
+import { LISTENERS } from '../server/listeners.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const read = (file) => fs.readFileSync(path.join(ROOT, file), 'utf8');
@@ -22,10 +24,10 @@ const pkg = JSON.parse(read('package.json'));
 
 /** The server's own defaults, as it reads them from an empty environment. */
 const DEFAULTS = readSettings({});
-/** Port setting of each listener, e.g. http -> HTTP_PORT. */
-const portKeyOf = (listener) => `${listener.toUpperCase()}_PORT`;
+/** Port setting of the listener a mode loads, e.g. http -> HTTP_PORT. */
+const portKeyOf = (mode) => LISTENERS[MODE_REGISTRY[mode].listener].portSetting;
 /** The modes the Docker files start (server-http, server-grpc) and the k6 service's profiles. */
-const MODES = ['http', 'grpc'];
+const MODES = MODE_NAMES;
 
 // ---------------------------------------------------------------- Dockerfile
 

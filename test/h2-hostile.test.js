@@ -13,6 +13,7 @@ import {
 import { establishedOn, eventually, h2GetUser, h2Request, rssMib } from './helpers/proc.js';
 import { startServer } from './helpers/server.js';
 import { EVENT } from '../server/events.js';
+import { LISTENERS as REGISTRY } from '../server/listeners.js';
 
 const GRPC_PATH = `/${GET_USER_RPC}`;
 // Small bounds, so that a test reaches them quickly; the defaults are checked in settings.test.js.
@@ -26,6 +27,10 @@ const LISTENERS = {
   'json-h2': { headers: getRequestHeaders('/'), serves: async (port) => assert.equal((await h2Request(port)).status, 200) },
   'baseline-grpc': { headers: grpcRequestHeaders(GRPC_PATH), serves: async (port) => assert.equal((await h2GetUser(port)).grpcStatus, '0') },
 };
+
+test('every HTTP/2 listener of the registry is attacked here', () => {
+  assert.deepEqual(Object.keys(LISTENERS).sort(), Object.keys(REGISTRY).filter((n) => REGISTRY[n].transport === 'HTTP/2').sort());
+});
 
 // Frame sequences that once killed the baseline-grpc worker (issue 14, item 1), and more.
 const block = (headers) => headerBlock(headers);

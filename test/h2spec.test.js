@@ -12,9 +12,11 @@ import { GET_USER_RPC } from '../proto/payload.js';
 import { ensureTool } from '../bench/tools.js';
 import { ROOT, startServer } from './helpers/server.js';
 import { EVENT } from '../server/events.js';
+import { LISTENERS as REGISTRY } from '../server/listeners.js';
 
 const DOC = path.join(ROOT, 'docs/http2-hardening.md');
-const LISTENERS = ['grpc', 'json-h2', 'baseline-grpc'];
+// Every HTTP/2 listener of the registry.
+const LISTENERS = Object.keys(REGISTRY).filter((name) => REGISTRY[name].transport === 'HTTP/2');
 
 /** The documented failures: listener -> h2spec test ids, from the doc's table. */
 function documentedFailures() {

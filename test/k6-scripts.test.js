@@ -7,6 +7,7 @@ import { after, before, test } from 'node:test';
 import { readSummary } from '../bench/summary.js';
 import { k6Bin, k6Run } from './helpers/k6.js';
 import { freePort, startServer } from './helpers/server.js';
+import { MODES } from '../bench/modes.js';
 
 let server;
 let dir;
@@ -17,16 +18,13 @@ before(async () => {
 });
 after(() => server?.stop());
 
-const SCRIPTS = [
-  ['http-tests/local.js', 'LOCAL_HTTP_HOST', 'http'],
-  ['http-tests/remote.js', 'REMOTE_HTTP_HOST', 'http'],
-  ['grpc-tests/local.js', 'LOCAL_GRPC_HOST', 'grpc'],
-  ['grpc-tests/remote.js', 'REMOTE_GRPC_HOST', 'grpc'],
-];
+// Every script of every mode (bench/modes.js): [script, its host variable, mode].
+const SCRIPTS = Object.entries(MODES).flatMap(([mode, { scripts, hostVars }]) =>
+  ['local', 'remote'].map((target) => [scripts[target], hostVars[target], mode]));
 
 for (const [script, hostVar, mode] of SCRIPTS) {
   test(`${script} loads the live ${mode} server with no failure`, async () => {
-    const port = mode === 'http' ? server.httpPort : server.grpcPort;
+    const port = server.ports[MODES[mode].listener];
     const summaryFile = path.join(dir, `${path.basename(path.dirname(script))}-${path.basename(script, '.js')}.json`);
     // SAMPLE_EVERY=10 so the short run checks plenty of responses.
     const { code, output } = await k6Run(['--vus', '4', '--duration', '2s', '-e', `${hostVar}=127.0.0.1:${port}`,
@@ -49,7 +47,7 @@ for (const [script, hostVar, mode] of SCRIPTS) {
 
 test('a script aimed at a host where nothing listens stops with an error naming the host', async () => {
   const host = `127.0.0.1:${await freePort()}`;
-  for (const [script, hostVar] of [SCRIPTS[0], SCRIPTS[2]]) {
+  for (const [script, hostVar] of SCRIPTS.filter(([s]) => s.endsWith('/local.js'))) {
     const { code, output } = await k6Run(['--vus', '1', '--duration', '2s', '-e', `${hostVar}=${host}`,
       '-e', `SUMMARY_FILE=${path.join(dir, 'unreachable.json')}`, script]);
     assert.notEqual(code, 0, output);

@@ -14,7 +14,7 @@ import { createLink, removeStaleLinks } from '../bench/link.js';
 import { startServer } from '../bench/processes.js';
 import { readSummary } from '../bench/summary.js';
 import { ensureTool } from '../bench/tools.js';
-import { LISTENER_PORTS } from '../server/settings.js';
+import { LISTENERS, portEnv } from '../server/listeners.js';
 import { k6Bin, k6Run } from './helpers/k6.js';
 import { isAlive, ROOT } from './helpers/server.js';
 
@@ -58,8 +58,8 @@ describe('an emulated link: 4 Mbit/s down, 2 Mbit/s up, 10 ms RTT', { skip }, ()
     dir = await mkdtemp(path.join(os.tmpdir(), 'link-'));
     link = await createLink(spec, { toxiproxyBin: () => ensureTool('toxiproxy-server') });
     proxyPids = execFileSync('ip', ['netns', 'pids', link.ns], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
-    const ports = Object.fromEntries(Object.values(LISTENER_PORTS).map(([setting, port]) => [setting, String(port)]));
-    await link.expose(Object.values(LISTENER_PORTS).map(([, port]) => port));
+    const ports = portEnv();
+    await link.expose(Object.values(LISTENERS).map((l) => l.defaultPort));
     server = await startServer({ env: { ...ports, MODE: 'both', HOST: link.bindHost }, wrap: (c, a) => link.command(c, a, null) });
   });
   after(async () => {

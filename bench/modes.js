@@ -1,0 +1,56 @@
+// The mode registry: each way the comparison loads a server with k6, and everything the
+// jobs need to know of it. The main job, the soak, the targets, the summary reader and the
+// report derive from this table; adding a mode is one entry here plus its k6 scripts
+// (docs/contributing.md).
+
+/**
+ * @typedef {object} Mode
+ * @property {string} label column label in reports
+ * @property {string} listener the server listener it loads (server/listeners.js)
+ * @property {{local: string, remote: string}} scripts its k6 scripts, by target (local: loopback;
+ *   remote: another address), relative to the repository
+ * @property {{local: string, remote: string}} hostVars the variable each script reads its host:port from
+ *   (config.js holds their defaults)
+ * @property {string} minimalScript the minimal k6 script the targets job measures the project's one against
+ * @property {{requests: [string, string], latency: string, failed: string}} metrics k6 metrics of its summary:
+ *   the [metric, value] whose value is the number of requests, the request duration trend and the failure rate
+ * @property {'json-body'|'protobuf-message'} payload how its summary holds the sampled payload:
+ *   the body's byte count, or the decoded message (re-encoded to count its bytes)
+ */
+
+/**
+ * Every mode, in report order; the first is the baseline of the ratios.
+ * @type {Readonly<Record<string, Readonly<Mode>>>}
+ */
+export const MODES = Object.freeze({
+  http: {
+    label: 'HTTP (JSON)',
+    listener: 'http',
+    scripts: { local: 'http-tests/local.js', remote: 'http-tests/remote.js' },
+    hostVars: { local: 'LOCAL_HTTP_HOST', remote: 'REMOTE_HTTP_HOST' },
+    minimalScript: 'bench/k6-minimal/http.js',
+    metrics: { requests: ['http_reqs', 'count'], latency: 'http_req_duration', failed: 'http_req_failed' },
+    payload: 'json-body',
+  },
+  grpc: {
+    label: 'gRPC (protobuf)',
+    listener: 'grpc',
+    scripts: { local: 'grpc-tests/local.js', remote: 'grpc-tests/remote.js' },
+    hostVars: { local: 'LOCAL_GRPC_HOST', remote: 'REMOTE_GRPC_HOST' },
+    minimalScript: 'bench/k6-minimal/grpc.js',
+    // k6 has no grpc_reqs counter: the duration trend's count is the number of requests.
+    metrics: { requests: ['grpc_req_duration', 'count'], latency: 'grpc_req_duration', failed: 'grpc_req_failed' },
+    payload: 'protobuf-message',
+  },
+});
+
+/** Names of every mode, in report order. */
+export const MODE_NAMES = Object.freeze(Object.keys(MODES));
+
+/**
+ * A mode's column label, or the name itself for a mode this version does not know
+ * (a summary written by another version).
+ * @param {string} mode
+ * @returns {string}
+ */
+export const modeLabel = (mode) => MODES[mode]?.label ?? mode;

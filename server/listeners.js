@@ -1,0 +1,74 @@
+// The listener registry: every listener a worker can open, and everything the rest of the
+// project needs to know of it. The server's settings, the worker, the health check, the
+// capacity and decomposition passes, the bench's port plumbing and the tests derive from
+// this table; adding a listener is one entry here (docs/contributing.md).
+// Start functions are imported when a worker opens the listener, so reading this table
+// loads no server library.
+
+/**
+ * @typedef {object} Listener
+ * @property {string} portSetting the setting (environment variable) that holds its TCP port
+ * @property {number} defaultPort its port when the setting is unset
+ * @property {string} protocol how it names itself in errors ("HTTP port … cannot be bound")
+ * @property {string} label what it serves, for tables: encoding · transport · implementation
+ * @property {'HTTP/1.1'|'HTTP/2'} transport what its clients speak (HTTP/2: guarded by server/h2-guard.js)
+ * @property {{tool: 'wrk'|'h2load', request: 'get'|'grpc'}} load the native load generator of the capacity
+ *   and decomposition passes, and how it asks: 'get' the scenario's HTTP path, 'grpc' its request message
+ *   POSTed in gRPC framing
+ * @property {'http'|'grpc'|null} probe how the container health check asks it (null: not probed; the
+ *   listeners that take the comparison apart are for benchmarks, not deployments)
+ * @property {(options: {host: string, port: number, log: object, health: object, settings: object}) =>
+ *   Promise<{close: () => Promise<void>, forceClose: () => void}>} start binds it and serves
+ */
+
+/**
+ * Every listener, in the decomposition table's order. `http` and `grpc` are the comparison;
+ * the others take it apart (encoding vs transport, framework vs bare protocol).
+ * @type {Readonly<Record<string, Readonly<Listener>>>}
+ */
+export const LISTENERS = Object.freeze({
+  http: {
+    portSetting: 'HTTP_PORT', defaultPort: 3000, protocol: 'HTTP', label: 'JSON · HTTP/1.1 · fastify',
+    transport: 'HTTP/1.1', load: { tool: 'wrk', request: 'get' }, probe: 'http',
+    start: async (options) => (await import('./http.js')).startHttp(options),
+  },
+  'protobuf-h1': {
+    portSetting: 'PROTOBUF_H1_PORT', defaultPort: 3002, protocol: 'HTTP protobuf', label: 'protobuf · HTTP/1.1 · fastify',
+    transport: 'HTTP/1.1', load: { tool: 'wrk', request: 'get' }, probe: null,
+    start: async (options) => (await import('./http.js')).startHttp({ ...options, encoding: 'protobuf' }),
+  },
+  'json-h2': {
+    portSetting: 'JSON_H2_PORT', defaultPort: 3001, protocol: 'HTTP/2 JSON', label: 'JSON · HTTP/2 (h2c) · fastify',
+    transport: 'HTTP/2', load: { tool: 'h2load', request: 'get' }, probe: null,
+    start: async (options) => (await import('./http.js')).startHttp({ ...options, http2: true }),
+  },
+  grpc: {
+    portSetting: 'GRPC_PORT', defaultPort: 4000, protocol: 'gRPC', label: 'protobuf · gRPC (HTTP/2) · grpc-js',
+    transport: 'HTTP/2', load: { tool: 'h2load', request: 'grpc' }, probe: 'grpc',
+    start: async (options) => (await import('./grpc.js')).startGrpc(options),
+  },
+  'baseline-http': {
+    portSetting: 'BASELINE_HTTP_PORT', defaultPort: 3003, protocol: 'baseline node:http',
+    label: 'same JSON bytes · HTTP/1.1 · bare node:http',
+    transport: 'HTTP/1.1', load: { tool: 'wrk', request: 'get' }, probe: null,
+    start: async (options) => (await import('./baseline-http.js')).startBaselineHttp(options),
+  },
+  'baseline-grpc': {
+    portSetting: 'BASELINE_GRPC_PORT', defaultPort: 4001, protocol: 'baseline node:http2 gRPC',
+    label: 'same protobuf bytes · gRPC framing · bare node:http2',
+    transport: 'HTTP/2', load: { tool: 'h2load', request: 'grpc' }, probe: null,
+    start: async (options) => (await import('./baseline-grpc.js')).startBaselineGrpc(options),
+  },
+});
+
+/** Names of every listener, in the registry's order. */
+export const LISTENER_NAMES = Object.freeze(Object.keys(LISTENERS));
+
+/**
+ * Every listener's port setting with its default port, as the environment of a server would set them.
+ * @param {(name: string, listener: Listener) => number} [portFor] the port to give each (default: its default port)
+ * @returns {Record<string, string>} e.g. `{HTTP_PORT: '3000', GRPC_PORT: '4000', ...}`
+ */
+export const portEnv = (portFor = (name, l) => l.defaultPort) => Object.fromEntries(
+  Object.entries(LISTENERS).map(([name, l]) => [l.portSetting, String(portFor(name, l))]),
+);
