@@ -8,7 +8,5 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   echo "Installing dependencies (npm ci)..." >&2
   npm ci --no-audit --no-fund >&2
 fi
-node bench/run.js --check-settings
-K6_BIN="$(bash scripts/ensure-k6.sh)"
-export K6_BIN
-exec node bench/run.js
+# Settings and tools are checked, and k6 found or built, by the CLI before anything starts.
+exec node bench/cli.js run "$@"

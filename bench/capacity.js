@@ -20,7 +20,7 @@ const PACKAGE = { wrk: 'wrk', h2load: 'nghttp2-client' };
 
 /**
  * Fails early, naming the Debian package, when a listener's capacity tool is missing.
- * @param {string[]} listeners listener names (server/listeners.js)
+ * @param {readonly string[]} listeners listener names (server/listeners.js)
  * @returns {Promise<void>}
  * @throws {BenchError}
  */

@@ -4,10 +4,10 @@
 // so the report can say which part of the HTTP-vs-gRPC gap comes from the
 // encoding, which from the transport and which from the frameworks.
 import { markdownTable } from 'markdown-table';
-import { max, median, min } from 'simple-statistics';
 import { measureCapacity } from './capacity.js';
 import { BenchError } from './errors.js';
 import { formatNumber } from './format.js';
+import { spread } from './stats.js';
 import { PERFORMANCE_TARGETS } from './performance-targets.js';
 import { startServer } from './processes.js';
 import { LISTENER_NAMES, LISTENERS } from '../server/listeners.js';
@@ -17,6 +17,7 @@ export const DECOMPOSITION = LISTENER_NAMES;
 
 // [what it isolates, numerator, denominator, target (minimum ratio) or null].
 // Targets: bench/performance-targets.js.
+/** @type {Array<[string, string, string, number|null]>} */
 const EFFECTS = [
   ['encoding: protobuf instead of JSON (HTTP/1.1, fastify)', 'protobuf-h1', 'http', null],
   ['transport: HTTP/2 instead of HTTP/1.1 (JSON, fastify)', 'json-h2', 'http', null],
@@ -56,8 +57,6 @@ export async function measureDecomposition({ scenario, settings, cores, duration
   return runs;
 }
 
-const spreadOf = (values) => ({ median: median(values), min: min(values), max: max(values) });
-
 /**
  * The decomposition report of one scenario: each listener's median RPS with
  * its spread, bytes per request, and the ratios that isolate each effect.
@@ -76,17 +75,17 @@ export function decompositionReport(scenario, runs) {
       label: LISTENERS[name].label,
       tool: list[0].tool,
       repeats: list.length,
-      rps: spreadOf(list.map((r) => r.rps)),
+      rps: spread(list.map((r) => r.rps)),
       failed: list.reduce((sum, r) => sum + r.failed, 0),
-      received_per_request: median(list.map((r) => r.received_per_request)),
-      headers_per_request: headers.length ? median(headers) : null,
+      received_per_request: spread(list.map((r) => r.received_per_request)).median,
+      headers_per_request: spread(headers)?.median ?? null,
     };
   }
   // Each repeat loads every listener of one server in turn, so ratios pair up per repeat.
   const effects = EFFECTS.map(([effect, a, b, target]) => {
     const ratios = runs[a].map((r, i) => r.rps / runs[b][i].rps);
-    const ratio = median(ratios);
-    return { effect, of: `${a}/${b}`, ratio, min: min(ratios), max: max(ratios), runs: ratios, target, met: target === null ? null : ratio >= target };
+    const { median: ratio, min, max } = spread(ratios);
+    return { effect, of: `${a}/${b}`, ratio, min, max, runs: ratios, target, met: target === null ? null : ratio >= target };
   });
   return { scenario, listeners, effects };
 }

@@ -35,6 +35,7 @@ export const SHAPER_LIMITS = Object.freeze({
 });
 
 const ip = (args, options = {}) => execFileSync('ip', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], ...options });
+/** @type {(ns: string, command: string, args: string[]) => [string, string[]]} */
 const inNs = (ns, command, args) => ['ip', ['netns', 'exec', ns, command, ...args]];
 const run = (command, args) => execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 const stderrOf = (err) => String(err.stderr || err.message).trim().split('\n')[0];
@@ -48,7 +49,9 @@ export function requireLinkTools() {
   if (process.getuid?.() !== 0) {
     throw new BenchError('a network profile other than loopback builds a network namespace and shapes it with tc: run as root (sudo -E bash bench.sh)');
   }
-  for (const [command, args, pkg] of [['ip', ['netns', 'list'], 'iproute2'], ['tc', ['qdisc', 'show', 'dev', 'lo'], 'iproute2']]) {
+  /** @type {Array<[string, string[], string]>} */
+  const needed = [['ip', ['netns', 'list'], 'iproute2'], ['tc', ['qdisc', 'show', 'dev', 'lo'], 'iproute2']];
+  for (const [command, args, pkg] of needed) {
     try {
       run(command, args);
     } catch (err) {
@@ -229,6 +232,7 @@ export async function createLink(spec, { cpus, coreCount = 1, toxiproxyBin } = {
     shape(null, hostIf, spec.up, netemMs(upMs)); // root side's egress: client to server
     shape(ns, nsIf, spec.down, netemMs(downMs)); // namespace side's egress: server to client
 
+    /** @type {(cmd: string, args: string[], pin?: string) => [string, string[]]} */
     const command = (cmd, args, pin = cpus) => inNs(ns, ...pinned(pin, cmd, args));
     let api = null;
     let proxy = null;
@@ -247,7 +251,7 @@ export async function createLink(spec, { cpus, coreCount = 1, toxiproxyBin } = {
         if (exposed.has(port)) continue;
         const name = `p${port}`;
         await toxiproxyApi(api, 'POST', '/proxies', { name, listen: `${serverAddress}:${port}`, upstream: `127.0.0.1:${port}`, enabled: true });
-        for (const [stream, latency] of [['upstream', upMs], ['downstream', downMs]]) {
+        for (const [stream, latency] of /** @type {Array<[string, number]>} */ ([['upstream', upMs], ['downstream', downMs]])) {
           if (latency > 0) {
             await toxiproxyApi(api, 'POST', `/proxies/${name}/toxics`,
               { name: `${stream}-latency`, type: 'latency', stream, toxicity: 1, attributes: { latency, jitter: 0 } });
@@ -341,7 +345,9 @@ const command = (letter, bytes) => {
 export async function measureThroughput(link, direction, bytes) {
   const socket = await connect(link.serverAddress, PROBE_PORT);
   try {
+    /** @type {number} */
     let t0;
+    /** @type {number} */
     let c0;
     const done = new Promise((resolve, reject) => {
       socket.once('error', reject);
@@ -403,7 +409,7 @@ export async function checkLink(link) {
   if (off(rtt.min_ms, spec.rttMs) && Math.abs(rtt.min_ms - spec.rttMs) > 0.1) {
     warnings.push(`measured RTT ${rtt.min_ms.toFixed(2)} ms is more than 20% off the configured ${spec.rttMs} ms`);
   }
-  for (const [name, measured, configured] of [['down', down, spec.down], ['up', up, spec.up]]) {
+  for (const [name, measured, configured] of /** @type {Array<[string, {link_bps: number}, number|undefined]>} */ ([['down', down, spec.down], ['up', up, spec.up]])) {
     if (configured && off(measured.link_bps, configured)) {
       warnings.push(`measured ${name} bandwidth ${formatRate(measured.link_bps)} is more than 20% off the configured ${formatRate(configured)}`);
     }

@@ -22,7 +22,7 @@ const LINK_ADMIN_PORT = 9100;
  * @property {string|null} admin host:port of the server's admin endpoint; null when not reachable (remote without REMOTE_ADMIN_HOST)
  * @property {{iface: string, host: string}} capture where VERIFY_BYTES captures
  * @property {Record<string, string>|null} env what the job set in the server's environment (null: a server it did not start)
- * @property {() => Promise<void>} stop stops the server the cell started (nothing for a remote one)
+ * @property {() => Promise<unknown>} stop stops the server the cell started (nothing for a remote one)
  */
 
 /**
@@ -47,6 +47,7 @@ export async function placementOf(settings, cores) {
   return loopbackPlacement();
 }
 
+/** @returns {Placement} */
 function loopbackPlacement() {
   return {
     target: 'local',
@@ -63,6 +64,7 @@ function loopbackPlacement() {
   };
 }
 
+/** @returns {Promise<Placement>} */
 async function linkPlacement(settings, cores) {
   const link = await createLink(settings.link, {
     cpus: cores.serverCpus, coreCount: cores.serverCoreCount, toxiproxyBin: () => ensureTool('toxiproxy-server'),
@@ -95,6 +97,7 @@ async function linkPlacement(settings, cores) {
   };
 }
 
+/** @returns {Placement} */
 function remotePlacement(settings) {
   return {
     target: 'remote',

@@ -4,6 +4,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import fs, { readFileSync } from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { EVENT } from '../server/events.js';
@@ -19,7 +20,7 @@ export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export async function freePort() {
   const server = net.createServer().listen(0, '127.0.0.1');
   await once(server, 'listening');
-  const { port } = server.address();
+  const { port } = /** @type {net.AddressInfo} */ (server.address());
   server.close();
   await once(server, 'close');
   return port;
@@ -110,6 +111,7 @@ export async function waitGone(pids, timeoutMs) {
  * @throws {Error} with the server's output if it exits or is not ready in time
  */
 export async function startServer({ env = {}, cpus, readyTimeoutMs = 15000, wrap = (c, a) => [c, a] } = {}) {
+  /** @type {Record<string, number>} */
   const ports = {};
   for (const [name, { portSetting }] of Object.entries(LISTENERS)) ports[name] = Number(env[portSetting] ?? await freePort());
   const [command, args] = wrap(...pinned(cpus, process.execPath, ['server']));
@@ -127,7 +129,7 @@ export async function startServer({ env = {}, cpus, readyTimeoutMs = 15000, wrap
   // not for long: workers that outlive the primary keep it open.
   const exited = once(proc, 'exit').then(async (result) => {
     await Promise.race([stdoutEnded, sleep(500)]);
-    return result;
+    return /** @type {[number|null, string|null]} */ (result);
   });
   proc.stdout.on('data', (chunk) => {
     output += chunk;
@@ -206,14 +208,18 @@ export function cpuSecondsOf(pid) {
 }
 
 /**
- * Runs k6 to completion and measures its CPU use over the run, sampling /proc
- * every 250 ms after the first second (k6's start-up is left out).
- * @param {{k6: string, args: string[], env?: Record<string, string>, cpus?: string, coreCount: number,
- *   quiet?: boolean}} options coreCount: cores k6 may use (GOMAXPROCS is set to it)
- * @returns {Promise<{code: number|null, output: string, cpu: {seconds: number, wall_s: number, utilization: number}|null}>}
- *   utilization: CPU seconds / (wall seconds x coreCount), 0..1; null when the run was too short to sample
+ * Runs `k6 run` to completion and measures its CPU use over the run, sampling /proc
+ * every 250 ms after the first second (k6's start-up is left out). The one k6 runner of
+ * the jobs and the tests: the script sees only what -e gives it.
+ * @param {{k6: string, args: string[], env?: Record<string, string>, cpus?: string, coreCount?: number,
+ *   quiet?: boolean, timeoutMs?: number}} options coreCount: cores k6 may use (GOMAXPROCS is set to it;
+ *   default every core); quiet: k6's output only collected, not shown; timeoutMs: k6 is killed (SIGKILL, by its pid)
+ *   if it runs longer, so that no load loop runs unbounded
+ * @returns {Promise<{code: number|null, output: string, cpu: {seconds: number, wall_s: number, utilization: number}|null,
+ *   timedOut: boolean}>} utilization: CPU seconds / (wall seconds x coreCount), 0..1; null when the run was too
+ *   short to sample; timedOut: killed at timeoutMs
  */
-export async function runK6({ k6, args, env = {}, cpus, coreCount, quiet = false }) {
+export async function runK6({ k6, args, env = {}, cpus, coreCount = os.availableParallelism(), quiet = false, timeoutMs }) {
   // The script sees only what -e gives it: the main job's own environment (RATE, DURATION, ...) must not leak into __ENV.
   const [command, argv] = pinned(cpus, k6, ['run', '--include-system-env-vars=false', ...args]);
   const proc = spawn(command, argv, {
@@ -226,6 +232,8 @@ export async function runK6({ k6, args, env = {}, cpus, coreCount, quiet = false
   proc.stdout.on('data', quiet ? keep : (c) => { keep(c); process.stdout.write(c); });
   proc.stderr.on('data', quiet ? keep : (c) => { keep(c); process.stderr.write(c); });
   const exited = once(proc, 'exit');
+  let timedOut = false;
+  const limit = timeoutMs && setTimeout(() => { timedOut = true; proc.kill('SIGKILL'); }, timeoutMs);
   const samples = [];
   const sample = () => {
     try { samples.push([performance.now(), cpuSecondsOf(proc.pid)]); } catch { /* exited between ticks */ }
@@ -233,6 +241,7 @@ export async function runK6({ k6, args, env = {}, cpus, coreCount, quiet = false
   let timer;
   const first = setTimeout(() => { sample(); timer = setInterval(sample, 250); }, 1000);
   const [code] = await exited;
+  clearTimeout(limit);
   clearTimeout(first);
   clearInterval(timer);
   let cpu = null;
@@ -241,5 +250,5 @@ export async function runK6({ k6, args, env = {}, cpus, coreCount, quiet = false
     const wall = (t1 - t0) / 1000;
     cpu = { seconds: c1 - c0, wall_s: wall, utilization: (c1 - c0) / (wall * coreCount) };
   }
-  return { code, output, cpu };
+  return { code, output, cpu, timedOut };
 }

@@ -1,8 +1,8 @@
 // A short plain-language reading of a report: what differs between two columns and why.
+import { formatNumber as round } from './format.js';
 
 const pct = (ratio) => `${ratio < 1 ? '−' : '+'}${Math.abs((ratio - 1) * 100).toFixed(0)}%`;
 const times = (ratio) => `${ratio.toFixed(2)}×`;
-const round = (n) => Math.round(n).toLocaleString('en-US');
 
 /**
  * Sentences comparing column `key` with the baseline column `base` of a report.

@@ -16,61 +16,125 @@ import { provenanceDifferences } from './provenance.js';
 const CLIENT_BOUND_PCT = 90;
 
 
-// [label, field, digits, how repeated runs combine]. Failures add up, so none is hidden by a median.
-const ROWS = [
-  ['RPS (req/s)', 'rps', 0, 'median'],
-  ['requests', 'requests', 0, 'median'],
-  ['failed requests', 'failed', 0, 'sum'],
-  ['failed checks (sampled responses)', 'checks_failed', 0, 'sum'],
-  ['dropped iterations (open model)', 'dropped_iterations', 0, 'sum'],
-  ['latency p50 (ms)', 'latency_ms.p50', 2, 'median'],
-  ['latency p90 (ms)', 'latency_ms.p90', 2, 'median'],
-  ['latency p95 (ms)', 'latency_ms.p95', 2, 'median'],
-  ['latency p99 (ms)', 'latency_ms.p99', 2, 'median'],
-  ['data sent (bytes)', 'data_sent_bytes', 0, 'median'],
-  ['data received (bytes)', 'data_received_bytes', 0, 'median'],
-  ['sent per request (bytes)', 'sent_per_request', 1, 'median'],
-  ['received per request (bytes)', 'received_per_request', 1, 'median'],
-  ['payload per response (bytes)', 'payload_bytes', 0, 'median'],
-  ['VUs', 'vus', 0, 'median'],
-  ['duration (s)', 'duration_s', 1, 'median'],
-  ['k6 CPU (% of its cores)', 'k6_cpu_pct', 0, 'median'],
+/**
+ * @typedef {object} Row one row of the report's table, and its JSON field
+ * @property {string} label the row's label, also its key in `ratios`
+ * @property {string} field its JSON field under `modes.<mode>` (dotted: `latency_ms.p50`)
+ * @property {number} digits decimals shown in the table
+ * @property {'median'|'sum'} how how repeated runs combine: failures add up, so none is hidden by a median
+ * @property {string} what what it is, for docs/report.md (generated from here by npm run docs)
+ */
+
+/**
+ * Every row of the report, in table order. Rows of optional passes that no column has are left out of the table.
+ * @type {ReadonlyArray<Readonly<Row>>}
+ */
+export const ROWS = Object.freeze([
+  { label: 'RPS (req/s)', field: 'rps', digits: 0, how: 'median',
+    what: 'completed requests / k6\'s test run duration' },
+  { label: 'requests', field: 'requests', digits: 0, how: 'median',
+    what: 'completed requests (`http_reqs`; for gRPC the count of `grpc_req_duration`), including the one request `setup()` makes' },
+  { label: 'failed requests', field: 'failed', digits: 0, how: 'sum',
+    what: 'HTTP: status ≥ 400 or a network error (`http_req_failed`); gRPC: a status other than OK (`grpc_req_failed`, the project\'s twin of it)' },
+  { label: 'failed checks (sampled responses)', field: 'checks_failed', digits: 0, how: 'sum',
+    what: 'checks on the sampled responses (one in `SAMPLE_EVERY`=100 per VU is decoded and compared with the expected payload)' },
+  { label: 'dropped iterations (open model)', field: 'dropped_iterations', digits: 0, how: 'sum',
+    what: 'open model only: iterations k6 could not start for lack of VUs, i.e. the rate was not sustained' },
+  { label: 'latency p50 (ms)', field: 'latency_ms.p50', digits: 2, how: 'median',
+    what: 'median of `http_req_duration` (sending + waiting + receiving) or `grpc_req_duration` (the whole unary call)' },
+  { label: 'latency p90 (ms)', field: 'latency_ms.p90', digits: 2, how: 'median',
+    what: '90th percentile of the same' },
+  { label: 'latency p95 (ms)', field: 'latency_ms.p95', digits: 2, how: 'median',
+    what: '95th percentile of the same' },
+  { label: 'latency p99 (ms)', field: 'latency_ms.p99', digits: 2, how: 'median',
+    what: '99th percentile of the same' },
+  { label: 'data sent (bytes)', field: 'data_sent_bytes', digits: 0, how: 'median',
+    what: 'k6\'s counter of bytes written to its connections: payload, headers and framing' },
+  { label: 'data received (bytes)', field: 'data_received_bytes', digits: 0, how: 'median',
+    what: 'k6\'s counter of bytes read from its connections: payload, headers and framing' },
+  { label: 'sent per request (bytes)', field: 'sent_per_request', digits: 1, how: 'median',
+    what: 'data sent / requests' },
+  { label: 'received per request (bytes)', field: 'received_per_request', digits: 1, how: 'median',
+    what: 'data received / requests' },
+  { label: 'payload per response (bytes)', field: 'payload_bytes', digits: 0, how: 'median',
+    what: 'the payload alone: the JSON body as received, or the protobuf message k6 decoded, encoded again '
+      + '(test/payload.test.js checks it equals the bytes the server sends)' },
+  { label: 'VUs', field: 'vus', digits: 0, how: 'median',
+    what: 'highest number of VUs, as run' },
+  { label: 'duration (s)', field: 'duration_s', digits: 1, how: 'median',
+    what: 'k6\'s test run duration, as run' },
+  { label: 'k6 CPU (% of its cores)', field: 'k6_cpu_pct', digits: 0, how: 'median',
+    what: 'k6\'s user + system CPU time over the run / (wall time × its cores); ≥ 90% marks the column client-bound (`client_bound`)' },
   // The server's own accounting of the measured window (bench/server-stats.js); the largest or worst worker where per worker.
-  ['requests served, server count', 'server_requests', 0, 'median'],
-  ['server CPU per request (µs)', 'server_cpu_us_per_request', 1, 'median'],
-  ['server user CPU per request (µs)', 'server_cpu_user_us_per_request', 1, 'median'],
-  ['server system CPU per request (µs)', 'server_cpu_system_us_per_request', 1, 'median'],
-  ['RSS peak, largest worker (MiB)', 'server_rss_peak_mib', 1, 'median'],
-  ['RSS at end, largest worker (MiB)', 'server_rss_end_mib', 1, 'median'],
-  ['heap used peak, largest worker (MiB)', 'server_heap_peak_mib', 1, 'median'],
-  ['heap used at end, largest worker (MiB)', 'server_heap_end_mib', 1, 'median'],
-  ['event-loop delay p50, worst worker (ms)', 'server_eventloop_p50_ms', 2, 'median'],
-  ['event-loop delay p99, worst worker (ms)', 'server_eventloop_p99_ms', 2, 'median'],
-  ['GC pause in window, all workers (ms)', 'server_gc_ms', 1, 'median'],
-  ['GC pause per 1000 requests (ms)', 'server_gc_ms_per_1k_requests', 2, 'median'],
-  ['requests per worker, smallest share (%)', 'server_worker_share_min_pct', 1, 'median'],
-  ['requests per worker, largest share (%)', 'server_worker_share_max_pct', 1, 'median'],
-  ['server capacity, wrk/h2load (req/s)', 'capacity_rps', 0, 'median'],
-  ['TCP payload sent, tshark (bytes)', 'wire_sent_bytes', 0, 'median'],
-  ['TCP payload received, tshark (bytes)', 'wire_received_bytes', 0, 'median'],
-  ['k6 data_sent vs capture (%)', 'data_sent_vs_wire_pct', 3, 'median'],
-  ['k6 data_received vs capture (%)', 'data_received_vs_wire_pct', 3, 'median'],
+  { label: 'requests served, server count', field: 'server_requests', digits: 0, how: 'median',
+    what: 'the server\'s own count of requests over the measured window, warm-up left out (should equal k6\'s `requests`)' },
+  { label: 'server CPU per request (µs)', field: 'server_cpu_us_per_request', digits: 1, how: 'median',
+    what: 'CPU time (user + system) of the workers and the primary over the window / requests served' },
+  { label: 'server user CPU per request (µs)', field: 'server_cpu_user_us_per_request', digits: 1, how: 'median',
+    what: 'its user part' },
+  { label: 'server system CPU per request (µs)', field: 'server_cpu_system_us_per_request', digits: 1, how: 'median',
+    what: 'its system part' },
+  { label: 'RSS peak, largest worker (MiB)', field: 'server_rss_peak_mib', digits: 1, how: 'median',
+    what: 'RSS peak of the largest worker in the window, sampled every 100 ms' },
+  { label: 'RSS at end, largest worker (MiB)', field: 'server_rss_end_mib', digits: 1, how: 'median',
+    what: 'RSS of the largest worker at the end of the window' },
+  { label: 'heap used peak, largest worker (MiB)', field: 'server_heap_peak_mib', digits: 1, how: 'median',
+    what: 'V8 heap-used peak of the largest worker in the window, sampled every 100 ms' },
+  { label: 'heap used at end, largest worker (MiB)', field: 'server_heap_end_mib', digits: 1, how: 'median',
+    what: 'V8 heap used by the largest worker at the end of the window' },
+  { label: 'event-loop delay p50, worst worker (ms)', field: 'server_eventloop_p50_ms', digits: 2, how: 'median',
+    what: 'median event-loop delay of the worst worker over the window (`monitorEventLoopDelay`, its 10 ms sampling interval taken off)' },
+  { label: 'event-loop delay p99, worst worker (ms)', field: 'server_eventloop_p99_ms', digits: 2, how: 'median',
+    what: '99th percentile of the same' },
+  { label: 'GC pause in window, all workers (ms)', field: 'server_gc_ms', digits: 1, how: 'median',
+    what: 'garbage-collection pauses in the window, summed over the workers, from `perf_hooks` GC entries' },
+  { label: 'GC pause per 1000 requests (ms)', field: 'server_gc_ms_per_1k_requests', digits: 2, how: 'median',
+    what: 'the same per 1000 requests served' },
+  { label: 'requests per worker, smallest share (%)', field: 'server_worker_share_min_pct', digits: 1, how: 'median',
+    what: 'smallest share of the window\'s requests one worker served: how evenly the cluster spread the load' },
+  { label: 'requests per worker, largest share (%)', field: 'server_worker_share_max_pct', digits: 1, how: 'median',
+    what: 'largest such share' },
+  { label: 'server capacity, wrk/h2load (req/s)', field: 'capacity_rps', digits: 0, how: 'median',
+    what: 'with `CAPACITY=1`: the rate wrk or h2load reached against the same server at the same concurrency' },
+  { label: 'TCP payload sent, tshark (bytes)', field: 'wire_sent_bytes', digits: 0, how: 'median',
+    what: 'with `VERIFY_BYTES=1`: TCP payload bytes client to server in a capture of the run (dumpcap, counted by tshark)' },
+  { label: 'TCP payload received, tshark (bytes)', field: 'wire_received_bytes', digits: 0, how: 'median',
+    what: 'with `VERIFY_BYTES=1`: TCP payload bytes server to client in that capture' },
+  { label: 'k6 data_sent vs capture (%)', field: 'data_sent_vs_wire_pct', digits: 3, how: 'median',
+    what: '(data sent / TCP payload sent − 1) × 100: how far k6\'s counter is from the wire' },
+  { label: 'k6 data_received vs capture (%)', field: 'data_received_vs_wire_pct', digits: 3, how: 'median',
+    what: '(data received / TCP payload received − 1) × 100' },
   // Over a link (NETWORK, BANDWIDTH, RTT, TARGET=remote): the link's own counters (bench/link.js) and what they predict.
-  ['link throughput down, frames (Mbit/s)', 'link_down_mbps', 3, 'median'],
-  ['link throughput up, frames (Mbit/s)', 'link_up_mbps', 3, 'median'],
-  ['link utilisation down (%)', 'link_down_util_pct', 1, 'median'],
-  ['link utilisation up (%)', 'link_up_util_pct', 1, 'median'],
-  ['link bytes down per request (frames)', 'link_down_per_request', 1, 'median'],
-  ['link bytes up per request (frames)', 'link_up_per_request', 1, 'median'],
-  ['packets down per request', 'link_down_packets_per_request', 2, 'median'],
-  ['packets up per request', 'link_up_packets_per_request', 2, 'median'],
-  ['RPS ceiling from bandwidth, k6 bytes (req/s)', 'ceiling_k6_bytes_rps', 0, 'median'],
-  ['RPS ceiling from bandwidth, link bytes (req/s)', 'ceiling_link_bytes_rps', 0, 'median'],
-  ['RPS ceiling from latency, VUs ÷ RTT (req/s)', 'ceiling_latency_rps', 0, 'median'],
-  ['RTT share of request time (%)', 'latency_share_pct', 1, 'median'],
-  ['server CPU (% of its cores)', 'server_cpu_pct', 1, 'median'],
-  ['toxiproxy CPU (% of the server cores)', 'proxy_cpu_pct', 1, 'median'],
-];
+  { label: 'link throughput down, frames (Mbit/s)', field: 'link_down_mbps', digits: 3, how: 'median',
+    what: 'over an emulated link: the veth\'s byte counters server to client over the k6 run ÷ its duration: '
+      + 'everything that crossed the link, Ethernet/IP/TCP headers and ACKs included' },
+  { label: 'link throughput up, frames (Mbit/s)', field: 'link_up_mbps', digits: 3, how: 'median',
+    what: 'the same, client to server' },
+  { label: 'link utilisation down (%)', field: 'link_down_util_pct', digits: 1, how: 'median',
+    what: 'link throughput down ÷ the configured down bandwidth (null when not limited)' },
+  { label: 'link utilisation up (%)', field: 'link_up_util_pct', digits: 1, how: 'median',
+    what: 'link throughput up ÷ the configured up bandwidth' },
+  { label: 'link bytes down per request (frames)', field: 'link_down_per_request', digits: 1, how: 'median',
+    what: 'link-layer bytes server to client ÷ requests' },
+  { label: 'link bytes up per request (frames)', field: 'link_up_per_request', digits: 1, how: 'median',
+    what: 'link-layer bytes client to server ÷ requests' },
+  { label: 'packets down per request', field: 'link_down_packets_per_request', digits: 2, how: 'median',
+    what: 'packets server to client ÷ requests' },
+  { label: 'packets up per request', field: 'link_up_packets_per_request', digits: 2, how: 'median',
+    what: 'packets client to server ÷ requests' },
+  { label: 'RPS ceiling from bandwidth, k6 bytes (req/s)', field: 'ceiling_k6_bytes_rps', digits: 0, how: 'median',
+    what: 'min over both directions of bandwidth ÷ (8 × k6\'s bytes per request): what the payload-and-headers view predicts' },
+  { label: 'RPS ceiling from bandwidth, link bytes (req/s)', field: 'ceiling_link_bytes_rps', digits: 0, how: 'median',
+    what: 'the same from link bytes per request: what the link actually carries per request' },
+  { label: 'RPS ceiling from latency, VUs ÷ RTT (req/s)', field: 'ceiling_latency_rps', digits: 0, how: 'median',
+    what: 'closed model: VUs ÷ RTT (measured before the runs, else configured), the rate at which each VU only waits one round trip per request' },
+  { label: 'RTT share of request time (%)', field: 'latency_share_pct', digits: 1, how: 'median',
+    what: 'RPS ÷ that ceiling: the share of each request\'s time that is the RTT' },
+  { label: 'server CPU (% of its cores)', field: 'server_cpu_pct', digits: 1, how: 'median',
+    what: 'over a link: server CPU per request × RPS ÷ the server\'s cores (its accounting): how busy the server was' },
+  { label: 'toxiproxy CPU (% of the server cores)', field: 'proxy_cpu_pct', digits: 1, how: 'median',
+    what: 'toxiproxy\'s CPU over the run (/proc) ÷ the server\'s cores, which it shares: it stands in for the network' },
+]);
 
 const get = (object, field) => field.split('.').reduce((o, k) => o?.[k], object);
 
@@ -94,7 +158,7 @@ export function aggregate(runs) {
     mode: first.mode, target: first.target, host: first.host, repeats: runs.length, spread: {},
     scenario: first.scenario, connections: first.connections, model: first.model, rate: first.rate,
   };
-  for (const [, field, , how] of ROWS) {
+  for (const { field, how } of ROWS) {
     const values = runs.map((r) => get(r, field)).filter((v) => typeof v === 'number');
     if (values.length === 0) { set(combined, field, null); continue; }
     set(combined, field, how === 'sum' ? values.reduce((a, b) => a + b, 0) : median(values));
@@ -113,17 +177,20 @@ export function aggregate(runs) {
  *   the first is the baseline of the ratios (the main job passes HTTP first)
  * @param {{generatedAt?: Date}} [options]
  * @returns {{generated_at: string, scenario: string, order: string[], modes: Record<string, object>,
- *   ratios: Record<string, Record<string, number|null>>, client_bound: string[], notes: string[]}}
+ *   ratios: Record<string, Record<string, number|null>>, client_bound: string[], notes: string[],
+ *   reading: string[], link: object|null, provenance: object|null}}
  *   ratios[`${key}/${first}`][row label] = column median / first column median;
- *   reading: plain-language sentences comparing each column with the first
+ *   reading: plain-language sentences comparing each column with the first; link: the link section's
+ *   figures (null on loopback); provenance: what made the runs (bench/provenance.js)
  */
 export function buildReport(columns, { generatedAt = new Date() } = {}) {
   const modes = Object.fromEntries(columns.map(({ key, runs }) => [key, aggregate(runs)]));
   const [base, ...others] = columns.map((c) => c.key);
+  /** @type {Record<string, Record<string, number|null>>} */
   const ratios = {};
   for (const key of others) {
     const ratio = (ratios[`${key}/${base}`] = {});
-    for (const [label, field] of ROWS) {
+    for (const { label, field } of ROWS) {
       const x = get(modes[base], field);
       const y = get(modes[key], field);
       ratio[label] = typeof x === 'number' && typeof y === 'number' && x !== 0 ? y / x : null;
@@ -140,6 +207,7 @@ export function buildReport(columns, { generatedAt = new Date() } = {}) {
     ratios,
     client_bound: clientBound,
     notes: [...unfairness(modes), ...notesOf(modes, clientBound)],
+    reading: [], // filled below: the sentences read the report's own figures
   };
   report.reading = others.flatMap((key) => readingOf(report, base, key));
   return report;
@@ -235,8 +303,8 @@ export function renderMarkdown(report) {
   const ratioKeys = Object.keys(report.ratios);
   const header = ['', ...keys.map(heading), ...ratioKeys.map((r) => `ratio ${r}`)];
   // Rows of optional passes (capacity, capture) that no column has are left out.
-  const shown = ROWS.filter(([, field]) => keys.some((k) => get(report.modes[k], field) !== null));
-  const rows = shown.map(([label, field, digits, how]) => [
+  const shown = ROWS.filter(({ field }) => keys.some((k) => get(report.modes[k], field) !== null));
+  const rows = shown.map(({ label, field, digits, how }) => [
     label,
     ...keys.map((k) => cell(report.modes[k], field, digits, how)),
     ...ratioKeys.map((r) => number(report.ratios[r][label], 2)),

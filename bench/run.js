@@ -5,11 +5,10 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { runCli } from './cli.js';
 import { BenchError } from './errors.js';
 import { ROOT, runK6 } from './processes.js';
 import { buildReport, renderMarkdown, writeReports } from './report.js';
-import { allowedCpus, durationMs, readBenchSettings, splitCores } from './settings.js';
+import { allowedCpus, durationMs, splitCores } from './settings.js';
 import { measureCapacity, requireCapacityTools } from './capacity.js';
 import { decompositionReport, DECOMPOSITION, measureDecomposition, renderDecomposition } from './decompose.js';
 import { requireCaptureTools, startCapture } from './wire.js';
@@ -104,7 +103,7 @@ async function measure({ mode, scenario, label }, settings, cores, scratch, plac
     await writeFile(log, `--- measured run\n${run.output}`, { flag: 'a' });
     if (run.code !== 0) throw new BenchError(`k6 run against ${host} failed (exit ${run.code}):\n${k6Failure(run.output, log)}`);
     const capacity = settings.CAPACITY ? await measureCapacity({
-      listener: mode, scenario, host, connections: settings.VUS, durationS: durationMs(settings.DURATION) / 1000, cpus: cores.k6Cpus,
+      listener: MODES[mode].listener, scenario, host, connections: settings.VUS, durationS: durationMs(settings.DURATION) / 1000, cpus: cores.k6Cpus,
     }) : undefined;
     const summary = JSON.parse(await readFile(summaryFile, 'utf8'));
     const pinning = placement.target === 'local' || link
@@ -144,13 +143,26 @@ function linkRecord(settings, placement, check, counters) {
   };
 }
 
-async function main() {
-  const settings = readBenchSettings();
-  if (settings.CAPACITY) await requireCapacityTools(settings.MODES);
+/**
+ * What the job needs before it starts, checked at once: the tools of the passes asked for, and root for a link.
+ * @param {import('./settings.js').BenchSettings} settings
+ * @returns {Promise<void>}
+ * @throws {BenchError} naming what is missing and what installs it
+ */
+export async function preflight(settings) {
+  if (settings.CAPACITY) await requireCapacityTools(settings.MODES.map((mode) => MODES[mode].listener));
   if (settings.DECOMPOSE) await requireCapacityTools(DECOMPOSITION);
   if (settings.VERIFY_BYTES) await requireCaptureTools();
   if (settings.link) requireLinkTools(); // root and ip netns, before anything starts
-  if (process.argv.includes('--check-settings')) return;
+}
+
+/**
+ * Runs the main job (bench/cli.js run) and prints the tables; writes the summaries, logs and reports in RESULTS_DIR.
+ * @param {import('./settings.js').BenchSettings} settings checked by bench/cli.js, K6_BIN provisioned
+ * @returns {Promise<void>}
+ * @throws {BenchError} when a server does not start, k6 fails or a link cannot be built
+ */
+export async function main(settings) {
   process.chdir(ROOT); // k6 and the report resolve results/ and the scripts from here
   await mkdir(settings.RESULTS_DIR, { recursive: true });
   const cores = splitCores(allowedCpus());
@@ -221,4 +233,3 @@ function describeCheck(check) {
   return [parts.join(', '), ...check.warnings.map((w) => `WARNING: ${w}`)].join('; ');
 }
 
-await runCli('bench', main);

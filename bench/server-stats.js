@@ -76,10 +76,11 @@ const OWN = {
   requests_served_total: 'served', // by its `handlers` label; workers only
 };
 const PRIMARY = 'server_primary_';
-const READ = new Map([
+/** @type {Map<string, {field: string, primary?: boolean}>} */
+const READ = new Map(/** @type {Array<[string, {field: string, primary?: boolean}]>} */ ([
   ...Object.entries(LIBRARY).flatMap(([name, field]) => [[name, { field }], [`${PRIMARY}${name}`, { field, primary: true }]]),
   ...Object.entries(OWN).flatMap(([name, field]) => [[`server_${name}`, { field }], [`${PRIMARY}${name}`, { field, primary: true }]]),
-]);
+]));
 
 /**
  * Reads the admin endpoint's text into one reading per process.
@@ -97,7 +98,7 @@ export function parseScrape(text, atMs) {
     for (const { labels = {}, value } of family.metrics) {
       const pid = Number(labels.pid);
       if (!read.primary && !workers.has(pid)) workers.set(pid, { pid, served: {} });
-      const reading = read.primary ? (primary ??= { pid, served: {} }) : workers.get(pid);
+      const reading = read.primary ? (primary ??= /** @type {ProcessReading} */ ({ pid, served: {} })) : workers.get(pid);
       if (read.field === 'served') reading.served[labels.handlers] = Number(value);
       else reading[read.field] = Number(value);
     }
@@ -219,7 +220,7 @@ export const SERVER_FIELDS = Object.freeze([
 export function serverFigures(window) {
   const workers = window?.workers ?? [];
   if (workers.length === 0) {
-    return Object.fromEntries(SERVER_FIELDS.map((f) => [f, null]));
+    return /** @type {ServerFigures} */ (Object.fromEntries(SERVER_FIELDS.map((f) => [f, null])));
   }
   const sum = (pick) => workers.reduce((a, w) => a + pick(w), 0);
   const most = (pick) => Math.max(...workers.map(pick));

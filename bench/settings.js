@@ -1,7 +1,7 @@
 // Settings of the main job (bench.sh), read from the environment and checked before anything starts.
 import { readFileSync } from 'node:fs';
 import { bool, makeValidator, str } from 'envalid';
-import { positiveInt, readEnv } from '../server/env.js';
+import { positiveInt, readEnv, withDefaultText } from '../server/env.js';
 import { SCENARIOS } from '../proto/payload.js';
 import { MODE_NAMES, MODES } from './modes.js';
 import { BenchError } from './errors.js';
@@ -74,35 +74,159 @@ const listOf = (choices) => makeValidator((input) => {
   return [...new Set(items)];
 });
 
+/** How the docs say the default of WORKERS in the main job and the soak job (see splitCores). */
+export const SERVER_CORES_TEXT = 'one per server core (all cores but the last, which k6 gets; 1 on a one-core machine)';
+
+const code = (names) => names.map((n) => `\`${n}\``).join(', ');
+
 /**
+ * The main job's settings, by variable name. What each one means, its unit and default are in
+ * benchSettingSpecs (each spec's `desc`); docs/settings.md's table is generated from them (npm run docs).
  * @typedef {object} BenchSettings
- * @property {number} VUS k6 virtual users, the same for each mode (closed model)
- * @property {number} REPEATS measured runs per mode, interleaved; the report gives their median and min-max
- * @property {string} DURATION measured k6 run per mode and repeat (k6 duration)
- * @property {string} WARMUP k6 run before each measured one, left out of the figures ('0s' skips it)
- * @property {number} WORKERS server cluster workers (default: one per server core)
- * @property {string[]} MODES modes to measure, in report order (default http,grpc)
- * @property {string[]} SCENARIO payload scenarios, one table each (default user)
- * @property {'reuse'|'per-request'} CONNECTIONS connection policy of both modes
- * @property {boolean} CAPACITY also load each server with wrk (HTTP) or h2load (gRPC) for DURATION, pinned like k6
- * @property {boolean} DECOMPOSE after the k6 runs, load every listener of one server (MODE=all) with wrk/h2load
- *   to separate encoding, transport and framework effects (bench/decompose.js)
- * @property {boolean} VERIFY_BYTES capture each measured run with dumpcap/tshark and compare TCP payload bytes with k6's counters
- * @property {number|undefined} RATE open model: k6 starts RATE requests a second (constant-arrival-rate); unset: closed model
- * @property {string} NETWORK network profile (bench/network.js PROFILES): loopback (default), lan, wan, mobile
- * @property {number|undefined} BANDWIDTH link bandwidth both ways (bit/s, from e.g. 10mbit); overrides the profile's
- * @property {number|undefined} DOWN server-to-client bandwidth (bit/s); overrides BANDWIDTH
- * @property {number|undefined} UP client-to-server bandwidth (bit/s); overrides BANDWIDTH
- * @property {number|undefined} RTT added round-trip time (ms); overrides the profile's
- * @property {import('./network.js').LinkSpec|null} link the emulated link (null: loopback)
- * @property {'local'|'remote'} TARGET local: the job starts the server; remote: servers already running
- *   at REMOTE_HTTP_HOST / REMOTE_GRPC_HOST
- * @property {string} REMOTE_HTTP_HOST, REMOTE_GRPC_HOST host:port of the remote servers (TARGET=remote)
- * @property {string} REMOTE_ADMIN_HOST host:port of the remote server's admin endpoint; '' leaves the server rows unmeasured
- * @property {boolean} VERBOSE k6's own output on the terminal too (it always goes to results/k6-<run>.log)
- * @property {string} K6_BIN path of the k6 binary (bench.sh sets it)
- * @property {string} RESULTS_DIR folder for summaries, dashboards and reports (relative to the repository, or absolute)
+ * @property {number} VUS
+ * @property {number} REPEATS
+ * @property {string} DURATION k6 duration
+ * @property {string} WARMUP k6 duration
+ * @property {number} WORKERS
+ * @property {string[]} MODES
+ * @property {string[]} SCENARIO
+ * @property {'reuse'|'per-request'} CONNECTIONS
+ * @property {number|undefined} RATE requests per second
+ * @property {boolean} CAPACITY
+ * @property {boolean} DECOMPOSE
+ * @property {boolean} VERIFY_BYTES
+ * @property {string} NETWORK
+ * @property {number|undefined} BANDWIDTH bit/s
+ * @property {number|undefined} DOWN bit/s
+ * @property {number|undefined} UP bit/s
+ * @property {number|undefined} RTT ms
+ * @property {'local'|'remote'} TARGET
+ * @property {string} REMOTE_HTTP_HOST host:port (one REMOTE_*_HOST per mode, bench/modes.js)
+ * @property {string} REMOTE_GRPC_HOST host:port
+ * @property {string} REMOTE_ADMIN_HOST host:port, or ''
+ * @property {boolean} VERBOSE
+ * @property {string} K6_BIN
+ * @property {string} RESULTS_DIR
+ * @property {import('./network.js').LinkSpec|null} link the emulated link (null: loopback), from NETWORK,
+ *   BANDWIDTH, DOWN, UP and RTT; not a variable
  */
+
+/**
+ * The main job's settings as envalid specs, by variable name, in the order docs/settings.md lists them.
+ * Each spec has a `desc` (what it does, its unit, where its default comes from), maybe an `example`,
+ * and, where the default depends on the machine or on other settings, a `defaultText` the docs show
+ * instead of it (withDefaultText).
+ * Reading them needs no environment: scripts/gen-docs.js renders docs/settings.md's table from them.
+ * @param {ReturnType<typeof splitCores>} [cores] how cores are shared (default: this process's, from splitCores)
+ * @returns {Record<string, object>} envalid validators by variable name
+ */
+export function benchSettingSpecs(cores = splitCores(allowedCpus())) {
+  return {
+    VUS: positiveInt({ default: 32, desc: 'k6 virtual users, the same for each mode (closed model: each waits for its answer)' }),
+    REPEATS: positiveInt({
+      default: 3,
+      desc: 'measured runs per mode, interleaved (HTTP, gRPC, HTTP, …); the report gives their median and min–max',
+    }),
+    DURATION: duration({ allowZero: false })({
+      default: '8s',
+      desc: 'measured k6 run per mode and repeat (k6 duration: `30s`, `1m`, `1m30s`)',
+      example: '1m30s',
+    }),
+    WARMUP: duration({ allowZero: true })({
+      default: '2s',
+      desc: 'k6 run before each measured one, left out of the figures (k6 duration); `0s` skips it',
+    }),
+    WORKERS: withDefaultText(positiveInt({ default: cores.serverCoreCount, desc: 'server cluster workers' }), SERVER_CORES_TEXT),
+    MODES: listOf(MODE_NAMES)({
+      default: [...MODE_NAMES],
+      desc: `modes measured, comma-separated from ${code(MODE_NAMES)} (bench/modes.js), in column order; the first is the ratios' baseline`,
+    }),
+    SCENARIO: listOf(Object.keys(SCENARIOS))({
+      default: ['user'],
+      desc: `payload scenarios, one table each, comma-separated from ${code(Object.keys(SCENARIOS))} (proto/payload.js)`,
+      example: 'users-100,blob-32k',
+    }),
+    CONNECTIONS: str({
+      choices: ['reuse', 'per-request'],
+      default: 'reuse',
+      desc: 'connection policy of both modes: `reuse`, one connection per VU (HTTP keep-alive; one gRPC connection opened on the '
+        + 'VU\'s first iteration); `per-request`, a new connection every iteration',
+    }),
+    RATE: withDefaultText(positiveInt({
+      default: undefined,
+      desc: 'open model: k6 starts RATE requests a second (`constant-arrival-rate`, up to 4 × VUS VUs), so that latency is '
+        + 'compared at a rate both modes sustain',
+      example: '2000',
+    }), 'unset: closed model'),
+    CAPACITY: bool({
+      default: false,
+      desc: 'after each k6 run, load the same server with wrk (HTTP/1.1) or h2load (gRPC) for DURATION, pinned like k6: '
+        + 'the server\'s own ceiling',
+      example: '1',
+    }),
+    VERIFY_BYTES: bool({
+      default: false,
+      desc: 'capture each measured run with dumpcap and compare the TCP payload bytes tshark counts with k6\'s counters '
+        + '(needs root or the wireshark group)',
+      example: '1',
+    }),
+    DECOMPOSE: bool({
+      default: false,
+      desc: 'after the k6 runs, load every listener of one server (MODE=all) with wrk/h2load to separate encoding, transport '
+        + 'and framework effects (docs/decomposition.md)',
+      example: '1',
+    }),
+    NETWORK: str({
+      choices: Object.keys(PROFILES),
+      default: 'loopback',
+      desc: 'network profile (bench/network.js PROFILES); any but `loopback` runs the server as a second host in its own network '
+        + 'namespace behind a shaped link, and k6 runs the remote scripts (docs/network.md; needs root)',
+    }),
+    BANDWIDTH: withDefaultText(rate({
+      default: undefined,
+      desc: 'link bandwidth both ways, in bit/s with tc\'s units (`2mbit`, `500kbit`, `1gbit`); any of BANDWIDTH, DOWN, UP '
+        + 'and RTT builds a link',
+      example: '10mbit',
+    }), 'the profile\'s (not limited on `loopback`)'),
+    DOWN: withDefaultText(rate({ default: undefined, desc: 'server-to-client bandwidth (bit/s, as BANDWIDTH)' }),
+      'BANDWIDTH, else the profile\'s'),
+    UP: withDefaultText(rate({ default: undefined, desc: 'client-to-server bandwidth (bit/s, as BANDWIDTH)' }),
+      'BANDWIDTH, else the profile\'s'),
+    RTT: withDefaultText(rttMs({
+      default: undefined,
+      desc: 'added round-trip time (ms, at most 10000: `20ms`, `0.5ms` or `20`)',
+      example: '20ms',
+    }), 'the profile\'s (0 on `loopback`)'),
+    TARGET: str({
+      choices: ['local', 'remote'],
+      default: 'local',
+      desc: `\`local\`: the job starts the server; \`remote\`: it measures servers already running on another machine at `
+        + `${Object.values(MODES).map((m) => m.hostVars.remote).join(' / ')}`,
+    }),
+    // Each mode's remote host:port (REMOTE_HTTP_HOST, REMOTE_GRPC_HOST), default from config.js.
+    ...Object.fromEntries(Object.values(MODES).map(({ label, hostVars: { remote } }) => [remote, hostPort({
+      default: HOSTS[remote],
+      desc: `host:port of the remote ${label} server (TARGET=remote; \`host:port\`, \`http://host:port\` or \`[v6]:port\`); `
+        + 'the default is config.js\'s',
+    })])),
+    REMOTE_ADMIN_HOST: hostPort({
+      default: '',
+      desc: 'host:port of the remote server\'s admin endpoint (its ADMIN_PORT and ADMIN_HOST), for the server\'s own figures; '
+        + 'empty leaves them unmeasured',
+      example: '10.1.2.3:9100',
+    }),
+    VERBOSE: bool({
+      default: false,
+      desc: 'k6\'s own output on the terminal too; it always goes to `results/k6-<run>.log`, and its last lines are shown when a run fails',
+      example: '1',
+    }),
+    K6_BIN: str({ default: '', desc: 'path of k6; empty: `bench/cli.js` takes k6 from PATH if it is at least the pinned release, else builds that release (`scripts/ensure-tool.sh k6`)' }),
+    RESULTS_DIR: str({
+      default: 'results',
+      desc: 'folder of summaries, dashboards, k6 logs and reports (relative to the repository, or absolute)',
+    }),
+  };
+}
 
 /**
  * Reads and checks the main job's settings.
@@ -111,33 +235,7 @@ const listOf = (choices) => makeValidator((input) => {
  * @throws {BenchError} naming every invalid variable
  */
 export function readBenchSettings(env = process.env) {
-  const cores = splitCores(allowedCpus());
-  const settings = readEnv(env, {
-    VUS: positiveInt({ default: 32 }),
-    REPEATS: positiveInt({ default: 3 }),
-    DURATION: duration({ allowZero: false })({ default: '8s' }),
-    WARMUP: duration({ allowZero: true })({ default: '2s' }),
-    WORKERS: positiveInt({ default: cores.serverCoreCount }),
-    MODES: listOf(MODE_NAMES)({ default: [...MODE_NAMES] }),
-    SCENARIO: listOf(Object.keys(SCENARIOS))({ default: ['user'] }),
-    CONNECTIONS: str({ choices: ['reuse', 'per-request'], default: 'reuse' }),
-    RATE: positiveInt({ default: undefined }),
-    CAPACITY: bool({ default: false }),
-    VERIFY_BYTES: bool({ default: false }),
-    DECOMPOSE: bool({ default: false }),
-    NETWORK: str({ choices: Object.keys(PROFILES), default: 'loopback' }),
-    BANDWIDTH: rate({ default: undefined }),
-    DOWN: rate({ default: undefined }),
-    UP: rate({ default: undefined }),
-    RTT: rttMs({ default: undefined }),
-    TARGET: str({ choices: ['local', 'remote'], default: 'local' }),
-    // Each mode's remote host:port (REMOTE_HTTP_HOST, REMOTE_GRPC_HOST), default from config.js.
-    ...Object.fromEntries(Object.values(MODES).map(({ hostVars: { remote } }) => [remote, hostPort({ default: HOSTS[remote] })])),
-    REMOTE_ADMIN_HOST: hostPort({ default: '' }),
-    VERBOSE: bool({ default: false }),
-    K6_BIN: str({ default: 'k6' }),
-    RESULTS_DIR: str({ default: 'results' }),
-  }, BenchError);
+  const settings = readEnv(env, benchSettingSpecs(), BenchError);
   const link = linkSpec(settings);
   if (link && settings.TARGET === 'remote') {
     throw new BenchError('TARGET=remote loads servers on another machine over the real link; NETWORK, BANDWIDTH, DOWN, UP and RTT '

@@ -1,15 +1,15 @@
 // The soak job's settings, its memory figures (worker RSS read from /proc, its trend)
 // and its report. bench/soak.js runs the load; everything here is free of processes.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { bool, makeValidator, str } from 'envalid';
 import { markdownTable } from 'markdown-table';
-import { linearRegression, max, median, min } from 'simple-statistics';
-import { positiveInt, readEnv } from '../server/env.js';
+import { linearRegression, max, median } from 'simple-statistics';
+import { positiveInt, readEnv, withDefaultText } from '../server/env.js';
 import { BenchError } from './errors.js';
 import { formatNumber } from './format.js';
 import { MODE_NAMES, modeLabel } from './modes.js';
-import { allowedCpus, durationMs, splitCores } from './settings.js';
+import { allowedCpus, durationMs, SERVER_CORES_TEXT, splitCores } from './settings.js';
 
 /** Modes the soak job can load, in report order. */
 
@@ -37,26 +37,88 @@ const modes = makeValidator((input) => {
 });
 
 /**
+ * The soak job's settings, by variable name. What each one means, its unit and default are in
+ * soakSettingSpecs (each spec's `desc`); docs/soak.md's table is generated from them (npm run docs).
  * @typedef {object} SoakSettings
- * @property {string[]} MODE modes to load, one after the other (default both: http then grpc)
- * @property {string} SOAK_DURATION measured sustained run per mode (k6 duration, default 5m)
- * @property {string} WARMUP k6 run before the sustained one, left out of every figure (default 10s; 0s skips it)
- * @property {number} VUS k6 virtual users, closed model: each sends its next request when the last is answered (default 64)
- * @property {number} WORKERS server workers of the sustained run (default: one per server core)
- * @property {boolean} SOAK run the sustained runs (default true; false runs the fault runs alone)
- * @property {boolean} FAULTS run the fault runs (default true)
- * @property {string} FAULT_DURATION k6 run of one fault run, a worker killed at its midpoint (k6 duration, default 30s)
- * @property {number} FAULT_WORKERS server workers of the fault runs (default 2, so one survives the kill)
- * @property {number} FAULT_REPEATS fault runs per mode, each on a fresh server; the report gives median and min-max (default 3)
- * @property {number} RSS_GROWTH_PCT growth of a worker's median RSS, last minute vs first (%), at which it is 'growing' (default 10)
- * @property {number} RSS_SLOPE_MIB_PER_MIN fitted RSS slope (MiB/min) under which a worker can be 'stable' (default 1; see rssTrend)
- * @property {string} K6_BIN path of k6; empty: scripts/ensure-k6.sh finds or builds it
- * @property {string} RESULTS_DIR folder of the reports and k6 summaries (relative to the repository, or absolute)
+ * @property {string[]} MODE
+ * @property {boolean} SOAK
+ * @property {string} SOAK_DURATION k6 duration
+ * @property {string} WARMUP k6 duration
+ * @property {number} VUS
+ * @property {number} WORKERS
+ * @property {boolean} FAULTS
+ * @property {string} FAULT_DURATION k6 duration
+ * @property {number} FAULT_WORKERS
+ * @property {number} FAULT_REPEATS
+ * @property {number} RSS_GROWTH_PCT %
+ * @property {number} RSS_SLOPE_MIB_PER_MIN MiB/min
+ * @property {string} K6_BIN
+ * @property {string} RESULTS_DIR
  */
 
+/**
+ * The soak job's settings as envalid specs, by variable name, in the order the report and docs/soak.md
+ * list them. Each spec has a `desc` (what it does, its unit), maybe an `example`, and, where the default
+ * depends on the machine, a `defaultText` the docs show instead of it (withDefaultText). Reading them
+ * needs no environment: scripts/gen-docs.js renders docs/soak.md's table from them.
+ * @param {ReturnType<typeof splitCores>} [cores] how cores are shared (default: this process's, from splitCores)
+ * @returns {Record<string, object>} envalid validators by variable name
+ */
+export function soakSettingSpecs(cores = splitCores(allowedCpus())) {
+  return {
+    MODE: withDefaultText(modes({
+      default: [...MODE_NAMES],
+      desc: `modes to load, one after the other: \`both\` (${MODE_NAMES.map((m) => `\`${m}\``).join(' then ')}) or a `
+        + `comma-separated list of ${MODE_NAMES.map((m) => `\`${m}\``).join(', ')}`,
+      example: 'grpc',
+    }), '`both`'),
+    SOAK: bool({ default: true, desc: 'run the sustained runs; `false` runs the fault runs alone' }),
+    SOAK_DURATION: duration({ minMs: 1000 })({
+      default: '5m',
+      desc: 'measured sustained run per mode (k6 duration, at least 1s)',
+      example: '30m',
+    }),
+    WARMUP: duration({ minMs: 0 })({
+      default: '10s',
+      desc: 'k6 run before the sustained one, left out of every figure (k6 duration); `0s` skips it',
+    }),
+    VUS: positiveInt({
+      default: 64,
+      desc: 'k6 virtual users, closed model: each sends its next request when the last is answered',
+    }),
+    WORKERS: withDefaultText(positiveInt({ default: cores.serverCoreCount, desc: 'server workers of the sustained run' }), SERVER_CORES_TEXT),
+    FAULTS: bool({ default: true, desc: 'run the fault runs' }),
+    // The kill needs load before and after it: at least a second each side.
+    FAULT_DURATION: duration({ minMs: 2000 })({
+      default: '30s',
+      desc: 'k6 run of one fault run, a worker killed with SIGKILL at its midpoint (k6 duration, at least 2s: load on each side of the kill)',
+    }),
+    FAULT_WORKERS: positiveInt({
+      default: 2,
+      desc: 'server workers of the fault runs; the default keeps one serving through the kill',
+    }),
+    FAULT_REPEATS: positiveInt({
+      default: 3,
+      desc: 'fault runs per mode, each on a fresh server; the report gives their median and min–max',
+    }),
+    RSS_GROWTH_PCT: positiveNumber({
+      default: 10,
+      desc: 'growth of a worker\'s median RSS, last minute vs first (%), at which it is \'growing\'',
+    }),
+    RSS_SLOPE_MIB_PER_MIN: positiveNumber({
+      default: 1,
+      desc: 'fitted RSS slope (MiB/min) under which a worker can be \'stable\' (rssTrend in bench/soak-helpers.js)',
+    }),
+    K6_BIN: str({ default: '', desc: 'path of k6; empty: `bench/cli.js` takes k6 from PATH if it is at least the pinned release, else builds that release (`scripts/ensure-tool.sh k6`)' }),
+    RESULTS_DIR: str({
+      default: 'results',
+      desc: 'folder of the reports and k6 summaries (relative to the repository, or absolute)',
+    }),
+  };
+}
+
 /** Names of the soak job's settings, in the order the report lists them. */
-export const SOAK_SETTING_NAMES = Object.freeze(['MODE', 'SOAK', 'SOAK_DURATION', 'WARMUP', 'VUS', 'WORKERS', 'FAULTS', 'FAULT_DURATION',
-  'FAULT_WORKERS', 'FAULT_REPEATS', 'RSS_GROWTH_PCT', 'RSS_SLOPE_MIB_PER_MIN', 'K6_BIN', 'RESULTS_DIR']);
+export const SOAK_SETTING_NAMES = Object.freeze(Object.keys(soakSettingSpecs(splitCores([]))));
 
 /**
  * Reads and checks the soak job's settings.
@@ -65,24 +127,7 @@ export const SOAK_SETTING_NAMES = Object.freeze(['MODE', 'SOAK', 'SOAK_DURATION'
  * @throws {BenchError} ERR_BENCH, naming every invalid variable in one line
  */
 export function readSoakSettings(env = process.env) {
-  const cores = splitCores(allowedCpus());
-  const settings = readEnv(env, {
-    MODE: modes({ default: [...MODE_NAMES] }),
-    SOAK: bool({ default: true }),
-    SOAK_DURATION: duration({ minMs: 1000 })({ default: '5m' }),
-    WARMUP: duration({ minMs: 0 })({ default: '10s' }),
-    VUS: positiveInt({ default: 64 }),
-    WORKERS: positiveInt({ default: cores.serverCoreCount }),
-    FAULTS: bool({ default: true }),
-    // The kill needs load before and after it: at least a second each side.
-    FAULT_DURATION: duration({ minMs: 2000 })({ default: '30s' }),
-    FAULT_WORKERS: positiveInt({ default: 2 }),
-    FAULT_REPEATS: positiveInt({ default: 3 }),
-    RSS_GROWTH_PCT: positiveNumber({ default: 10 }),
-    RSS_SLOPE_MIB_PER_MIN: positiveNumber({ default: 1 }),
-    K6_BIN: str({ default: '' }),
-    RESULTS_DIR: str({ default: 'results' }),
-  }, BenchError);
+  const settings = readEnv(env, soakSettingSpecs(), BenchError);
   if (!settings.SOAK && !settings.FAULTS) throw new BenchError('invalid setting SOAK="false" with FAULTS="false": nothing to run');
   // envalid gives a proxy; a plain copy goes into the JSON report as it is.
   return { ...settings };
@@ -100,26 +145,6 @@ export function rssMib(pid) {
   } catch {
     return null;
   }
-}
-
-/**
- * Pids of this process's children with this command name (/proc/<pid>/stat), so that a
- * child that overstays can be stopped by its pid alone.
- * @param {string} name command name as the kernel keeps it, e.g. 'k6'
- * @returns {number[]}
- */
-export function childPidsNamed(name) {
-  const pids = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^[0-9]+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (comm === name && ppid === process.pid) pids.push(Number(entry));
-    } catch { /* exited while listed */ }
-  }
-  return pids;
 }
 
 /**
@@ -180,6 +205,7 @@ export function rssTrend(points, { growthPct, slopeMibPerMin }) {
   let medianStart = null;
   let medianEnd = null;
   let growth = null;
+  /** @type {RssTrend['verdict']} */
   let verdict = 'too short to tell';
   if (windowS >= MIN_VERDICT_WINDOW_S) {
     medianStart = median(points.filter(([t]) => t <= t0 + 60).map(([, mib]) => mib));
@@ -204,7 +230,7 @@ export function rssTrend(points, { growthPct, slopeMibPerMin }) {
  * (growing, then inconclusive, then too short to tell, then stable).
  * @param {RssSample[]} samples
  * @param {{growthPct: number, slopeMibPerMin: number}} limits
- * @returns {{workers: Array<RssTrend & {pid: number}>, total: RssTrend, verdict: string}}
+ * @returns {{workers: Array<RssTrend & {pid: number}>, total: RssTrend, verdict: RssTrend['verdict']}}
  */
 export function memoryFigures(samples, limits) {
   const pids = [...new Set(samples.flatMap((s) => Object.keys(s.workers)))];
@@ -215,19 +241,10 @@ export function memoryFigures(samples, limits) {
   const total = rssTrend(samples.map((s) => [s.t_s, Object.values(s.workers).reduce((a, b) => a + b, 0)]), limits);
   const verdicts = workers.map((w) => w.verdict);
   // The worst worker decides.
-  const verdict = ['growing', 'inconclusive', 'too short to tell', 'stable'].find((v) => verdicts.includes(v)) ?? 'too short to tell';
+  /** @type {Array<RssTrend['verdict']>} */
+  const worstFirst = ['growing', 'inconclusive', 'too short to tell', 'stable'];
+  const verdict = worstFirst.find((v) => verdicts.includes(v)) ?? 'too short to tell';
   return { workers, total, verdict };
-}
-
-/**
- * Median and range of repeated measurements.
- * @param {number[]} values
- * @returns {{median: number, min: number, max: number}|null} null when there is none
- */
-export function spread(values) {
-  const known = values.filter((v) => typeof v === 'number' && Number.isFinite(v));
-  if (known.length === 0) return null;
-  return { median: median(known), min: min(known), max: max(known) };
 }
 
 function round(n, digits = 2) {

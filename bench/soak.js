@@ -7,19 +7,18 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { runCli } from './cli.js';
 import { BenchError } from './errors.js';
-import { ensureTool } from './tools.js';
 import { fileStamp, k6Reason } from './format.js';
 import { freePort, isServerProcess, ROOT, runK6, startServer } from './processes.js';
 import { scrapeServer } from './server-stats.js';
 import { allowedCpus, durationMs, splitCores } from './settings.js';
 import { EVENT } from '../server/events.js';
 import { MODES } from './modes.js';
+import { spread } from './stats.js';
 import { readSummary } from './summary.js';
 import {
-  childPidsNamed, loadAverage, memoryFigures, readSoakSettings, renderSoakMarkdown, RSS_INTERVAL_S, rssMib,
-  SOAK_SETTING_NAMES, spread,
+  loadAverage, memoryFigures, renderSoakMarkdown, RSS_INTERVAL_S, rssMib,
+  SOAK_SETTING_NAMES,
 } from './soak-helpers.js';
 
 // Past --duration k6 may spend its setupTimeout (15 s) and gracefulStop (30 s); past those and a margin it is stuck.
@@ -59,14 +58,8 @@ const k6Messages = (output) => output.split('\n').filter((l) => /level=(warning|
  */
 async function boundedK6(options, duration, what) {
   const limitMs = durationMs(duration) + K6_OVERRUN_MS;
-  const run = runK6(options);
-  let timer;
-  const overran = new Promise((resolve) => { timer = setTimeout(() => resolve('overran'), limitMs); });
-  const first = await Promise.race([run, overran]);
-  clearTimeout(timer);
-  if (first !== 'overran') return first;
-  for (const pid of childPidsNamed('k6')) process.kill(pid, 'SIGKILL');
-  await run;
+  const run = await runK6({ ...options, timeoutMs: limitMs });
+  if (!run.timedOut) return run;
   throw new BenchError(`${what}: k6 was still running ${limitMs / 1000} s after its start, so it was killed`);
 }
 
@@ -105,9 +98,12 @@ async function soakRun(mode, settings, cores, job) {
     }
     const summaryFile = path.join(settings.RESULTS_DIR, `soak-${job.stamp}-${mode}-k6.json`);
     log(`${mode}: sustained load, ${settings.SOAK_DURATION} at ${settings.VUS} VUs, ${settings.WORKERS} worker(s); RSS every ${RSS_INTERVAL_S} s`);
+    /** @type {import('./soak-helpers.js').RssSample[]} */
     const samples = [];
     const t0 = performance.now();
+    /** @returns {import('./soak-helpers.js').RssSample} */
     const read = () => {
+      /** @type {Record<string, number>} */
       const workers = {};
       for (const pid of server.workerPids()) {
         const mib = rssMib(pid);
@@ -283,15 +279,16 @@ function faultSummary(mode, settings, runs) {
   };
 }
 
-const ensureK6 = () => ensureTool('k6');
-
-async function main() {
-  const settings = readSoakSettings();
-  if (process.argv.includes('--check-settings')) return;
+/**
+ * Runs the soak job (bench/cli.js soak): the sustained runs and the fault runs of each mode, then the report.
+ * @param {import('./soak-helpers.js').SoakSettings} settings checked by bench/cli.js, K6_BIN provisioned
+ * @returns {Promise<void>}
+ * @throws {BenchError} when a server or k6 fails, or a sustained run had failed requests
+ */
+export async function main(settings) {
   process.chdir(ROOT); // k6 resolves the scripts, and RESULTS_DIR is relative, from here
   const command = [...SOAK_SETTING_NAMES.filter((n) => n !== 'K6_BIN' && process.env[n] !== undefined)
     .map((n) => `${n}=${process.env[n]}`), 'npm run soak'].join(' ');
-  settings.K6_BIN ||= ensureK6();
   await mkdir(settings.RESULTS_DIR, { recursive: true });
   const cores = splitCores(allowedCpus());
   const stamp = fileStamp();
@@ -338,4 +335,3 @@ async function main() {
   }
 }
 
-await runCli('soak', main);

@@ -137,7 +137,7 @@ export function figuresOf(file, data) {
     requests,
     failed: stat(names.failed, 'passes'),
     checks_failed: data.metrics.checks ? stat('checks', 'fails') : 0,
-    latency_ms: Object.fromEntries(Object.entries(PERCENTILES).map(([key, name]) => [key, stat(names.latency, name)])),
+    latency_ms: /** @type {ModeFigures['latency_ms']} */ (Object.fromEntries(Object.entries(PERCENTILES).map(([key, name]) => [key, stat(names.latency, name)]))),
     data_sent_bytes: sent,
     data_received_bytes: received,
     sent_per_request: perRequest(sent),
@@ -214,6 +214,11 @@ function linkFigures(f, run) {
     latency_share_pct: latencyCeiling ? (f.rps / latencyCeiling) * 100 : null,
     server_cpu_pct: serverCpu,
     proxy_cpu_pct: proxyCpu,
+    // Derived from the figures above, below.
+    link_down_util_pct: null,
+    link_up_util_pct: null,
+    ceiling_link_bytes_rps: null,
+    limit: null,
   };
   figures.link_down_util_pct = util(figures.link_down_mbps, down);
   figures.link_up_util_pct = util(figures.link_up_mbps, up);

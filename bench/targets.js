@@ -9,16 +9,15 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { markdownTable } from 'markdown-table';
-import { max, median, min } from 'simple-statistics';
 import { requireCapacityTools } from './capacity.js';
 import { decompositionReport, DECOMPOSITION, measureDecomposition, renderDecomposition } from './decompose.js';
-import { runCli } from './cli.js';
 import { BenchError } from './errors.js';
 import { fileStamp } from './format.js';
 import { PERFORMANCE_TARGETS } from './performance-targets.js';
 import { ROOT, runK6, startServer } from './processes.js';
-import { allowedCpus, durationMs, readBenchSettings, splitCores } from './settings.js';
+import { allowedCpus, durationMs, splitCores } from './settings.js';
 import { MODE_NAMES, MODES } from './modes.js';
+import { spread } from './stats.js';
 
 // Per mode (bench/modes.js): its host variable, its project script and the minimal one.
 const K6_PAIRS = MODE_NAMES.map((mode) => [mode, MODES[mode].hostVars.local, MODES[mode].scripts.local, MODES[mode].minimalScript]);
@@ -66,16 +65,30 @@ async function measureK6Overhead(settings, cores, scratch) {
 }
 
 const row = (target, ratios, required) => {
-  const m = median(ratios);
-  return { target, median: m, min: min(ratios), max: max(ratios), runs: ratios, required, met: m >= required };
+  const { median, min, max } = spread(ratios);
+  return { target, median, min, max, runs: ratios, required, met: median >= required };
 };
 
-async function main() {
-  const settings = readBenchSettings();
+/**
+ * The targets need wrk and h2load, and two cores.
+ * @returns {Promise<void>}
+ * @throws {BenchError} naming what is missing
+ */
+export async function preflight() {
   await requireCapacityTools(DECOMPOSITION);
+  if (!splitCores(allowedCpus()).k6Cpus) throw new BenchError('the targets need two cores: one for the server, one for the load generator');
+}
+
+/**
+ * Measures every target (bench/cli.js targets), prints the table and writes it to RESULTS_DIR;
+ * sets exit code 1 when a median misses its target.
+ * @param {import('./settings.js').BenchSettings} settings checked by bench/cli.js, K6_BIN provisioned
+ * @returns {Promise<void>}
+ * @throws {BenchError} when a server or a load generator fails
+ */
+export async function main(settings) {
   process.chdir(ROOT);
   const cores = splitCores(allowedCpus());
-  if (!cores.k6Cpus) throw new BenchError('the targets need two cores: one for the server, one for the load generator');
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'targets-'));
   try {
     const runs = await measureDecomposition({
@@ -110,4 +123,3 @@ async function main() {
   }
 }
 
-await runCli('targets', main, 2);

@@ -178,6 +178,7 @@ export function jsonSchemaOf(type) {
  */
 export function userServiceDefinition() {
   const service = root.lookupService(SERVICE_NAME);
+  /** @type {Record<string, import('@grpc/grpc-js').MethodDefinition<object, object>>} */
   const definition = {};
   for (const method of service.methodsArray) {
     const req = method.resolvedRequestType;
@@ -187,9 +188,10 @@ export function userServiceDefinition() {
       originalName: method.name,
       requestStream: Boolean(method.requestStream),
       responseStream: Boolean(method.responseStream),
-      requestSerialize: (message) => req.encode(message).finish(),
+      // protobufjs's writer makes a Buffer in Node; its types say Uint8Array.
+      requestSerialize: (message) => /** @type {Buffer} */ (req.encode(message).finish()),
       requestDeserialize: (bytes) => req.decode(bytes),
-      responseSerialize: (message) => res.encode(message).finish(),
+      responseSerialize: (message) => /** @type {Buffer} */ (res.encode(message).finish()),
       responseDeserialize: (bytes) => res.decode(bytes),
     };
   }
@@ -248,7 +250,8 @@ const { FileDescriptorProto } = require('protobufjs/ext/descriptor');
  * @returns {Uint8Array} the same file with protoc's map entry names
  */
 function withProtocMapEntries(bytes) {
-  const file = FileDescriptorProto.decode(bytes);
+  // Reflection types have no static shape: the fields used are descriptor.proto's.
+  const file = /** @type {any} */ (FileDescriptorProto.decode(bytes));
   const camel = (name) => name.replace(/(^|_)([a-z])/g, (_, __, c) => c.toUpperCase());
   const visit = (message, scope) => {
     const here = `${scope}.${message.name}`;

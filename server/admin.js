@@ -41,7 +41,7 @@ export async function startAdmin({ host, port, log }) {
   try {
     await new Promise((resolve, reject) => {
       server.once('error', reject);
-      server.listen(port, host, resolve);
+      server.listen(port, host, () => resolve(undefined));
     });
   } catch (err) {
     throw new ListenError('admin HTTP', `${host}:${port}`, err.code ?? err.message);

@@ -73,7 +73,7 @@ export async function startBaselineGrpc({ host, port, log, settings }) {
   });
   await new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen({ host, port }, resolve);
+    server.listen({ host, port }, () => resolve(undefined));
   });
   return {
     close: async () => {

@@ -31,7 +31,7 @@ export async function startBaselineHttp({ host, port }) {
   server.keepAliveTimeout = 72_000;
   await new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen({ host, port }, resolve);
+    server.listen({ host, port }, () => resolve(undefined));
   });
   return { close: promisify(server.close.bind(server)), forceClose: () => server.closeAllConnections() };
 }

@@ -36,3 +36,14 @@ export function readEnv(env, specs, ErrorClass) {
     },
   });
 }
+
+/**
+ * An envalid spec whose default the docs show as `text` rather than as its value: a default that
+ * depends on the machine or on other settings, or whose absence means something (scripts/gen-docs.js).
+ * Every settings reader uses it (server, main job, soak).
+ * @template T
+ * @param {T} spec
+ * @param {string} text Markdown
+ * @returns {T & {defaultText: string}} the spec itself
+ */
+export const withDefaultText = (spec, text) => Object.assign(spec, { defaultText: text });

@@ -21,8 +21,10 @@ import { servedRequests } from './served.js';
  */
 function guardedServer(options, guardOptions) {
   const guards = [];
+  // @ts-expect-error grpc-js declares createHttp2Server private; overriding it is the only way in (see above).
   class GuardedServer extends grpc.Server {
     createHttp2Server(credentials) {
+      // @ts-expect-error the same private method
       const http2Server = super.createHttp2Server(credentials);
       guards.push(guardHttp2Server(http2Server, guardOptions));
       return http2Server;
@@ -51,6 +53,7 @@ function unknownRequest(rpc, payloads) {
  * @type {import('@grpc/grpc-js').ServerInterceptor}
  */
 export const requireRequestMessage = (method, call) => {
+  // @ts-expect-error grpc-js types its argument as the interface, its constructor as the class; it takes either
   if (method.requestStream) return call;
   let received = false;
   return new grpc.ServerInterceptingCall(call, {
@@ -90,7 +93,8 @@ export async function startGrpc({ host, port, log, health, settings }) {
   // GRPC_CODEC=proto-loader answers plain objects through @grpc/proto-loader's codec, which
   // converts each one (fromObject) before encoding it: the common setup, kept to measure its cost.
   const loader = settings.GRPC_CODEC === 'proto-loader';
-  const definition = loader ? loaderPackageDefinition()[SERVICE_NAME] : userServiceDefinition();
+  const definition = loader
+    ? /** @type {grpc.ServiceDefinition} */ (loaderPackageDefinition()[SERVICE_NAME]) : userServiceDefinition();
   const answer = loader ? (payload) => payload.object : (payload) => payload.message;
   const user = answer(payloads.get(scenarioKey('GetUser', {})));
   // Scenarios other than the demo's are found by their request's one parameter.

@@ -23,7 +23,7 @@ export function replyErrorsAsJson(app) {
       .send(errorBody(405, `${request.method} is not allowed on ${path}; use ${allowed.join(' or ')}`));
   });
 
-  app.setErrorHandler((err, request, reply) => {
+  app.setErrorHandler((/** @type {import('fastify').FastifyError} */ err, request, reply) => {
     const status = err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
     if (status === 500) {
       request.log.error({ err }, 'request failed');

@@ -36,7 +36,8 @@ const ENCODINGS = {
 export async function startHttp({ host, port, log, health, settings, http2 = false, encoding = 'json' }) {
   // fastify logs each request and its listen address at info; keep those for debug runs only.
   const fastifyLog = log.child({ listener: 'http' }, { level: logsRequests(log.level) ? log.level : 'warn' });
-  const app = Fastify({
+  // One factory for HTTP/1.1 and h2c: fastify's types pick the server type from a literal `http2`, which this is not.
+  const app = /** @type {import('fastify').FastifyInstance} */ (/** @type {unknown} */ (Fastify(/** @type {any} */ ({
     loggerInstance: fastifyLog,
     http2, // cleartext HTTP/2 (h2c, prior knowledge), for JSON over the transport gRPC uses
     bodyLimit: settings.MAX_BODY_BYTES,
@@ -51,9 +52,9 @@ export async function startHttp({ host, port, log, health, settings, http2 = fal
     return503OnClosing: false,
     // HTTP/2 idle connections are PINGed by the guard below instead of closed after fastify's 72 s.
     ...(http2 ? { http2SessionTimeout: 0 } : {}),
-  });
+  }))));
   // The HTTP/2 bounds and defences every HTTP/2 listener shares.
-  const guard = http2 ? guardHttp2Server(app.server, { settings, log, listener: 'json-h2' }) : null;
+  const guard = http2 ? guardHttp2Server(/** @type {any} */ (app.server), { settings, log, listener: 'json-h2' }) : null;
   // Not server.maxConnections: under cluster's round robin a connection a worker refuses goes
   // back to the primary, which hands it over again at once, and both spin (nodejs/node#54882).
   app.server.on('connection', function capConnections(socket) {

@@ -86,7 +86,7 @@ export function runPrimary(settings) {
       return;
     }
     const decision = restarts.onDeath(slot, Date.now() - forkedAt);
-    if (decision.giveUp) {
+    if (decision.giveUp === true) {
       log.fatal({ event: EVENT.GAVE_UP, ...about, quickDeaths: decision.quickDeaths },
         `worker died ${decision.quickDeaths} times in a row within ${RESTART_DEFAULTS.stableAfterMs} ms of its start; giving up`);
       stopAll(1);

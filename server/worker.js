@@ -54,7 +54,7 @@ export async function runWorker(settings) {
     process.exit(0);
   };
   // Listening for a stop from the start: a stop that comes while the listeners open must not be lost.
-  process.on('message', (msg) => msg?.type === 'shutdown' && drain());
+  process.on('message', (/** @type {{type?: string}} */ msg) => msg?.type === 'shutdown' && drain());
   process.on('SIGTERM', drain);
   process.on('SIGINT', drain);
 

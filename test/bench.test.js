@@ -115,7 +115,7 @@ test('compare of runs made with different settings names the difference before t
   assert.equal(channelz.code, 0, channelz.stderr);
   const [mine] = (await readdir(dir)).filter((f) => /^k6-grpc-local-.*\.json$/.test(f));
   const [theirs] = (await readdir(other)).filter((f) => /^k6-grpc-local-.*\.json$/.test(f));
-  const { code, stdout, stderr } = await sh('node', ['bench/compare-cli.js', path.join(dir, mine), path.join(other, theirs), '--out', other]);
+  const { code, stdout, stderr } = await sh('node', ['bench/cli.js', 'compare', path.join(dir, mine), path.join(other, theirs), '--out', other]);
   assert.equal(code, 0, stderr);
   const table = stdout.indexOf('| RPS');
   const warning = stdout.indexOf('NOT THE SAME SETUP');
@@ -129,23 +129,23 @@ test('npm run compare reproduces the main job\'s table from its summaries', asyn
     .sort((a, b) => (a.startsWith('k6-http') === b.startsWith('k6-http') ? a.localeCompare(b) : a.startsWith('k6-http') ? -1 : 1));
   assert.equal(summaries.length, 4, summaries.join());
   const out = await mkdtemp(path.join(os.tmpdir(), 'compare-'));
-  const { code, stdout, stderr } = await sh('node', ['bench/compare-cli.js', ...summaries.map((f) => path.join(dir, f)), '--out', out]);
+  const { code, stdout, stderr } = await sh('node', ['bench/cli.js', 'compare', ...summaries.map((f) => path.join(dir, f)), '--out', out]);
   assert.equal(code, 0, stderr);
   assert.equal(tableOf(stdout), tableOf(bench.stdout));
   assert.equal((await readdir(out)).length, 3, 'markdown, JSON and the chart');
 
   // Two summaries alone: one column each, the ratio of the second to the first.
-  const two = await sh('node', ['bench/compare-cli.js', path.join(dir, summaries[0]), path.join(dir, summaries[2]), '--out', out]);
+  const two = await sh('node', ['bench/cli.js', 'compare', path.join(dir, summaries[0]), path.join(dir, summaries[2]), '--out', out]);
   assert.equal(two.code, 0, two.stderr);
   assert.match(two.stdout, /\| RPS \(req\/s\) +\| +[\d,]+ \| +[\d,]+ \| +[\d.]+ \|/);
   assert.match(two.stdout, /ratio grpc\/http/);
 });
 
-test('compare runs as a command from a path with a space and through a symlink', async () => {
+test('the CLI runs a command from a path with a space and through a symlink', async () => {
   const parent = await mkdtemp(path.join(os.tmpdir(), 'with space %20-'));
   const link = path.join(parent, 'repo');
   await symlink(ROOT, link);
-  const { code, stderr } = await sh('node', [path.join(link, 'bench/compare-cli.js')]);
+  const { code, stderr } = await sh('node', [path.join(link, 'bench/cli.js'), 'compare']);
   assert.equal(code, 2, 'it ran (usage error), not exit 0 having done nothing');
   assert.match(stderr, /usage: npm run compare/);
 });
@@ -156,13 +156,13 @@ test('compare names the file and the metric a summary lacks', async () => {
   delete data.metrics.grpc_req_duration;
   const broken = path.join(dir, 'broken.json');
   await writeFile(broken, JSON.stringify(data));
-  const missing = await sh('node', ['bench/compare-cli.js', broken, broken]);
+  const missing = await sh('node', ['bench/cli.js', 'compare', broken, broken]);
   assert.equal(missing.code, 2);
   assert.match(missing.stderr, new RegExp(`${broken}: metric grpc_req_duration`));
   assert.doesNotMatch(missing.stderr, /at .*\.js:\d+/, 'no stack trace');
 
   await writeFile(broken, '{"hello": 1}');
-  const notK6 = await sh('node', ['bench/compare-cli.js', broken, broken]);
+  const notK6 = await sh('node', ['bench/cli.js', 'compare', broken, broken]);
   assert.equal(notK6.code, 2);
   assert.match(notK6.stderr, /is not a k6 summary/);
 });

@@ -147,7 +147,7 @@ describe('k6 scripts', () => {
       '-e', `SUMMARY_FILE=${summaryFile}`, 'http-tests/local.js']);
     assert.equal(code, 0, output);
     const summary = JSON.parse(await readFile(summaryFile, 'utf8'));
-    const compare = (...files) => promisify(execFile)(process.execPath, ['bench/compare-cli.js', ...files, '--out', dir],
+    const compare = (...files) => promisify(execFile)(process.execPath, ['bench/cli.js', 'compare', ...files, '--out', dir],
       { cwd: ROOT, timeout: 30000 }).then(() => ({ code: 0, stderr: '' }), (err) => err);
 
     const bad = path.join(dir, 'bad-host.json');

@@ -25,7 +25,7 @@ const skip = root ? false : 'needs root for ip netns and tc (CI runs as root)';
 /** Runs the main job; resolves with {code, stdout, stderr}. */
 async function bench(env, timeout = 180000) {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['bench/run.js'], {
+    const { stdout, stderr } = await run(process.execPath, ['bench/cli.js', 'run'], {
       cwd: ROOT, env: { ...process.env, K6_BIN: k6Bin(), WARMUP: '0s', REPEATS: '1', VUS: '4', DURATION: '3s', ...env }, timeout,
     });
     return { code: 0, stdout, stderr };
@@ -174,7 +174,7 @@ describe('the main job over a link', { skip }, () => {
   test('a profile other than loopback without root stops with one line before anything starts', async () => {
     const { code, stderr } = await (async () => {
       try {
-        await run('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, 'bench/run.js', '--check-settings'],
+        await run('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, 'bench/cli.js', 'run', '--check-settings'],
           { cwd: ROOT, env: { ...process.env, NETWORK: 'wan' } });
         return { code: 0, stderr: '' };
       } catch (err) {

@@ -17,7 +17,7 @@ const run = promisify(execFile);
 async function soak(env, timeoutMs) {
   const started = Date.now();
   try {
-    const { stdout, stderr } = await run(process.execPath, ['bench/soak.js'], { cwd: ROOT, env: { ...process.env, ...env }, timeout: timeoutMs });
+    const { stdout, stderr } = await run(process.execPath, ['bench/cli.js', 'soak'], { cwd: ROOT, env: { ...process.env, ...env }, timeout: timeoutMs });
     return { code: 0, stdout, stderr, ms: Date.now() - started };
   } catch (err) {
     return { code: err.code, stdout: err.stdout, stderr: err.stderr, ms: Date.now() - started };

@@ -1,12 +1,9 @@
-// npm run compare -- <summary.json> <summary.json> [more summaries...] [--out DIR]
+// npm run compare -- <summary.json> <summary.json> [more summaries...] [--out DIR]  (bench/cli.js compare)
 // Prints the side-by-side table of k6 summaries written by the project's scripts
 // and writes it as Markdown and JSON. Summaries of the same mode and target are
 // repeats of one column (median and spread); with only one such group, each file is a column.
-import { realpathSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseHost } from '../config.js';
-import { runCli } from './cli.js';
 import { SummaryError } from './errors.js';
 import { buildReport, renderMarkdown, writeReports } from './report.js';
 import { readSummary } from './summary.js';
@@ -49,8 +46,15 @@ export async function readCheckedSummary(file) {
   return figures;
 }
 
-async function main() {
-  const { values, positionals } = parseArgs({ allowPositionals: true, options: { out: { type: 'string', default: 'results' } } });
+/**
+ * Reads the summaries, prints their table and writes it as Markdown and JSON.
+ * @param {null} settings compare reads no settings
+ * @param {string[]} args summary paths and `--out DIR`
+ * @returns {Promise<void>}
+ * @throws {Error} ERR_USAGE with fewer than two summaries; SummaryError for an unreadable one
+ */
+export async function main(settings, args) {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { out: { type: 'string', default: 'results' } } });
   if (positionals.length < 2) throw Object.assign(new Error(USAGE), { code: 'ERR_USAGE' });
   const figures = [];
   for (const file of positionals) figures.push(await readCheckedSummary(file));
@@ -59,13 +63,3 @@ async function main() {
   const paths = await writeReports([report], values.out);
   process.stdout.write(`written: ${[paths.markdown, paths.json, ...paths.charts].join(', ')}\n`);
 }
-
-// Run as a command, not imported: compared as real paths, so spaces, '%' and symlinks in the path don't matter.
-const isMain = () => {
-  try {
-    return realpathSync(fileURLToPath(import.meta.url)) === realpathSync(process.argv[1]);
-  } catch {
-    return false;
-  }
-};
-if (isMain()) await runCli('compare', main, 2);

@@ -1,0 +1,175 @@
+// Writes the docs' tables of settings and report rows from their one definition in the code
+// (npm run docs), between marker comments in docs/*.md; the prose around them is left alone.
+// `--check` writes nothing: it exits 1 naming every file whose tables differ from the code
+// (test/unit/docs.test.js runs the same check).
+//
+//   node scripts/gen-docs.js            rewrite the generated sections
+//   node scripts/gen-docs.js --check    exit 1 if any is stale
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { benchSettingSpecs } from '../bench/settings.js';
+import { soakSettingSpecs } from '../bench/soak-helpers.js';
+import { ROWS } from '../bench/report.js';
+import { serverSettingSpecs } from '../server/settings.js';
+
+/** The repository's root. */
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+const code = (text) => `\`${text}\``;
+// A pipe would end the cell, a line break the row.
+const cell = (text) => String(text).replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ');
+
+/** A GFM table, one line a row, unpadded (as the hand-written tables of docs/ are). */
+const table = (header, rows) => [header, header.map(() => '---'), ...rows]
+  .map((row) => `|${row.map((c) => (c === '' ? ' ' : ` ${cell(c)} `)).join('|')}|`)
+  .join('\n');
+
+/**
+ * How the docs show a setting's default: its `defaultText` when it has one (a default that
+ * depends on the machine or on other settings), else the value as one would type it.
+ * @param {object} spec an envalid spec
+ * @returns {string} Markdown
+ */
+export function defaultOf(spec) {
+  if (typeof spec.defaultText === 'string') return spec.defaultText;
+  const value = spec.default;
+  if (value === undefined) return 'unset';
+  if (value === '') return 'empty';
+  return code(Array.isArray(value) ? value.join(',') : String(value));
+}
+
+/**
+ * The meaning column: the spec's desc, with its choices when the desc does not already name each.
+ * @param {string} name the setting
+ * @param {object} spec an envalid spec
+ * @returns {string} Markdown
+ * @throws {Error} when the spec has no desc
+ */
+export function meaningOf(name, spec) {
+  const { desc, choices } = spec;
+  if (typeof desc !== 'string' || desc.trim() === '') throw new Error(`setting ${name} has no desc`);
+  if (!choices || choices.every((c) => desc.includes(code(c)))) return desc;
+  return `${desc}; one of ${choices.map(code).join(', ')}`;
+}
+
+/**
+ * One Markdown table of a reader's settings: setting | default | meaning, and example when any has one.
+ * @param {Record<string, object>} specs envalid specs by variable name (serverSettingSpecs() and the like)
+ * @returns {string} Markdown, without a final newline
+ * @throws {Error} when a spec has no desc
+ */
+export function settingsTable(specs) {
+  const entries = Object.entries(specs);
+  const examples = entries.some(([, spec]) => spec.example !== undefined);
+  const header = ['setting', 'default', 'meaning', ...(examples ? ['example'] : [])];
+  const rows = entries.map(([name, spec]) => [
+    code(name), defaultOf(spec), meaningOf(name, spec),
+    ...(examples ? [spec.example === undefined ? '' : code(spec.example)] : []),
+  ]);
+  return table(header, rows);
+}
+
+/**
+ * The Markdown table of the report's rows: row | JSON field | what it is.
+ * @param {ReadonlyArray<import('../bench/report.js').Row>} rows bench/report.js ROWS
+ * @returns {string} Markdown, without a final newline
+ * @throws {Error} when a row has no `what`
+ */
+export function rowsTable(rows) {
+  const body = rows.map(({ label, field, how, what }) => {
+    if (typeof what !== 'string' || what.trim() === '') throw new Error(`report row ${label} has no what`);
+    return [label, code(field), how === 'sum' ? `${what}; summed over the repeats` : what];
+  });
+  return table(['row', 'JSON field', 'what it is'], body);
+}
+
+/**
+ * @typedef {object} Section one generated part of a doc
+ * @property {string} file the doc, relative to the repository
+ * @property {string} marker its markers are `<!-- ${marker}:start -->` and `<!-- ${marker}:end -->`
+ * @property {string} source where to edit what it says
+ * @property {() => string} render the Markdown between the markers
+ */
+
+/**
+ * Every generated section, by doc.
+ * @type {ReadonlyArray<Section>}
+ */
+export const SECTIONS = Object.freeze([
+  { file: 'docs/server.md', marker: 'settings:server', source: 'serverSettingSpecs in server/settings.js',
+    render: () => settingsTable(serverSettingSpecs()) },
+  { file: 'docs/settings.md', marker: 'settings:bench', source: 'benchSettingSpecs in bench/settings.js',
+    render: () => settingsTable(benchSettingSpecs()) },
+  { file: 'docs/soak.md', marker: 'settings:soak', source: 'soakSettingSpecs in bench/soak-helpers.js',
+    render: () => settingsTable(soakSettingSpecs()) },
+  { file: 'docs/report.md', marker: 'report:rows', source: 'ROWS in bench/report.js',
+    render: () => rowsTable(ROWS) },
+]);
+
+/**
+ * A doc's text with one section between its markers replaced.
+ * @param {string} text the doc
+ * @param {Section} section
+ * @returns {string}
+ * @throws {Error} when the markers are missing, repeated or out of order
+ */
+export function replaceSection(text, { file, marker, source, render }) {
+  const start = `<!-- ${marker}:start -->`;
+  const end = `<!-- ${marker}:end -->`;
+  const from = text.indexOf(start);
+  const to = text.indexOf(end);
+  if (from < 0 || to < from || text.indexOf(start, from + 1) >= 0 || text.indexOf(end, to + 1) >= 0) {
+    throw new Error(`${file}: needs ${start} and then ${end}, each once`);
+  }
+  const content = `\n<!-- Generated by npm run docs from ${source}: edit there, not here. -->\n\n${render()}\n\n`;
+  return text.slice(0, from + start.length) + content + text.slice(to);
+}
+
+/**
+ * Each doc with generated sections, as it is and as the code says it should be.
+ * @param {string} [root] the repository (default ROOT)
+ * @returns {Array<{file: string, current: string, wanted: string}>} file relative to root
+ * @throws {Error} when a doc cannot be read or lacks its markers
+ */
+export function generate(root = ROOT) {
+  const files = [...new Set(SECTIONS.map((s) => s.file))];
+  return files.map((file) => {
+    const current = readFileSync(path.join(root, file), 'utf8');
+    const wanted = SECTIONS.filter((s) => s.file === file).reduce(replaceSection, current);
+    return { file, current, wanted };
+  });
+}
+
+/**
+ * Rewrites the stale docs, or with `check` only names them.
+ * @param {{check?: boolean, root?: string, log?: (line: string) => void, error?: (line: string) => void}} [options]
+ * @returns {number} exit status: 0, or 1 when `check` found a stale doc
+ */
+export function run({ check = false, root = ROOT, log = console.log, error = console.error } = {}) {
+  const stale = generate(root).filter(({ current, wanted }) => current !== wanted);
+  if (check) {
+    for (const { file } of stale) error(`${file} is out of date with the code: run npm run docs`);
+    return stale.length ? 1 : 0;
+  }
+  for (const { file, wanted } of stale) {
+    writeFileSync(path.join(root, file), wanted);
+    log(`wrote ${file}`);
+  }
+  if (!stale.length) log('docs up to date');
+  return 0;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const args = process.argv.slice(2);
+  if (args.some((a) => a !== '--check')) {
+    console.error('usage: node scripts/gen-docs.js [--check]');
+    process.exit(2);
+  }
+  try {
+    process.exitCode = run({ check: args.includes('--check') });
+  } catch (err) {
+    console.error(`gen-docs: ${err.message}`);
+    process.exitCode = 1;
+  }
+}

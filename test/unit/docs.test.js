@@ -1,0 +1,84 @@
+// The docs' generated tables (scripts/gen-docs.js) against the code they come from: the settings
+// readers' specs (server/settings.js, bench/settings.js, bench/soak-helpers.js) and the report's
+// rows (bench/report.js ROWS). Pure: reads docs/*.md, writes only to a temporary folder.
+import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { benchSettingSpecs, readBenchSettings, splitCores } from '../../bench/settings.js';
+import { readSoakSettings, SOAK_SETTING_NAMES, soakSettingSpecs } from '../../bench/soak-helpers.js';
+import { ROWS } from '../../bench/report.js';
+import { readSettings, serverSettingSpecs } from '../../server/settings.js';
+import { generate, ROOT, rowsTable, run, SECTIONS, settingsTable } from '../../scripts/gen-docs.js';
+
+const READERS = [
+  { name: 'server', doc: 'docs/server.md', read: readSettings, specs: serverSettingSpecs },
+  { name: 'main job', doc: 'docs/settings.md', read: readBenchSettings, specs: benchSettingSpecs, derived: ['link'] },
+  { name: 'soak', doc: 'docs/soak.md', read: readSoakSettings, specs: soakSettingSpecs },
+];
+
+/** The generated part of a doc: what lies between a section's markers. */
+const sectionOf = (doc) => {
+  const { marker } = SECTIONS.find((s) => s.file === doc);
+  const text = readFileSync(path.join(ROOT, doc), 'utf8');
+  return text.slice(text.indexOf(`<!-- ${marker}:start -->`), text.indexOf(`<!-- ${marker}:end -->`));
+};
+
+test('every generated table in docs/ is what the code says (else: run npm run docs)', () => {
+  for (const { file, current, wanted } of generate()) {
+    assert.ok(current === wanted, `${file} is out of date with the code: run npm run docs`);
+  }
+});
+
+test('every setting each reader accepts has a desc and a row in its doc', () => {
+  for (const { name, doc, read, specs, derived = [] } of READERS) {
+    // The reader reads exactly the specs the docs are made from.
+    const keys = Object.keys(read({})).filter((k) => !derived.includes(k));
+    assert.deepEqual(keys, Object.keys(specs()), `${name}: readEnv is not given the exported specs`);
+    const section = sectionOf(doc);
+    for (const [setting, spec] of Object.entries(specs())) {
+      assert.ok(typeof spec.desc === 'string' && spec.desc.trim() !== '', `${name} setting ${setting} has no desc`);
+      assert.ok(section.includes(`| \`${setting}\` |`), `${setting} missing from ${doc}: run npm run docs`);
+    }
+  }
+  assert.deepEqual(SOAK_SETTING_NAMES, Object.keys(soakSettingSpecs()));
+});
+
+test('the settings tables are the same on any machine (defaults that depend on it have a defaultText)', () => {
+  const [one, many] = [splitCores([0]), splitCores([0, 1, 2, 3, 4, 5, 6, 7])];
+  assert.equal(settingsTable(serverSettingSpecs(1)), settingsTable(serverSettingSpecs(64)));
+  assert.equal(settingsTable(benchSettingSpecs(one)), settingsTable(benchSettingSpecs(many)));
+  assert.equal(settingsTable(soakSettingSpecs(one)), settingsTable(soakSettingSpecs(many)));
+});
+
+test('every report row has its explanation and a row in docs/report.md', () => {
+  assert.equal(new Set(ROWS.map((r) => r.label)).size, ROWS.length, 'row labels are the keys of ratios: each once');
+  assert.equal(new Set(ROWS.map((r) => r.field)).size, ROWS.length, 'each JSON field once');
+  const section = sectionOf('docs/report.md');
+  for (const { label, field, what } of ROWS) {
+    assert.ok(typeof what === 'string' && what.trim() !== '', `report row ${label} has no what`);
+    assert.ok(section.includes(`| ${label} | \`${field}\` |`), `${label} missing from docs/report.md: run npm run docs`);
+  }
+  assert.throws(() => rowsTable([{ label: 'x', field: 'x', how: 'median', what: '' }]), /report row x has no what/);
+  assert.throws(() => settingsTable({ X: { default: 1 } }), /setting X has no desc/);
+});
+
+test('--check names a stale doc and writes nothing; without it the doc is rewritten', () => {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'gen-docs-'));
+  try {
+    cpSync(path.join(ROOT, 'docs'), path.join(root, 'docs'), { recursive: true });
+    const file = path.join(root, 'docs/server.md');
+    const drifted = readFileSync(file, 'utf8').replace('| `HOST` |', '| `HOSTNAME` |');
+    writeFileSync(file, drifted);
+    const errors = [];
+    assert.equal(run({ check: true, root, error: (line) => errors.push(line), log: () => {} }), 1);
+    assert.deepEqual(errors, ['docs/server.md is out of date with the code: run npm run docs']);
+    assert.equal(readFileSync(file, 'utf8'), drifted);
+    assert.equal(run({ root, log: () => {} }), 0);
+    assert.equal(run({ check: true, root, error: (line) => errors.push(line) }), 0);
+    assert.equal(readFileSync(file, 'utf8'), readFileSync(path.join(ROOT, 'docs/server.md'), 'utf8'));
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
