@@ -1,9 +1,13 @@
 // Entry point: `node server`. The primary forks the workers; each worker serves.
 import cluster from 'node:cluster';
-import { runPrimary } from './primary.js';
-import { readSettings } from './settings.js';
-import { runWorker } from './worker.js';
 
+// A stop that comes while the primary's modules still load (before runPrimary sets its own
+// handlers) finds nothing forked yet: exit 0 at once, as a stop at any other moment ends.
+// The rest is imported after these handlers are in place.
+const stopEarly = () => process.exit(0);
+if (cluster.isPrimary) for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, stopEarly);
+
+const { readSettings } = await import('./settings.js');
 let settings;
 try {
   settings = readSettings();
@@ -12,5 +16,11 @@ try {
   console.error(`server: ${err.message}`);
   process.exit(2);
 }
-if (cluster.isPrimary) runPrimary(settings);
-else await runWorker(settings);
+if (cluster.isPrimary) {
+  const { runPrimary } = await import('./primary.js');
+  for (const signal of ['SIGTERM', 'SIGINT']) process.off(signal, stopEarly);
+  runPrimary(settings);
+} else {
+  const { runWorker } = await import('./worker.js');
+  await runWorker(settings);
+}

@@ -24,6 +24,7 @@ export function runPrimary(settings) {
   const restarts = createRestartPolicy();
   const slots = new Map(); // worker.id -> {slot, forkedAt}
   const crashes = new Map(); // worker.id -> message of the uncaught exception it reported
+  const listeningIds = new Set(); // workers that reported all their listeners bound
   const delayedForks = new Set();
   let listening = 0;
   let ready = false;
@@ -38,14 +39,23 @@ export function runPrimary(settings) {
     if (stopping) return;
     stopping = true;
     for (const timer of delayedForks) clearTimeout(timer);
+    // cluster keeps a worker listed until both its 'exit' and its IPC 'disconnect' came, in either
+    // order: a worker that exited is gone whatever the list says, and both events check again.
     const exitWhenNoneLeft = () => {
-      if (Object.keys(cluster.workers).length > 0) return;
+      if (Object.values(cluster.workers).some((w) => !w.isDead())) return;
       log.info({ event: EVENT.STOPPED, exitCode }, 'stopped');
       process.exit(exitCode);
     };
     cluster.on('exit', exitWhenNoneLeft);
-    // A callback keeps a send to a worker that is just exiting from throwing.
-    for (const worker of Object.values(cluster.workers)) worker.send({ type: 'shutdown' }, () => {});
+    cluster.on('disconnect', exitWhenNoneLeft);
+    for (const worker of Object.values(cluster.workers)) {
+      // A callback keeps a send to a worker that is just exiting from throwing.
+      worker.send({ type: 'shutdown' }, () => {});
+      // A worker still starting (a replacement, or any before ready) may not listen for messages yet, and IPC
+      // drops a message nobody listens for: SIGTERM reaches it either way. It drains if its handler is in place
+      // (worker.js sets it before opening any listener), else it dies at once, having served nothing.
+      if (!listeningIds.has(worker.id)) worker.process.kill('SIGTERM');
+    }
     setTimeout(() => {
       const left = Object.values(cluster.workers);
       log.error({ event: EVENT.WORKERS_KILLED, workers: left.map((w) => w.process.pid) }, 'workers did not stop in time; killing them');
@@ -57,6 +67,7 @@ export function runPrimary(settings) {
 
   cluster.on('message', (worker, msg) => {
     if (msg?.type === 'listening') {
+      listeningIds.add(worker.id);
       if (!ready && ++listening === settings.WORKERS) {
         ready = true;
         const ports = Object.fromEntries(listenersOf(settings.MODE).map((n) => [n, portOf(settings, n)]));
@@ -76,6 +87,7 @@ export function runPrimary(settings) {
   cluster.on('exit', (worker, code, signal) => {
     const { slot, forkedAt } = slots.get(worker.id);
     slots.delete(worker.id);
+    listeningIds.delete(worker.id);
     const reason = crashes.get(worker.id) ?? (signal ? `killed by ${signal}` : `exited with code ${code}`);
     crashes.delete(worker.id);
     if (stopping) return;

@@ -1,12 +1,15 @@
 // The cluster through crashes and stops: a dead worker is replaced fast, a crash loop
 // ends the server, a signal drains in-flight requests, and no worker outlives its primary.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { RESTART_DEFAULTS } from '../server/restart-policy.js';
 import { grpcGetUser, partialGrpcCall, partialHttpRequest, tcpExchange } from './helpers/clients.js';
-import { ROOT, isAlive, startServer, waitGone } from './helpers/server.js';
+import { ROOT, freePort, isAlive, startServer, waitGone } from './helpers/server.js';
 import { EVENT } from '../server/events.js';
 
 // Time for the workers to read a partial request before the test signals: loopback delivers
@@ -156,5 +159,86 @@ test('no worker outlives a primary killed with SIGKILL by more than 3 s', async 
     inFlight.socket.destroy();
   } finally {
     await server.kill();
+  }
+});
+
+/** Pids of a process's children (/proc/<pid>/task/<pid>/children), for checking none is left. */
+const childrenOf = (pid) => {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+};
+
+// Issue 11: a stop that comes while a replacement worker is starting once lost its message, and the
+// primary hung until its kill timer (exit 1 at SHUTDOWN_TIMEOUT_MS + 5 s). Each delay lands the signal
+// at another point of the fork, the replacement's start-up or its listening.
+const DRAIN_MS = 3000;
+for (const delayMs of [0, 10, 30, 60, 100, 250]) {
+  test(`SIGTERM ${delayMs} ms after a worker is killed: exit 0 within the drain time, no worker left`, async () => {
+    const server = await startServer({ MODE: 'http', WORKERS: '2', SHUTDOWN_TIMEOUT_MS: String(DRAIN_MS) });
+    try {
+      process.kill(server.workerPids()[0], 'SIGKILL');
+      await sleep(delayMs);
+      const workers = childrenOf(server.proc.pid);
+      const signalledAt = Date.now();
+      server.proc.kill('SIGTERM');
+      const [code] = await Promise.race([server.exited, sleep(DRAIN_MS + 2000).then(() => ['still running'])]);
+      assert.equal(code, 0, `exit after ${Date.now() - signalledAt} ms`);
+      assert.ok(Date.now() - signalledAt < DRAIN_MS, `took ${Date.now() - signalledAt} ms`);
+      assert.deepEqual(await waitGone(workers, 1000), []);
+    } finally {
+      await server.kill();
+    }
+  });
+}
+
+test('SIGTERM during the back-off delay before a replacement: nothing is forked, exit 0 at once', async () => {
+  const server = await startServer({ MODE: 'http', WORKERS: '2', SHUTDOWN_TIMEOUT_MS: String(DRAIN_MS) });
+  try {
+    // The first quick death is replaced at once; the second waits firstDelayMs.
+    const from = server.lines.length;
+    const [victim] = server.workerPids();
+    process.kill(victim, 'SIGKILL');
+    const replacement = await server.waitForLine((l) => l.event === EVENT.WORKER_LISTENING && l.pid !== victim, { from });
+    process.kill(replacement.pid, 'SIGKILL');
+    const delayed = await server.waitForLine((l) => l.event === EVENT.WORKER_REPLACED && l.worker === replacement.pid, { from });
+    assert.equal(delayed.delayMs, RESTART_DEFAULTS.firstDelayMs);
+    const signalledAt = Date.now();
+    server.proc.kill('SIGTERM');
+    const [code] = await server.exited;
+    assert.equal(code, 0);
+    assert.ok(Date.now() - signalledAt < DRAIN_MS, `took ${Date.now() - signalledAt} ms`);
+    const forkedAfter = server.lines.filter((l) => l.event === EVENT.WORKER_LISTENING && l.time >= delayed.time);
+    assert.deepEqual(forkedAfter, [], 'no worker started after the signal');
+  } finally {
+    await server.kill();
+  }
+});
+
+test('SIGTERM while the workers are still starting: exit 0, no worker left', async () => {
+  // Timed from the first worker's fork (before it, Node itself may still be starting up, and a
+  // process that has no handler yet dies of the signal).
+  for (const delayMs of [0, 20, 80, 200]) {
+    const proc = spawn(process.execPath, ['server'], {
+      cwd: ROOT, env: { ...process.env, MODE: 'both', WORKERS: '2', HOST: '127.0.0.1', HTTP_PORT: String(await freePort()),
+        GRPC_PORT: String(await freePort()), SHUTDOWN_TIMEOUT_MS: String(DRAIN_MS) }, stdio: 'ignore',
+    });
+    const exited = once(proc, 'exit');
+    try {
+      const forkedBy = Date.now() + 5000;
+      while (childrenOf(proc.pid).length === 0 && Date.now() < forkedBy) await sleep(2);
+      await sleep(delayMs);
+      const workers = childrenOf(proc.pid);
+      assert.ok(workers.length > 0, 'a worker was forked');
+      const signalledAt = Date.now();
+      proc.kill('SIGTERM');
+      const [code] = await Promise.race([exited, sleep(DRAIN_MS + 2000).then(() => ['still running'])]);
+      assert.equal(code, 0, `SIGTERM ${delayMs} ms after the first fork: exit ${code} after ${Date.now() - signalledAt} ms`);
+      assert.deepEqual(await waitGone(workers, 1000), []);
+    } finally {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+    }
   }
 });
