@@ -31,11 +31,14 @@ const CLIENT_BOUND_PCT = 90;
  */
 export const ROWS = Object.freeze([
   { label: 'RPS (req/s)', field: 'rps', digits: 0, how: 'median',
-    what: 'completed requests / k6\'s test run duration' },
+    what: 'requests / k6\'s test run duration' },
   { label: 'requests', field: 'requests', digits: 0, how: 'median',
-    what: 'completed requests (`http_reqs`; for gRPC the count of `grpc_req_duration`), including the one request `setup()` makes' },
+    what: 'requests made, answered or not (`http_reqs`; for gRPC the samples of `grpc_req_failed`, one per call: k6\'s `grpc_req_duration` leaves out calls that reached their deadline), including the one request `setup()` makes' },
   { label: 'failed requests', field: 'failed', digits: 0, how: 'sum',
     what: 'HTTP: status ≥ 400 or a network error (`http_req_failed`); gRPC: a status other than OK (`grpc_req_failed`, the project\'s twin of it)' },
+  { label: 'timed out requests', field: 'timed_out', digits: 0, how: 'sum',
+    what: 'requests that reached `REQUEST_TIMEOUT` (default 5 s, both modes) and were ended by k6 (`requests_timed_out`); '
+      + 'they are among the failed requests too. Without the timeout such a request would hang until k6\'s graceful stop, uncounted' },
   { label: 'failed checks (sampled responses)', field: 'checks_failed', digits: 0, how: 'sum',
     what: 'checks on the sampled responses (one in `SAMPLE_EVERY`=100 per VU is decoded and compared with the expected payload)' },
   { label: 'dropped iterations (open model)', field: 'dropped_iterations', digits: 0, how: 'sum',

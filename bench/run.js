@@ -52,7 +52,8 @@ async function measure({ mode, scenario, label }, settings, cores, scratch, plac
   const script = MODES[mode].scripts[placement.target];
   const hostVar = MODES[mode].hostVars[placement.target];
   const k6 = { k6: settings.K6_BIN, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount };
-  const common = ['-e', `${hostVar}=${host}`, '-e', `SCENARIO=${scenario}`, '-e', `CONNECTIONS=${settings.CONNECTIONS}`];
+  const common = ['-e', `${hostVar}=${host}`, '-e', `SCENARIO=${scenario}`, '-e', `CONNECTIONS=${settings.CONNECTIONS}`,
+    '-e', `REQUEST_TIMEOUT=${settings.REQUEST_TIMEOUT}`];
   const closed = (duration) => ['--vus', String(settings.VUS), '--duration', duration];
   // The open model takes its shape from -e; --vus/--duration would replace it.
   const model = settings.RATE

@@ -91,6 +91,7 @@ const code = (names) => names.map((n) => `\`${n}\``).join(', ');
  * @property {string[]} MODES
  * @property {string[]} SCENARIO
  * @property {'reuse'|'per-request'} CONNECTIONS
+ * @property {string} REQUEST_TIMEOUT k6 duration
  * @property {number|undefined} RATE requests per second
  * @property {boolean} CAPACITY
  * @property {boolean} DECOMPOSE
@@ -151,6 +152,11 @@ export function benchSettingSpecs(cores = splitCores(allowedCpus())) {
       default: 'reuse',
       desc: 'connection policy of both modes: `reuse`, one connection per VU (HTTP keep-alive; one gRPC connection opened on the '
         + 'VU\'s first iteration); `per-request`, a new connection every iteration',
+    }),
+    REQUEST_TIMEOUT: duration({ allowZero: false })({
+      default: '5s',
+      desc: 'how long one request may take, the same for both modes (k6 duration; the HTTP `timeout` param, the gRPC `timeout` in the invoke params); a request past it is ended, counted as failed and as timed out. Raise it for large payloads over a slow link',
+      example: '30s',
     }),
     RATE: withDefaultText(positiveInt({
       default: undefined,

@@ -47,6 +47,7 @@ const modes = makeValidator((input) => {
  * @property {number} VUS
  * @property {number} WORKERS
  * @property {boolean} FAULTS
+ * @property {string} REQUEST_TIMEOUT k6 duration
  * @property {string} FAULT_DURATION k6 duration
  * @property {number} FAULT_WORKERS
  * @property {number} FAULT_REPEATS
@@ -87,6 +88,10 @@ export function soakSettingSpecs(cores = splitCores(allowedCpus())) {
       desc: 'k6 virtual users, closed model: each sends its next request when the last is answered',
     }),
     WORKERS: withDefaultText(positiveInt({ default: cores.serverCoreCount, desc: 'server workers of the sustained run' }), SERVER_CORES_TEXT),
+    REQUEST_TIMEOUT: duration({ minMs: 1 })({
+      default: '5s',
+      desc: 'how long one request may take, the same for both modes (k6 duration; the HTTP `timeout` param, the gRPC `timeout` in the invoke params); a request past it is ended, counted as failed and as timed out. Raise it for large payloads over a slow link: a request a killed worker took with it then counts as lost instead of hanging',
+    }),
     FAULTS: bool({ default: true, desc: 'run the fault runs' }),
     // The kill needs load before and after it: at least a second each side.
     FAULT_DURATION: duration({ minMs: 2000 })({
@@ -314,7 +319,8 @@ export function renderSoakMarkdown(report) {
         row('respawn: kill to the replacement\'s \'worker listening\' (ms)', (r) => fmtSpread(r.respawn_ms)),
         row('kill to the primary\'s \'worker died\' line (ms)', (r) => fmtSpread(r.death_logged_ms)),
         row('requests', (r) => fmtSpread(r.requests)),
-        row('failed requests', (r) => fmtSpread(r.failed)),
+        row('failed requests (all lost to the kill)', (r) => fmtSpread(r.failed)),
+        row('of which timed out (REQUEST_TIMEOUT)', (r) => fmtSpread(r.timed_out)),
         row('failed-request rate (%)', (r) => fmtSpread(r.failed_pct, 3)),
         row('k6 error lines (iterations that threw)', (r) => fmtSpread(r.k6_error_lines)),
         row('iterations k6 interrupted at the end (requests stuck)', (r) => fmtSpread(r.interrupted_iterations)),

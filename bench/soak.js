@@ -64,10 +64,10 @@ async function boundedK6(options, duration, what) {
 }
 
 /** k6 arguments of one closed-model run of a mode's local script (k6 sees only -e: runK6 leaves the environment out). */
-function k6Args(mode, host, summaryFile, duration, vus) {
+function k6Args(mode, host, summaryFile, duration, settings) {
   const { scripts: { local: script }, hostVars: { local: hostVar } } = MODES[mode];
-  return ['-e', `${hostVar}=${host}`, '-e', 'SCENARIO=user', '-e', 'CONNECTIONS=reuse',
-    '-e', `SUMMARY_FILE=${summaryFile}`, '--vus', String(vus), '--duration', duration, script];
+  return ['-e', `${hostVar}=${host}`, '-e', 'SCENARIO=user', '-e', 'CONNECTIONS=reuse', '-e', `REQUEST_TIMEOUT=${settings.REQUEST_TIMEOUT}`,
+    '-e', `SUMMARY_FILE=${summaryFile}`, '--vus', String(settings.VUS), '--duration', duration, script];
 }
 
 async function start(mode, env, cores) {
@@ -92,7 +92,7 @@ async function soakRun(mode, settings, cores, job) {
   try {
     if (durationMs(settings.WARMUP) > 0) {
       log(`${mode}: warm-up, ${settings.WARMUP} at ${settings.VUS} VUs (left out of the figures)`);
-      const warm = await boundedK6({ ...k6, args: k6Args(mode, host, path.join(job.scratch, `warmup-${mode}.json`), settings.WARMUP, settings.VUS) },
+      const warm = await boundedK6({ ...k6, args: k6Args(mode, host, path.join(job.scratch, `warmup-${mode}.json`), settings.WARMUP, settings) },
         settings.WARMUP, `${mode} warm-up`);
       if (warm.code !== 0) throw new BenchError(`k6 warm-up against ${host} failed (exit ${warm.code}): ${k6Reason(warm.output)}`);
     }
@@ -117,7 +117,7 @@ async function soakRun(mode, settings, cores, job) {
     const timer = setInterval(() => samples.push(read()), RSS_INTERVAL_S * 1000);
     let run;
     try {
-      run = await boundedK6({ ...k6, args: k6Args(mode, host, summaryFile, settings.SOAK_DURATION, settings.VUS) },
+      run = await boundedK6({ ...k6, args: k6Args(mode, host, summaryFile, settings.SOAK_DURATION, settings) },
         settings.SOAK_DURATION, `${mode} sustained run`);
     } finally {
       clearInterval(timer);
@@ -194,7 +194,7 @@ async function faultRun(mode, settings, cores, job, repeat) {
     log(`${what}: ${settings.FAULT_DURATION} at ${settings.VUS} VUs, ${settings.FAULT_WORKERS} worker(s); one killed at the midpoint`);
     let ended = false;
     const running = boundedK6({ k6: settings.K6_BIN, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount, quiet: true,
-      args: k6Args(mode, host, summaryFile, settings.FAULT_DURATION, settings.VUS) }, settings.FAULT_DURATION, what)
+      args: k6Args(mode, host, summaryFile, settings.FAULT_DURATION, settings) }, settings.FAULT_DURATION, what)
       .finally(() => { ended = true; });
     running.catch(() => {}); // awaited below, after the kill
     let fault;
@@ -236,7 +236,9 @@ async function faultRun(mode, settings, cores, job, repeat) {
       summary_file: summaryFile,
       ...fault,
       requests: figures.requests,
+      // Every request the kill cost: failed ones, those that reached REQUEST_TIMEOUT included.
       failed: figures.failed,
+      timed_out: figures.timed_out,
       failed_pct: figures.requests > 0 ? (figures.failed / figures.requests) * 100 : null,
       // Iterations that threw (a gRPC call on a broken connection can) end without a request counted.
       k6_error_lines: run.output.split('\n').filter((l) => /level=error/.test(l)).length,
@@ -269,6 +271,7 @@ function faultSummary(mode, settings, runs) {
     death_logged_ms: over('death_logged_ms'),
     requests: over('requests'),
     failed: over('failed'),
+    timed_out: over('timed_out'),
     failed_pct: over('failed_pct'),
     k6_error_lines: over('k6_error_lines'),
     interrupted_iterations: over('interrupted_iterations'),

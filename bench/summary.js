@@ -20,6 +20,7 @@ const PERCENTILES = { p50: 'med', p90: 'p(90)', p95: 'p(95)', p99: 'p(99)' };
  * @property {number} requests completed requests
  * @property {number} failed requests that failed (HTTP status >= 400 or network error; gRPC status not OK)
  * @property {number} checks_failed failed checks on the sampled responses
+ * @property {number|null} timed_out requests ended at REQUEST_TIMEOUT (failed too); null in a summary without the timeout
  * @property {{p50: number, p90: number, p95: number, p99: number}} latency_ms request duration percentiles (ms)
  * @property {number} data_sent_bytes bytes k6 wrote to the connections (all headers and framing)
  * @property {number} data_received_bytes bytes k6 read from the connections
@@ -122,7 +123,9 @@ export function figuresOf(file, data) {
     return value;
   };
   const durationS = data.state.testRunDurationMs / 1000;
-  const requests = stat(...names.requests);
+  // A value 'passes+fails' counts every sample of a rate metric: every request, answered or not.
+  const requests = names.requests[1] === 'passes+fails'
+    ? stat(names.requests[0], 'passes') + stat(names.requests[0], 'fails') : stat(...names.requests);
   const sent = stat('data_sent', 'count');
   const received = stat('data_received', 'count');
   const perRequest = (bytes) => (requests > 0 ? bytes / requests : 0);
@@ -137,6 +140,8 @@ export function figuresOf(file, data) {
     requests,
     failed: stat(names.failed, 'passes'),
     checks_failed: data.metrics.checks ? stat('checks', 'fails') : 0,
+    // k6 reports a counter only once it counted something; null: a summary from before the scripts had the timeout.
+    timed_out: data.bench?.request_timeout === undefined ? null : data.metrics.requests_timed_out?.values?.count ?? 0,
     latency_ms: /** @type {ModeFigures['latency_ms']} */ (Object.fromEntries(Object.entries(PERCENTILES).map(([key, name]) => [key, stat(names.latency, name)]))),
     data_sent_bytes: sent,
     data_received_bytes: received,

@@ -1,5 +1,6 @@
 // What the HTTP and gRPC scripts share: settings from -e, options, load model,
 // response sampling and the payload check.
+import { Counter } from 'k6/metrics';
 import { SCENARIOS } from '../proto/payload.js';
 
 function positiveIntEnv(name, fallback) {
@@ -7,6 +8,13 @@ function positiveIntEnv(name, fallback) {
   if (raw === undefined || raw === '') return fallback;
   if (!/^[1-9][0-9]*$/.test(raw)) throw new Error(`${name}=${JSON.stringify(raw)}: must be a whole number of at least 1`);
   return Number(raw);
+}
+
+function durationEnv(name, fallback) {
+  const raw = __ENV[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$/.test(raw)) throw new Error(`${name}=${JSON.stringify(raw)}: must be a k6 duration such as 5s or 500ms`);
+  return raw;
 }
 
 function choiceEnv(name, choices, fallback) {
@@ -22,6 +30,17 @@ function choiceEnv(name, choices, fallback) {
  * measurable share of its RPS, and k6 sits on the measured path.
  */
 export const SAMPLE_EVERY = positiveIntEnv('SAMPLE_EVERY', 100);
+
+/**
+ * How long one request may take (-e REQUEST_TIMEOUT, a k6 duration; default 5s), the same for both
+ * modes: HTTP's `timeout` param, gRPC's `timeout` in invoke's params. A request past it ends as
+ * failed (http_req_failed; grpc_req_failed with status DeadlineExceeded) and is counted in
+ * requests_timed_out, so that no request hangs uncounted until k6's graceful stop.
+ */
+export const REQUEST_TIMEOUT = durationEnv('REQUEST_TIMEOUT', '5s');
+
+/** Requests that reached REQUEST_TIMEOUT (k6 error code 1050 for HTTP; DeadlineExceeded for gRPC). */
+export const requestsTimedOut = new Counter('requests_timed_out');
 
 /** The payload scenario (-e SCENARIO=user|users-100|blob-32k|blob-1m; default user). */
 export const SCENARIO = choiceEnv('SCENARIO', Object.keys(SCENARIOS), 'user');
@@ -61,6 +80,7 @@ export const RUN_SHAPE = Object.freeze({
   connections: CONNECTIONS,
   model: RATE === null ? 'closed' : 'open',
   rate: RATE,
+  request_timeout: REQUEST_TIMEOUT,
 });
 
 /**

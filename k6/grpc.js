@@ -4,12 +4,15 @@ import { check } from 'k6';
 import exec from 'k6/execution';
 import { Rate } from 'k6/metrics';
 import { PROTO_FILE, rpcPath, SCENARIOS } from '../proto/payload.js';
-import { baseOptions, CONNECTIONS, isThePayload, RUN_SHAPE, sampler, SCENARIO } from './common.js';
+import {
+  baseOptions, CONNECTIONS, isThePayload, REQUEST_TIMEOUT, requestsTimedOut, RUN_SHAPE, sampler, SCENARIO,
+} from './common.js';
 import { summaryHandler } from './summary.js';
 
 // k6 counts HTTP failures in http_req_failed; this is its twin for gRPC, one sample per call.
 const grpcReqFailed = new Rate('grpc_req_failed');
-const SKIP_DECODE = { discardResponseMessage: true };
+const PARAMS = { timeout: REQUEST_TIMEOUT };
+const SKIP_DECODE = { discardResponseMessage: true, timeout: REQUEST_TIMEOUT };
 
 /**
  * Builds the exports of a gRPC k6 script. Must be called in the init context (it
@@ -36,6 +39,7 @@ export function grpcTest({ host, target }) {
     const res = client.invoke(method, request, params);
     if (!reuse) client.close();
     grpcReqFailed.add(res.status !== grpc.StatusOK);
+    if (res.status === grpc.StatusDeadlineExceeded) requestsTimedOut.add(1);
     return res;
   }
 
@@ -48,8 +52,10 @@ export function grpcTest({ host, target }) {
       } catch (err) {
         exec.test.abort(`cannot reach the gRPC server at ${host}: ${err.message || err}`);
       }
-      const res = client.invoke(method, request);
+      const res = client.invoke(method, request, { timeout: '5s' });
       client.close();
+      // Counted like every call, so that grpc_req_failed's samples are the requests, as http_reqs counts setup()'s too.
+      grpcReqFailed.add(res.status !== grpc.StatusOK);
       if (res.status !== grpc.StatusOK) {
         exec.test.abort(`gRPC server at ${host} answered ${method} with status ${res.status}: ${res.error && res.error.message}`);
       }
@@ -60,7 +66,7 @@ export function grpcTest({ host, target }) {
         call(SKIP_DECODE);
         return;
       }
-      check(call(), {
+      check(call(PARAMS), {
         'status is OK': (r) => r.status === grpc.StatusOK,
         'message is the payload': (r) => isThePayload(r.message),
       });

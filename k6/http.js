@@ -3,10 +3,21 @@ import http from 'k6/http';
 import { check } from 'k6';
 import exec from 'k6/execution';
 import { SCENARIOS } from '../proto/payload.js';
-import { baseOptions, CONNECTIONS, isThePayload, RUN_SHAPE, sampler, SCENARIO } from './common.js';
+import {
+  baseOptions, CONNECTIONS, isThePayload, REQUEST_TIMEOUT, requestsTimedOut, RUN_SHAPE, sampler, SCENARIO,
+} from './common.js';
 import { summaryHandler } from './summary.js';
 
-const SAMPLED = { responseType: 'text' };
+const PARAMS = { timeout: REQUEST_TIMEOUT };
+const SAMPLED = { responseType: 'text', timeout: REQUEST_TIMEOUT };
+// k6's error code of a request that reached its timeout.
+const TIMEOUT_ERROR_CODE = 1050;
+
+function get(url, params) {
+  const res = http.get(url, params);
+  if (res.error_code === TIMEOUT_ERROR_CODE) requestsTimedOut.add(1);
+  return res;
+}
 
 /**
  * Builds the exports of an HTTP k6 script. With CONNECTIONS=reuse (default) each
@@ -29,10 +40,10 @@ export function httpTest({ host, target }) {
     },
     iteration() {
       if (!sampled()) {
-        http.get(url);
+        get(url, PARAMS);
         return;
       }
-      const res = http.get(url, SAMPLED);
+      const res = get(url, SAMPLED);
       check(res, {
         'status is 200': (r) => r.status === 200,
         'body is the payload': (r) => isThePayload(r.json()),
