@@ -5,6 +5,7 @@ import http from 'node:http';
 import { promisify } from 'node:util';
 import { scenarioKey, scenarioPayloads } from '../proto/index.js';
 import { SCENARIOS } from '../proto/payload.js';
+import { drainableHttp1 } from './h1-drain.js';
 
 /**
  * Starts the bare HTTP/1.1 server of one worker: GET of a scenario's path
@@ -29,9 +30,14 @@ export async function startBaselineHttp({ host, port }) {
   });
   // fastify's default, so both send the same Keep-Alive header.
   server.keepAliveTimeout = 72_000;
+  const drainable = drainableHttp1(server);
   await new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen({ host, port }, () => resolve(undefined));
   });
-  return { close: promisify(server.close.bind(server)), forceClose: () => server.closeAllConnections() };
+  const close = promisify(server.close.bind(server));
+  return {
+    close: () => { drainable.drain(); return close(); },
+    forceClose: () => server.closeAllConnections(),
+  };
 }

@@ -19,6 +19,14 @@ export const EVENT = Object.freeze({
   WORKER_REPLACED: 'worker-replaced',
   /** primary: workers died too often at start; it gives up and exits 1 */
   GAVE_UP: 'gave-up',
+  /** primary: SIGHUP; the workers are replaced one at a time; carries workers (the pids to replace) */
+  RELOADING: 'reloading',
+  /** primary: a worker the reload replaced has drained and exited; carries worker, by (its replacement's pid) */
+  WORKER_RETIRED: 'worker-retired',
+  /** primary: every worker of the reload is replaced; carries workers (the new pids), ms */
+  RELOADED: 'reloaded',
+  /** primary: a replacement did not start, so the reload stopped there; the old worker keeps serving; carries reason */
+  RELOAD_FAILED: 'reload-failed',
   /** primary: its own start failed (a port, a setting); carries code */
   PRIMARY_FAILED: 'primary-failed',
   /** worker: all its listeners are open; carries host and the ports */

@@ -7,6 +7,7 @@ import { HEALTH_PATH } from './health.js';
 import { replyErrorsAsJson } from './http-errors.js';
 import { logsRequests } from './log.js';
 import { servedRequests } from './served.js';
+import { drainableHttp1 } from './h1-drain.js';
 
 // How a payload leaves its handler: the proto3 JSON mapping through fastify's
 // schema-compiled serializer, or the protobuf message encoded per request, as gRPC does.
@@ -60,6 +61,8 @@ export async function startHttp({ host, port, log, health, settings, http2 = fal
   app.server.on('connection', function capConnections(socket) {
     if (this._connections > settings.MAX_CONNECTIONS) socket.destroy();
   });
+  // HTTP/1.1 keep-alive connections drain without a request lost (server/h1-drain.js); HTTP/2 has GOAWAY.
+  const drainable = http2 ? null : drainableHttp1(app.server);
   replyErrorsAsJson(app);
   // Bodies are built once: the per-request cost is the encoding, as in a real service.
   const { schemaOf, send } = ENCODINGS[encoding];
@@ -92,6 +95,7 @@ export async function startHttp({ host, port, log, health, settings, http2 = fal
         await guard.announceShutdown();
         guard.closeSessions();
       }
+      drainable?.drain();
       await app.close();
     },
     // An HTTP/2 server has no closeAllConnections: its sessions are destroyed instead.

@@ -8,6 +8,8 @@ import { EVENT } from './events.js';
 
 // Past SHUTDOWN_TIMEOUT_MS, how long the workers get to exit before the primary kills them.
 const KILL_AFTER_DRAIN_MS = 5000;
+// How long a reload's replacement worker may take to listen before the reload gives up on it.
+const RELOAD_START_TIMEOUT_MS = 15000;
 
 /**
  * Forks `settings.WORKERS` workers and supervises them. Logs `ready` once every
@@ -16,7 +18,9 @@ const KILL_AFTER_DRAIN_MS = 5000;
  * dies later is replaced as `createRestartPolicy` decides, and the primary exits 1
  * when the policy gives up. On SIGTERM or SIGINT every worker drains and the
  * primary exits 0 once all have exited (1 if it had to kill some, past
- * SHUTDOWN_TIMEOUT_MS + 5 s).
+ * SHUTDOWN_TIMEOUT_MS + 5 s). On SIGHUP the workers are replaced one at a time with no
+ * request lost (a zero-downtime reload, as `pm2 reload` does): a fresh worker (the code on
+ * disk now, the primary's settings) is forked and listening before the old one drains.
  * @param {import('./settings.js').ServerSettings} settings
  */
 export function runPrimary(settings) {
@@ -26,6 +30,9 @@ export function runPrimary(settings) {
   const crashes = new Map(); // worker.id -> message of the uncaught exception it reported
   const listeningIds = new Set(); // workers that reported all their listeners bound
   const delayedForks = new Set();
+  const retiring = new Map(); // worker.id -> pid of its replacement: a reload drains it; its exit is no death
+  const candidates = new Set(); // worker.id of a reload's replacement not yet listening
+  const waiters = new Map(); // worker.id -> callbacks of a reload waiting for it to listen or to exit
   let listening = 0;
   let ready = false;
   let stopping = false;
@@ -33,6 +40,43 @@ export function runPrimary(settings) {
   const fork = (slot) => {
     const worker = cluster.fork();
     slots.set(worker.id, { slot, forkedAt: Date.now() });
+    return worker;
+  };
+
+  /** Resolves 'listening' or 'exit', whichever the worker does first. */
+  const next = (worker) => new Promise((resolve) => waiters.set(worker.id, resolve));
+
+  // SIGHUP: for each worker in turn, a replacement in its slot listens first, then the old one
+  // drains (server/worker.js: GOAWAY on HTTP/2, Connection: close on HTTP/1.1) and exits.
+  let reloading = false;
+  const reload = async () => {
+    const started = Date.now();
+    const old = Object.values(cluster.workers).filter((w) => !w.isDead() && listeningIds.has(w.id));
+    log.info({ event: EVENT.RELOADING, workers: old.map((w) => w.process.pid) }, 'reloading: replacing the workers one at a time');
+    const fresh = [];
+    for (const worker of old) {
+      if (stopping) return;
+      if (worker.isDead() || !slots.has(worker.id)) continue; // died meanwhile: the restart policy replaced it
+      const replacement = fork(slots.get(worker.id).slot);
+      candidates.add(replacement.id);
+      const timer = setTimeout(() => replacement.process.kill('SIGKILL'), RELOAD_START_TIMEOUT_MS);
+      const outcome = await next(replacement);
+      clearTimeout(timer);
+      candidates.delete(replacement.id);
+      if (stopping) return;
+      if (outcome !== 'listening') {
+        log.error({ event: EVENT.RELOAD_FAILED, worker: worker.process.pid, reason: outcome },
+          'a replacement did not start; the reload stops, the old workers left keep serving');
+        return;
+      }
+      fresh.push(replacement.process.pid);
+      if (worker.isDead()) continue; // died meanwhile; its slot is served again
+      retiring.set(worker.id, replacement.process.pid);
+      const exited = next(worker);
+      worker.send({ type: 'shutdown' }, () => {});
+      await exited;
+    }
+    log.info({ event: EVENT.RELOADED, workers: fresh, ms: Date.now() - started }, 'reloaded');
   };
 
   const stopAll = (exitCode) => {
@@ -68,12 +112,18 @@ export function runPrimary(settings) {
   cluster.on('message', (worker, msg) => {
     if (msg?.type === 'listening') {
       listeningIds.add(worker.id);
+      waiters.get(worker.id)?.('listening');
+      waiters.delete(worker.id);
       if (!ready && ++listening === settings.WORKERS) {
         ready = true;
         const ports = Object.fromEntries(listenersOf(settings.MODE).map((n) => [n, portOf(settings, n)]));
         const admin = settings.ADMIN_PORT ? { admin: `${settings.ADMIN_HOST}:${settings.ADMIN_PORT}` } : {};
         log.info({ event: EVENT.READY, mode: settings.MODE, workers: settings.WORKERS, host: settings.HOST, ...ports, ...admin }, 'ready');
       }
+    } else if (msg?.type === 'drained') {
+      // The worker's listeners are closed and, IPC being ordered, so is cluster's record of them:
+      // no connection goes to it after this answer (see server/worker.js primaryBarrier).
+      worker.send({ type: 'drained-ack' }, () => {});
     } else if (msg?.type === 'crash') {
       crashes.set(worker.id, msg.message);
     } else if (msg?.type === 'fatal') {
@@ -90,8 +140,17 @@ export function runPrimary(settings) {
     listeningIds.delete(worker.id);
     const reason = crashes.get(worker.id) ?? (signal ? `killed by ${signal}` : `exited with code ${code}`);
     crashes.delete(worker.id);
+    waiters.get(worker.id)?.(reason);
+    waiters.delete(worker.id);
     if (stopping) return;
     const about = { worker: worker.process.pid, code, signal, reason };
+    if (retiring.has(worker.id)) {
+      log.info({ event: EVENT.WORKER_RETIRED, ...about, by: retiring.get(worker.id) }, 'worker drained and exited; its replacement serves');
+      retiring.delete(worker.id);
+      return;
+    }
+    // A reload's replacement that dies before it listens is not replaced: the worker it was to replace still serves.
+    if (candidates.has(worker.id)) return;
     if (!ready) {
       log.error({ event: EVENT.WORKER_DIED_EARLY, ...about }, 'worker died before it listened');
       stopAll(1);
@@ -116,6 +175,16 @@ export function runPrimary(settings) {
       stopAll(0);
     });
   }
+  process.on('SIGHUP', () => {
+    // A reload before ready, or during one, would count workers twice: one at a time, once serving.
+    if (stopping || !ready || reloading) {
+      log.warn({ event: EVENT.RELOAD_FAILED, reason: stopping ? 'stopping' : reloading ? 'a reload is running' : 'not ready yet' },
+        'SIGHUP ignored');
+      return;
+    }
+    reloading = true;
+    reload().finally(() => { reloading = false; });
+  });
   const forkAll = () => { for (let slot = 0; slot < settings.WORKERS; slot++) fork(slot); };
   if (!settings.ADMIN_PORT) {
     forkAll();

@@ -9,6 +9,30 @@ import { EVENT } from './events.js';
 
 // After a forced close, how long the listeners get to report closed before the worker exits anyway.
 const FORCE_CLOSE_GRACE_MS = 1000;
+// The longest wait for the primary's answer to 'drained' (a primary that is gone never answers).
+const BARRIER_TIMEOUT_MS = 1000;
+
+/**
+ * Waits until the primary has sent every connection it handed to this worker before the worker
+ * closed its listeners. cluster's primary hands a connection over IPC and forgets it until the worker
+ * answers (accepted, or refused: then it goes to another worker); a worker that exits with a handover
+ * in flight takes the connection with it, unanswered and unclosed, and its client hangs (seen in
+ * reloads under load). IPC is ordered both ways: the primary answers 'drained' after the listeners'
+ * close, so every handover reaches this worker, which refuses it, before the answer does.
+ * @returns {Promise<void>}
+ */
+const primaryBarrier = () => new Promise((resolve) => {
+  const timer = setTimeout(resolve, BARRIER_TIMEOUT_MS);
+  const onMessage = (msg) => {
+    if (msg?.type !== 'drained-ack') return;
+    clearTimeout(timer);
+    process.off('message', onMessage);
+    // cluster's refusals of those handovers go out on the same channel: let them leave first.
+    setImmediate(resolve);
+  };
+  process.on('message', onMessage);
+  try { process.send({ type: 'drained' }); } catch { resolve(); }
+});
 // What binding an address can fail with (net.Server's 'error', or the errno server/grpc.js finds in grpc-js's message).
 const BIND_ERRORS = new Set(['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL', 'EAFNOSUPPORT', 'EINVAL', 'ENOTFOUND']);
 
@@ -49,6 +73,7 @@ export async function runWorker(settings) {
       setTimeout(() => process.exit(0), FORCE_CLOSE_GRACE_MS).unref();
     }, settings.SHUTDOWN_TIMEOUT_MS);
     await Promise.allSettled(open.map((listener) => listener.close()));
+    await primaryBarrier();
     clearTimeout(deadline);
     log.info({ event: EVENT.WORKER_STOPPED }, 'worker stopped');
     process.exit(0);
@@ -57,6 +82,8 @@ export async function runWorker(settings) {
   process.on('message', (/** @type {{type?: string}} */ msg) => msg?.type === 'shutdown' && drain());
   process.on('SIGTERM', drain);
   process.on('SIGINT', drain);
+  // SIGHUP is the primary's (a reload): a hangup sent to the whole process group must not end a worker.
+  process.on('SIGHUP', () => {});
 
   // Accounting for the primary's admin endpoint (issue 6): nothing of it loads while ADMIN_PORT is unset.
   if (settings.ADMIN_PORT) (await import('./accounting.js')).startWorkerAccounting();
