@@ -10,12 +10,19 @@ import http2 from 'node:http2';
 import { EVENT } from './events.js';
 
 const { NGHTTP2_ENHANCE_YOUR_CALM, NGHTTP2_NO_ERROR } = http2.constants;
+// The GOAWAY debug data gRPC clients read as "ping less often" (gRPC core, chttp2; grpc-go's too).
+const TOO_MANY_PINGS = Buffer.from('too_many_pings');
 // Per-session bookkeeping of the idle sweep, kept on the session object itself.
 const kStreamsSeen = Symbol('streamsSeen');
 const kStreamsAtSweep = Symbol('streamsAtSweep');
 const kPinging = Symbol('pinging');
 // Streams open now, and the shutdown notice waiting for the next stream (see announceShutdown).
 const kActive = Symbol('active');
+// Since when (ms, performance.now) the sweeps have found no stream open and none opened: the idle timeout
+// counts from it. Kept by the sweep, not per stream: a clock read on every stream cost grpc-js about 3% here.
+const kIdleSince = Symbol('idleSince');
+// The last stream id the client opened, for a GOAWAY of the guard's own.
+const kLastStreamId = Symbol('lastStreamId');
 const kNoticeOnStream = Symbol('noticeOnStream');
 
 /** The largest stream id: a GOAWAY carrying it announces a shutdown and refuses nothing yet (RFC 9113 6.8). */
@@ -42,8 +49,9 @@ export const h2Settings = (settings) => ({
  * @property {() => void} closeSessions sends every session the final GOAWAY (last stream processed) and
  *   lets it end once its open streams have (fastify does not close HTTP/2 sessions before Node 24)
  * @property {() => void} destroySessions ends every session at once, its open streams with it
- * @property {{resetLimited: number, unanswered: number}} counts connections closed for breaking the
- *   reset limit, and for not answering the idle PING, since the start
+ * @property {{resetLimited: number, unanswered: number, tooManyPings: number, idleClosed: number, overCap: number}} counts
+ *   connections closed since the start: for breaking the reset limit, for not answering the idle PING, for too many
+ *   PINGs without a call, for being idle H2_IDLE_TIMEOUT_MS, and for being past MAX_CONNECTIONS
  */
 
 /**
@@ -51,13 +59,14 @@ export const h2Settings = (settings) => ({
  * @param {import('node:http2').Http2Server} server
  * @param {{settings: import('./settings.js').ServerSettings, log: import('pino').Logger, listener: string}} options
  *   settings: H2_MAX_CONCURRENT_STREAMS, H2_MAX_HEADER_LIST_BYTES, H2_RESET_BURST, H2_RESETS_PER_S,
- *   H2_IDLE_PING_MS, H2_CLOSE_GRACE_MS; listener: its name, for the log
+ *   H2_IDLE_PING_MS, H2_CLOSE_GRACE_MS, H2_IDLE_TIMEOUT_MS, H2_MIN_PING_INTERVAL_MS, H2_MAX_PING_STRIKES,
+ *   MAX_CONNECTIONS; listener: its name, for the log
  * @returns {Http2Guard}
  */
 export function guardHttp2Server(server, { settings, log, listener }) {
   server.updateSettings(h2Settings(settings));
   const sessions = new Set();
-  const counts = { resetLimited: 0, unanswered: 0 };
+  const counts = { resetLimited: 0, unanswered: 0, tooManyPings: 0, idleClosed: 0, overCap: 0 };
   const grace = settings.H2_CLOSE_GRACE_MS;
 
   // destroy(code) sends one GOAWAY with that code (none without one), then ends and destroys the socket.
@@ -67,10 +76,21 @@ export function guardHttp2Server(server, { settings, log, listener }) {
     session.destroy(code);
   };
 
+  // At most MAX_CONNECTIONS per worker, as on the HTTP/1.1 listeners: a connection past it is closed before
+  // any byte is read (not server.maxConnections: see server/http.js).
+  server.on('connection', function capConnections(socket) {
+    if (this._connections > settings.MAX_CONNECTIONS) {
+      counts.overCap++;
+      socket.destroy();
+    }
+  });
+
   server.on('session', (session) => {
     sessions.add(session);
     session[kStreamsSeen] = 0;
     session[kActive] = 0;
+    session[kIdleSince] = null;
+    session[kLastStreamId] = 0;
     session.once('close', () => sessions.delete(session));
     // A peer's protocol error or a reset socket ends the session; without a listener it would end the worker.
     session.on('error', (err) => log.debug({ listener, code: err.code }, 'HTTP/2 session error'));
@@ -90,9 +110,28 @@ export function guardHttp2Server(server, { settings, log, listener }) {
       counts.resetLimited++;
       closeFor(session, `more than ${settings.H2_RESET_BURST} streams reset at once (rapid reset)`, NGHTTP2_ENHANCE_YOUR_CALM);
     }
+    // Keepalive enforcement, as gRPC core's server does it (doc/keepalive.md): a PING with no stream
+    // open and none opened since the previous PING, sooner than H2_MIN_PING_INTERVAL_MS after it, is a
+    // strike; past H2_MAX_PING_STRIKES, GOAWAY ENHANCE_YOUR_CALM "too_many_pings". Node answers the PING itself.
+    let strikes = 0;
+    let lastPingAt = -Infinity;
+    let streamsAtPing = 0;
+    session.on('ping', () => {
+      const now = performance.now();
+      const busy = session[kActive] > 0 || session[kStreamsSeen] !== streamsAtPing;
+      if (busy) strikes = 0;
+      else if (now - lastPingAt < settings.H2_MIN_PING_INTERVAL_MS && ++strikes > settings.H2_MAX_PING_STRIKES) {
+        counts.tooManyPings++;
+        if (!session.destroyed) session.goaway(NGHTTP2_ENHANCE_YOUR_CALM, session[kLastStreamId], TOO_MANY_PINGS);
+        closeFor(session, `more than ${settings.H2_MAX_PING_STRIKES} PINGs without a call within ${settings.H2_MIN_PING_INTERVAL_MS} ms`);
+      }
+      lastPingAt = now;
+      streamsAtPing = session[kStreamsSeen];
+    });
     session.on('stream', (stream) => {
       session[kStreamsSeen]++;
       session[kActive]++;
+      session[kLastStreamId] = stream.id;
       stream.on('close', onStreamClose);
       session[kNoticeOnStream]?.();
     });
@@ -101,11 +140,23 @@ export function guardHttp2Server(server, { settings, log, listener }) {
   // Idle sessions (no new stream since the last sweep) get a PING: a live peer answers it, a
   // session nghttp2 has stopped reading cannot. One timer for the server, not one per session:
   // a per-session idle timer is refreshed on every frame and cost grpc-js about 3% of its RPS here.
+  // The same sweep closes a connection idle (no stream open) for H2_IDLE_TIMEOUT_MS: GOAWAY NO_ERROR, then the socket.
   const sweep = setInterval(() => {
+    const now = performance.now();
     for (const session of sessions) {
       const seen = session[kStreamsSeen];
-      if (session[kStreamsAtSweep] === seen) pingOrDrop(session);
+      const quiet = session[kStreamsAtSweep] === seen; // no stream opened since the last sweep
       session[kStreamsAtSweep] = seen;
+      // Idle since the first sweep that found it so: the timeout errs on the long side, by up to one sweep.
+      const idle = quiet && session[kActive] === 0;
+      session[kIdleSince] = idle ? session[kIdleSince] ?? now : null;
+      if (idle && now - session[kIdleSince] >= settings.H2_IDLE_TIMEOUT_MS && !session.closed && !session.destroyed) {
+        counts.idleClosed++;
+        log.debug({ listener, peer: session.socket?.remoteAddress }, 'HTTP/2 connection idle; closed');
+        session.close();
+        continue;
+      }
+      if (quiet) pingOrDrop(session);
     }
   }, settings.H2_IDLE_PING_MS);
   sweep.unref();

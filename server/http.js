@@ -58,9 +58,12 @@ export async function startHttp({ host, port, log, health, settings, http2 = fal
   const guard = http2 ? guardHttp2Server(/** @type {any} */ (app.server), { settings, log, listener: 'json-h2' }) : null;
   // Not server.maxConnections: under cluster's round robin a connection a worker refuses goes
   // back to the primary, which hands it over again at once, and both spin (nodejs/node#54882).
-  app.server.on('connection', function capConnections(socket) {
-    if (this._connections > settings.MAX_CONNECTIONS) socket.destroy();
-  });
+  // (The HTTP/2 guard caps json-h2 the same way.)
+  if (!http2) {
+    app.server.on('connection', function capConnections(socket) {
+      if (this._connections > settings.MAX_CONNECTIONS) socket.destroy();
+    });
+  }
   // HTTP/1.1 keep-alive connections drain without a request lost (server/h1-drain.js); HTTP/2 has GOAWAY.
   const drainable = http2 ? null : drainableHttp1(app.server);
   replyErrorsAsJson(app);

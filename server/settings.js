@@ -67,6 +67,9 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
  * @property {number} H2_RESETS_PER_S per second
  * @property {number} H2_IDLE_PING_MS ms
  * @property {number} H2_CLOSE_GRACE_MS ms
+ * @property {number} H2_IDLE_TIMEOUT_MS ms
+ * @property {number} H2_MIN_PING_INTERVAL_MS ms
+ * @property {number} H2_MAX_PING_STRIKES
  */
 
 /**
@@ -100,8 +103,8 @@ export function serverSettingSpecs(cores = os.availableParallelism()) {
     }),
     MAX_CONNECTIONS: wholeNumber(1, 1_000_000)({
       default: 4096,
-      desc: 'open HTTP connections one worker keeps (1 to 1,000,000); a connection past it is closed at once, '
-        + 'before any byte is read (the gRPC listener has no such cap)',
+      desc: 'open connections one worker keeps on each listener, HTTP/1.1 and HTTP/2 (gRPC) alike (1 to 1,000,000); '
+        + 'a connection past it is closed at once, before any byte is read',
     }),
     // grpc-js takes a signed 32-bit length.
     MAX_BODY_BYTES: wholeNumber(1, 2 ** 31 - 1)({
@@ -165,6 +168,23 @@ export function serverSettingSpecs(cores = os.availableParallelism()) {
       desc: 'how often (ms) the server PINGs each HTTP/2 connection that opened no stream since the last time; no PING ACK '
         + 'within H2_CLOSE_GRACE_MS and the connection is destroyed. This frees a connection nghttp2 itself sent GOAWAY on '
         + '(a protocol error, a flood): Node 20 stops reading it but never closes it or tells JavaScript',
+    }),
+    H2_IDLE_TIMEOUT_MS: durationMs({
+      default: 72000,
+      desc: 'an HTTP/2 connection with no stream open for this long (ms) is closed gracefully (GOAWAY NO_ERROR), as '
+        + 'grpc.max_connection_idle_ms does; checked every H2_IDLE_PING_MS. Default 72000, the HTTP listener\'s keep-alive '
+        + 'timeout (fastify\'s), so that both modes keep idle connections alike',
+    }),
+    H2_MIN_PING_INTERVAL_MS: durationMs({
+      default: 300000,
+      desc: 'keepalive enforcement: a client PING that comes sooner than this (ms) after the previous one, with no stream '
+        + 'opened in between and none open, is a strike; default 300000, gRPC core\'s '
+        + 'GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS (doc/keepalive.md)',
+    }),
+    H2_MAX_PING_STRIKES: wholeNumber(0, 1000)({
+      default: 2,
+      desc: 'strikes tolerated; one more and the connection gets GOAWAY ENHANCE_YOUR_CALM with debug data `too_many_pings` '
+        + '(which gRPC clients read as: ping less often) and is closed; default 2, gRPC core\'s GRPC_ARG_HTTP2_MAX_PING_STRIKES',
     }),
     H2_CLOSE_GRACE_MS: durationMs({
       default: 1000,

@@ -8,7 +8,7 @@ import { grpcFrame } from '../proto/index.js';
 import { GET_USER_RPC } from '../proto/payload.js';
 import {
   CODE, continuationFrame, dataFrame, FLAG, getRequestHeaders, grpcRequestHeaders, headerBlock, headersFrame,
-  rapidResetFlood, rawH2Connect, rstStreamFrame, SETTING, TYPE, windowUpdateFrame,
+  pingFrame, rapidResetFlood, rawH2Connect, rstStreamFrame, SETTING, TYPE, windowUpdateFrame,
 } from './helpers/h2-raw.js';
 import { establishedOn, eventually, h2GetUser, h2Request, rssMib } from './helpers/proc.js';
 import { startServer } from './helpers/server.js';
@@ -19,6 +19,8 @@ const GRPC_PATH = `/${GET_USER_RPC}`;
 // Small bounds, so that a test reaches them quickly; the defaults are checked in settings.test.js.
 const BOUNDS = {
   H2_MAX_CONCURRENT_STREAMS: 8, H2_MAX_HEADER_LIST_BYTES: 4096, H2_IDLE_PING_MS: 500, H2_CLOSE_GRACE_MS: 300,
+  // Past the PING test's wait (2 sweeps + the grace + 1 s), so that it sees the PINGs, not the idle close.
+  H2_IDLE_TIMEOUT_MS: 3000, H2_MIN_PING_INTERVAL_MS: 60000, H2_MAX_PING_STRIKES: 2, MAX_CONNECTIONS: 16,
 };
 
 // Every HTTP/2 listener: the request it takes, and a check that it still serves.
@@ -128,6 +130,53 @@ describe('hostile HTTP/2 clients', () => {
         assert.ok(silent.frames.some((f) => f.type === TYPE.PING && !(f.flags & FLAG.ACK)), 'the server sent no PING');
         assert.equal(answering.isClosed(), false);
         answering.destroy();
+      });
+
+      test('PINGs without a call: GOAWAY ENHANCE_YOUR_CALM too_many_pings past the strikes; PINGs between calls are fine', async () => {
+        const pinger = await rawH2Connect(port());
+        await pinger.waitFor((f) => f.type === TYPE.SETTINGS && f.flags & FLAG.ACK);
+        for (let i = 0; i <= BOUNDS.H2_MAX_PING_STRIKES + 1; i++) pinger.send(pingFrame(Buffer.alloc(8, i)));
+        const goaway = await pinger.waitFor((f) => f.type === TYPE.GOAWAY);
+        assert.deepEqual([goaway?.goaway.code, goaway?.goaway.debug], [CODE.ENHANCE_YOUR_CALM, 'too_many_pings']);
+        assert.ok(await eventually(() => pinger.isClosed(), 2000), 'the connection stays open');
+
+        // A call between PINGs resets the strikes (a client's BDP PINGs come with data).
+        const caller = await rawH2Connect(port());
+        await caller.waitFor((f) => f.type === TYPE.SETTINGS && f.flags & FLAG.ACK);
+        for (let i = 0; i < 2 * (BOUNDS.H2_MAX_PING_STRIKES + 1); i++) {
+          caller.send(pingFrame(Buffer.alloc(8, i)), headersFrame(2 * i + 1, block(listener.headers), FLAG.END_HEADERS | FLAG.END_STREAM));
+          await caller.waitFor((f) => f.type === TYPE.HEADERS && f.streamId === 2 * i + 1);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        assert.ok(!caller.frames.some((f) => f.type === TYPE.GOAWAY), 'GOAWAY although every PING came with a call');
+        assert.equal(caller.isClosed(), false);
+        caller.destroy();
+        assertSameWorker();
+      });
+
+      test('an idle connection is closed gracefully after H2_IDLE_TIMEOUT_MS: GOAWAY NO_ERROR', async () => {
+        const conn = await rawH2Connect(port());
+        conn.send(headersFrame(1, block(listener.headers), FLAG.END_HEADERS | FLAG.END_STREAM));
+        await conn.waitFor((f) => f.type === TYPE.HEADERS && f.streamId === 1);
+        const answeredAt = Date.now();
+        const goaway = await conn.waitFor((f) => f.type === TYPE.GOAWAY, BOUNDS.H2_IDLE_TIMEOUT_MS + 2 * BOUNDS.H2_IDLE_PING_MS + 1000);
+        const idleMs = Date.now() - answeredAt;
+        assert.deepEqual([goaway?.goaway.code, goaway?.goaway.lastStreamId], [CODE.NO_ERROR, 1]);
+        assert.ok(idleMs >= BOUNDS.H2_IDLE_TIMEOUT_MS - 50, `closed after ${idleMs} ms idle`);
+        assert.ok(await eventually(() => conn.isClosed(), 2000), 'the socket stays open after the GOAWAY');
+      });
+
+      test('connections past MAX_CONNECTIONS are closed at once; the ones within it are served', async () => {
+        const conns = [];
+        for (let i = 0; i < BOUNDS.MAX_CONNECTIONS + 4; i++) conns.push(await rawH2Connect(port()));
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const closed = conns.filter((c) => c.isClosed()).length;
+        for (const c of conns) c.destroy();
+        // The other listeners' and earlier tests' sockets of this worker may count too: at least the extra four.
+        assert.ok(closed >= 4, `${closed} of ${conns.length} closed`);
+        await eventually(() => establishedOn(port()) === 0, 3000);
+        await listener.serves(port());
+        assertSameWorker();
       });
 
       test('a rapid-reset flood: GOAWAY ENHANCE_YOUR_CALM, sockets released, memory back, worker serving', async () => {

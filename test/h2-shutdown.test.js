@@ -35,12 +35,12 @@ test('SIGTERM: GOAWAY(2^31-1), PING, then GOAWAY(last stream); requests in fligh
       // Two requests on the wire before this client can have seen any GOAWAY.
       conn.send(...REQUESTS[name](1), ...REQUESTS[name](3));
       const first = await conn.waitFor((f) => f.type === TYPE.GOAWAY);
-      assert.deepEqual(first?.goaway, { lastStreamId: MAX_STREAM_ID, code: CODE.NO_ERROR }, `${name}: first GOAWAY`);
+      assert.deepEqual(first?.goaway, { lastStreamId: MAX_STREAM_ID, code: CODE.NO_ERROR, debug: '' }, `${name}: first GOAWAY`);
       const ping = await conn.waitFor((f) => f.type === TYPE.PING && !(f.flags & FLAG.ACK));
       assert.ok(ping, `${name}: no PING with the first GOAWAY`);
       conn.send(frame(TYPE.PING, FLAG.ACK, 0, ping.payload));
       const last = await conn.waitFor((f) => f.type === TYPE.GOAWAY && f !== first, 5000);
-      assert.deepEqual(last?.goaway, { lastStreamId: 3, code: CODE.NO_ERROR }, `${name}: final GOAWAY`);
+      assert.deepEqual(last?.goaway, { lastStreamId: 3, code: CODE.NO_ERROR, debug: '' }, `${name}: final GOAWAY`);
       for (const id of [1, 3]) {
         const end = await conn.waitFor((f) => f.streamId === id && (f.flags & FLAG.END_STREAM || f.type === TYPE.RST_STREAM), 5000);
         assert.ok(end && end.type !== TYPE.RST_STREAM, `${name}: stream ${id} was not served: ${JSON.stringify(end)}`);

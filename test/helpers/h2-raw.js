@@ -92,14 +92,16 @@ export const pingFrame = (opaque = Buffer.alloc(8), flags = 0) => frame(TYPE.PIN
  * @property {number} flags
  * @property {number} streamId
  * @property {Buffer} payload
- * @property {{lastStreamId: number, code: number}} [goaway] for GOAWAY
+ * @property {{lastStreamId: number, code: number, debug: string}} [goaway] for GOAWAY (debug: its opaque data as text)
  * @property {number} [code] for RST_STREAM
  * @property {Record<number, number>} [settings] for SETTINGS without ACK, by identifier
  */
 
 function parse(type, flags, streamId, payload) {
   const parsed = { type, flags, streamId, payload };
-  if (type === TYPE.GOAWAY) parsed.goaway = { lastStreamId: payload.readUInt32BE(0) & 0x7fffffff, code: payload.readUInt32BE(4) };
+  if (type === TYPE.GOAWAY) {
+    parsed.goaway = { lastStreamId: payload.readUInt32BE(0) & 0x7fffffff, code: payload.readUInt32BE(4), debug: payload.subarray(8).toString() };
+  }
   if (type === TYPE.RST_STREAM) parsed.code = payload.readUInt32BE(0);
   if (type === TYPE.SETTINGS && !(flags & FLAG.ACK)) {
     parsed.settings = {};
