@@ -5,6 +5,7 @@
 // anything else is a bug and keeps its stack. This file runs on import: never import it.
 import { parseArgs } from 'node:util';
 import { readBenchSettings } from './settings.js';
+import { readFaultSettings } from './faults.js';
 import { readSoakSettings } from './soak-helpers.js';
 import { ensureTool } from './tools.js';
 
@@ -29,12 +30,16 @@ const COMMANDS = {
     about: 'sustained load with RSS sampling, and worker-kill fault runs',
     load: () => import('./soak.js'), settings: readSoakSettings, k6: true, exitCode: 1,
   },
+  faults: {
+    about: 'the fault matrix: each fault injected under k6 load in each mode (docs/faults.md)',
+    load: () => import('./faults.js'), settings: readFaultSettings, k6: true, exitCode: 1,
+  },
 };
 
 const USAGE = `usage: node bench/cli.js <command> [--check-settings] [args]
 ${Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(8)} ${c.about}`).join('\n')}
   --check-settings  check the settings and the tools the command needs, run nothing
-Settings are environment variables: docs/settings.md, docs/soak.md.`;
+Settings are environment variables: docs/settings.md, docs/soak.md, docs/faults.md.`;
 
 /** Ends the process on an expected failure; rethrows a bug. */
 function fail(name, err, exitCode) {

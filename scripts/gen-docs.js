@@ -10,6 +10,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { benchSettingSpecs } from '../bench/settings.js';
 import { soakSettingSpecs } from '../bench/soak-helpers.js';
+import { faultSettingSpecs } from '../bench/faults.js';
 import { ROWS } from '../bench/report.js';
 import { serverSettingSpecs } from '../server/settings.js';
 
@@ -103,6 +104,8 @@ export const SECTIONS = Object.freeze([
     render: () => settingsTable(benchSettingSpecs()) },
   { file: 'docs/soak.md', marker: 'settings:soak', source: 'soakSettingSpecs in bench/soak-helpers.js',
     render: () => settingsTable(soakSettingSpecs()) },
+  { file: 'docs/faults.md', marker: 'settings:faults', source: 'faultSettingSpecs in bench/faults.js',
+    render: () => settingsTable(faultSettingSpecs()) },
   { file: 'docs/report.md', marker: 'report:rows', source: 'ROWS in bench/report.js',
     render: () => rowsTable(ROWS) },
 ]);

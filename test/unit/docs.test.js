@@ -11,11 +11,13 @@ import { readSoakSettings, SOAK_SETTING_NAMES, soakSettingSpecs } from '../../be
 import { ROWS } from '../../bench/report.js';
 import { readSettings, serverSettingSpecs } from '../../server/settings.js';
 import { generate, ROOT, rowsTable, run, SECTIONS, settingsTable } from '../../scripts/gen-docs.js';
+import { faultSettingSpecs, readFaultSettings } from '../../bench/faults.js';
 
 const READERS = [
   { name: 'server', doc: 'docs/server.md', read: readSettings, specs: serverSettingSpecs },
   { name: 'main job', doc: 'docs/settings.md', read: readBenchSettings, specs: benchSettingSpecs, derived: ['link'] },
   { name: 'soak', doc: 'docs/soak.md', read: readSoakSettings, specs: soakSettingSpecs },
+  { name: 'faults', doc: 'docs/faults.md', read: readFaultSettings, specs: faultSettingSpecs },
 ];
 
 /** The generated part of a doc: what lies between a section's markers. */
