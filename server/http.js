@@ -7,7 +7,7 @@ import { HEALTH_PATH } from './health.js';
 import { replyErrorsAsJson } from './http-errors.js';
 import { logsRequests } from './log.js';
 import { servedRequests } from './served.js';
-import { drainableHttp1 } from './h1-drain.js';
+import { guardedHttp1Server } from './h1-guard.js';
 
 // How a payload leaves its handler: the proto3 JSON mapping through fastify's
 // schema-compiled serializer, or the protobuf message encoded per request, as gRPC does.
@@ -37,6 +37,7 @@ const ENCODINGS = {
 export async function startHttp({ host, port, log, health, settings, http2 = false, encoding = 'json' }) {
   // fastify logs each request and its listen address at info; keep those for debug runs only.
   const fastifyLog = log.child({ listener: 'http' }, { level: logsRequests(log.level) ? log.level : 'warn' });
+  let h1Drain = null; // the HTTP/1.1 guard's drain, set by the serverFactory below
   // One factory for HTTP/1.1 and h2c: fastify's types pick the server type from a literal `http2`, which this is not.
   const app = /** @type {import('fastify').FastifyInstance} */ (/** @type {unknown} */ (Fastify(/** @type {any} */ ({
     loggerInstance: fastifyLog,
@@ -52,20 +53,21 @@ export async function startHttp({ host, port, log, health, settings, http2 = fal
     // the drain exists to let such requests finish.
     return503OnClosing: false,
     // HTTP/2 idle connections are PINGed by the guard below instead of closed after fastify's 72 s.
-    ...(http2 ? { http2SessionTimeout: 0 } : {}),
+    // HTTP/1.1: the server is built by the guard every HTTP/1.1 listener shares, with what fastify would set.
+    ...(http2 ? { http2SessionTimeout: 0 } : {
+      serverFactory: (handler, options) => {
+        const { server, drain } = guardedHttp1Server(handler, options.http, { settings });
+        server.keepAliveTimeout = options.keepAliveTimeout;
+        server.requestTimeout = options.requestTimeout;
+        server.setTimeout(options.connectionTimeout);
+        h1Drain = drain;
+        return server;
+      },
+    }),
   }))));
   // The HTTP/2 bounds and defences every HTTP/2 listener shares.
   const guard = http2 ? guardHttp2Server(/** @type {any} */ (app.server), { settings, log, listener: 'json-h2' }) : null;
-  // Not server.maxConnections: under cluster's round robin a connection a worker refuses goes
-  // back to the primary, which hands it over again at once, and both spin (nodejs/node#54882).
-  // (The HTTP/2 guard caps json-h2 the same way.)
-  if (!http2) {
-    app.server.on('connection', function capConnections(socket) {
-      if (this._connections > settings.MAX_CONNECTIONS) socket.destroy();
-    });
-  }
-  // HTTP/1.1 keep-alive connections drain without a request lost (server/h1-drain.js); HTTP/2 has GOAWAY.
-  const drainable = http2 ? null : drainableHttp1(app.server);
+
   replyErrorsAsJson(app);
   // Bodies are built once: the per-request cost is the encoding, as in a real service.
   const { schemaOf, send } = ENCODINGS[encoding];
@@ -98,7 +100,7 @@ export async function startHttp({ host, port, log, health, settings, http2 = fal
         await guard.announceShutdown();
         guard.closeSessions();
       }
-      drainable?.drain();
+      h1Drain?.();
       await app.close();
     },
     // An HTTP/2 server has no closeAllConnections: its sessions are destroyed instead.

@@ -72,7 +72,9 @@ export async function runWorker(settings) {
       for (const listener of open) listener.forceClose();
       setTimeout(() => process.exit(0), FORCE_CLOSE_GRACE_MS).unref();
     }, settings.SHUTDOWN_TIMEOUT_MS);
-    await Promise.allSettled(open.map((listener) => listener.close()));
+    const closed = await Promise.allSettled(open.map((listener) => listener.close()));
+    // A listener whose close throws is a defect: say so where operators look, then go on exiting.
+    for (const result of closed) if (result.status === 'rejected') log.error({ err: result.reason }, 'a listener failed to close');
     await primaryBarrier();
     clearTimeout(deadline);
     log.info({ event: EVENT.WORKER_STOPPED }, 'worker stopped');
