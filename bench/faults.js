@@ -5,7 +5,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { bool, makeValidator, str } from 'envalid';
+import { bool, str } from 'envalid';
 import { markdownTable } from 'markdown-table';
 import { positiveInt, readEnv } from '../server/env.js';
 import { EVENT } from '../server/events.js';
@@ -16,7 +16,7 @@ import { fileStamp, formatNumber, k6Reason } from './format.js';
 import { MODE_NAMES, MODES, modeLabel } from './modes.js';
 import { freePort, isServerProcess, ROOT, runK6, startServer } from './processes.js';
 import { provenanceOf } from './provenance.js';
-import { allowedCpus, durationMs, splitCores } from './settings.js';
+import { allowedCpus, duration, durationMs, listOf, splitCores } from './settings.js';
 import { rssMib } from './soak-helpers.js';
 import { readSummary } from './summary.js';
 
@@ -106,17 +106,6 @@ export const FAULTS = Object.freeze({
   },
 });
 
-const listOf = (choices) => makeValidator((input) => {
-  const items = String(input).split(',').map((x) => x.trim()).filter(Boolean);
-  if (items.length === 0 || items.some((x) => !choices.includes(x))) throw new Error(`must be a comma-separated list of ${choices.join(', ')}`);
-  return [...new Set(items)];
-});
-const duration = (minMs) => makeValidator((input) => {
-  const ms = durationMs(String(input));
-  if (ms < minMs) throw new Error(`must be at least ${minMs / 1000}s`);
-  return String(input);
-});
-
 /**
  * The fault matrix's settings, as envalid specs (scripts/gen-docs.js renders them in docs/faults.md).
  * @returns {Record<string, object>}
@@ -128,10 +117,10 @@ export function faultSettingSpecs() {
       desc: `faults to inject, comma-separated from ${Object.keys(FAULTS).map((f) => `\`${f}\``).join(', ')} (bench/faults.js)`,
     }),
     MODES: listOf(MODE_NAMES)({ default: [...MODE_NAMES], desc: 'modes to load, comma-separated (bench/modes.js)' }),
-    FAULT_DURATION: duration(8000)({ default: '12s', desc: 'k6 run of one cell, the fault injected during it (k6 duration, at least 8s)' }),
+    FAULT_DURATION: duration({ minMs: 8000 })({ default: '12s', desc: 'k6 run of one cell, the fault injected during it (k6 duration, at least 8s)' }),
     VUS: positiveInt({ default: 16, desc: 'k6 virtual users (closed model)' }),
     WORKERS: positiveInt({ default: 2, desc: 'server workers: 2 keeps one serving while the other is killed or replaced' }),
-    REQUEST_TIMEOUT: duration(1)({
+    REQUEST_TIMEOUT: duration()({
       default: '5s', desc: 'how long one k6 request may take; past it, it is ended and counted as failed and as timed out',
     }),
     IDLE_CONNECTIONS: positiveInt({ default: 10000, desc: 'connections the idle-connections fault opens on the loaded port' }),

@@ -25,8 +25,14 @@ export function durationMs(text) {
   return ms;
 }
 
-const duration = ({ allowZero }) => makeValidator((input) => {
-  if (durationMs(String(input)) === 0 && !allowZero) throw new Error('must be longer than 0');
+/**
+ * envalid validator of a k6 duration (kept as text, as k6 takes it), for every job's settings.
+ * @param {{allowZero?: boolean, minMs?: number}} [bounds] allowZero: '0s' is accepted; minMs: the least (ms)
+ */
+export const duration = ({ allowZero = false, minMs = 0 } = {}) => makeValidator((input) => {
+  const ms = durationMs(String(input));
+  if (ms < minMs) throw new Error(`must be at least ${minMs / 1000}s`);
+  if (ms === 0 && !allowZero) throw new Error('must be longer than 0');
   return String(input);
 });
 
@@ -67,7 +73,11 @@ export function splitCores(cpus) {
   };
 }
 
-const listOf = (choices) => makeValidator((input) => {
+/**
+ * envalid validator of a comma-separated list drawn from `choices`, duplicates dropped.
+ * @param {readonly string[]} choices
+ */
+export const listOf = (choices) => makeValidator((input) => {
   const items = String(input).split(',').map((x) => x.trim()).filter(Boolean);
   const unknown = items.filter((x) => !choices.includes(x));
   if (items.length === 0 || unknown.length) throw new Error(`must be a comma-separated list of ${choices.join(', ')}`);

@@ -9,7 +9,7 @@ import { positiveInt, readEnv, withDefaultText } from '../server/env.js';
 import { BenchError } from './errors.js';
 import { formatNumber } from './format.js';
 import { MODE_NAMES, modeLabel } from './modes.js';
-import { allowedCpus, durationMs, SERVER_CORES_TEXT, splitCores } from './settings.js';
+import { allowedCpus, duration, SERVER_CORES_TEXT, splitCores } from './settings.js';
 
 /** Modes the soak job can load, in report order. */
 
@@ -20,12 +20,6 @@ const positiveNumber = makeValidator((input) => {
   const value = /^[0-9]+(\.[0-9]+)?$/.test(String(input)) ? Number(input) : NaN;
   if (!(value > 0)) throw new Error('must be a number greater than 0');
   return value;
-});
-
-const duration = ({ minMs }) => makeValidator((input) => {
-  const ms = durationMs(String(input));
-  if (ms < minMs) throw new Error(`must be at least ${minMs / 1000}s`);
-  return String(input);
 });
 
 const modes = makeValidator((input) => {
@@ -79,7 +73,7 @@ export function soakSettingSpecs(cores = splitCores(allowedCpus())) {
       desc: 'measured sustained run per mode (k6 duration, at least 1s)',
       example: '30m',
     }),
-    WARMUP: duration({ minMs: 0 })({
+    WARMUP: duration({ allowZero: true })({
       default: '10s',
       desc: 'k6 run before the sustained one, left out of every figure (k6 duration); `0s` skips it',
     }),
@@ -88,7 +82,7 @@ export function soakSettingSpecs(cores = splitCores(allowedCpus())) {
       desc: 'k6 virtual users, closed model: each sends its next request when the last is answered',
     }),
     WORKERS: withDefaultText(positiveInt({ default: cores.serverCoreCount, desc: 'server workers of the sustained run' }), SERVER_CORES_TEXT),
-    REQUEST_TIMEOUT: duration({ minMs: 1 })({
+    REQUEST_TIMEOUT: duration()({
       default: '5s',
       desc: 'how long one request may take, the same for both modes (k6 duration; the HTTP `timeout` param, the gRPC `timeout` in the invoke params); a request past it is ended, counted as failed and as timed out. Raise it for large payloads over a slow link: a request a killed worker took with it then counts as lost instead of hanging',
     }),
