@@ -209,7 +209,7 @@ export function buildReport(columns, { generatedAt = new Date() } = {}) {
     modes,
     ratios,
     client_bound: clientBound,
-    notes: [...unfairness(modes), ...notesOf(modes, clientBound)],
+    notes: [...unfairness(modes), ...unevenWorkers(modes), ...notesOf(modes, clientBound)],
     reading: [], // filled below: the sentences read the report's own figures
   };
   report.reading = others.flatMap((key) => readingOf(report, base, key));
@@ -256,6 +256,23 @@ function unfairness(modes) {
     if (values.size > 1) {
       warnings.push(`NOT COMPARABLE: the ${what} differs (${entries.map(([k, m]) => `${k}: ${m[field]}`).join(', ')}), so the ratios mix it with the protocol.`);
     }
+  }
+  return warnings;
+}
+
+// A worker serving more than this times its fair share (100% / workers) makes the column a measure of fewer workers.
+const UNEVEN_FACTOR = 1.5;
+
+/** Warnings for columns whose requests the cluster's workers did not share evenly. */
+function unevenWorkers(modes) {
+  const warnings = [];
+  for (const [key, mode] of Object.entries(modes)) {
+    const workers = mode.runs[0]?.run?.workers;
+    const largest = mode.server_worker_share_max_pct;
+    if (!(workers >= 2) || typeof largest !== 'number' || largest <= UNEVEN_FACTOR * (100 / workers)) continue;
+    warnings.push(`UNEVEN: ${key}: one worker served ${largest.toFixed(0)}% of the requests, more than ${UNEVEN_FACTOR}× the fair share `
+      + `(${(100 / workers).toFixed(0)}%) of ${workers} workers. node:cluster hands out connections, not requests; `
+      + 'few long-lived connections (gRPC) load few workers. GRPC_MAX_CONNECTION_AGE_MS makes clients reconnect and spread (docs/server.md).');
   }
   return warnings;
 }

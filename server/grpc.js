@@ -87,6 +87,11 @@ export async function startGrpc({ host, port, log, health, settings }) {
     'grpc.enable_channelz': settings.GRPC_CHANNELZ ? 1 : 0,
     // Announced in SETTINGS; the guard announces it again, with the header-list size.
     'grpc.max_concurrent_streams': settings.H2_MAX_CONCURRENT_STREAMS,
+    // Clients reconnect, and so spread over the workers (node:cluster balances connections, not calls).
+    ...(settings.GRPC_MAX_CONNECTION_AGE_MS ? {
+      'grpc.max_connection_age_ms': settings.GRPC_MAX_CONNECTION_AGE_MS,
+      'grpc.max_connection_age_grace_ms': settings.SHUTDOWN_TIMEOUT_MS,
+    } : {}),
     interceptors: [requireRequestMessage],
   }, { settings, log, listener: 'grpc' });
   const payloads = scenarioPayloads({ port, workerPid: process.pid });

@@ -68,6 +68,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
  * @property {number} H2_IDLE_PING_MS ms
  * @property {number} H2_CLOSE_GRACE_MS ms
  * @property {number} H2_IDLE_TIMEOUT_MS ms
+ * @property {number|undefined} GRPC_MAX_CONNECTION_AGE_MS ms
  * @property {number} H2_MIN_PING_INTERVAL_MS ms
  * @property {number} H2_MAX_PING_STRIKES
  */
@@ -131,6 +132,13 @@ export function serverSettingSpecs(cores = os.availableParallelism()) {
       desc: 'grpc-js\'s channelz statistics (its option `grpc.enable_channelz`, on by default in grpc-js); off here because '
         + 'they cost the gRPC server about 15% of its capacity (README, Performance targets)',
     }),
+    GRPC_MAX_CONNECTION_AGE_MS: withDefaultText(durationMs({
+      default: undefined,
+      desc: 'a gRPC connection older than this (ms) gets GOAWAY, its calls in flight get SHUTDOWN_TIMEOUT_MS to finish, and the '
+        + 'client reconnects (grpc-js `grpc.max_connection_age_ms`, `grpc.max_connection_age_grace_ms`). node:cluster hands out '
+        + 'connections, not requests: a client with one long-lived connection loads one worker; reconnecting spreads it',
+      example: '1000',
+    }), 'unset: a connection lives as long as the client keeps it'),
     // The admin endpoint (accounting, issue 6): off unless a port is given; loopback unless told otherwise.
     ADMIN_PORT: withDefaultText(port({
       default: undefined,

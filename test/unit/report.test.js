@@ -58,3 +58,14 @@ test('numbers, file stamps and k6\'s reason, said one way everywhere', () => {
   assert.equal(fileStamp('2026-11-23T12:17:28.894Z'), '2026-11-23T12-17-28-894Z');
   assert.equal(k6Reason('a\nlevel=error msg="x"\nb\ntest aborted: y\n'), 'level=error msg="x"\ntest aborted: y');
 });
+
+test('a column whose requests one worker mostly served is flagged UNEVEN; an even one is not', () => {
+  const shares = (max) => ({ server_worker_share_max_pct: max, server_worker_share_min_pct: 100 - max, run: { workers: 2 } });
+  const report = buildReport([{ key: 'http', runs: [run('http', 200, shares(52))] }, { key: 'grpc', runs: [run('grpc', 100, shares(98))] }]);
+  const uneven = report.notes.filter((n) => n.startsWith('UNEVEN'));
+  assert.equal(uneven.length, 1, report.notes.join('\n'));
+  assert.match(uneven[0], /^UNEVEN: grpc: one worker served 98% of the requests, more than 1\.5× the fair share \(50%\) of 2 workers/);
+  // One worker: nothing to share.
+  const single = buildReport([{ key: 'grpc', runs: [run('grpc', 100, { server_worker_share_max_pct: 100, run: { workers: 1 } })] }]);
+  assert.ok(!single.notes.some((n) => n.startsWith('UNEVEN')));
+});
