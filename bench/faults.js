@@ -222,7 +222,7 @@ const fmtObserved = (o) => Object.entries(o).map(([k, v]) => `${k} ${typeof v ==
  * @param {{cells: object[], settings: FaultSettings, pinning: string}} report
  * @returns {string}
  */
-export function renderFaults({ cells, settings, pinning }) {
+function renderFaults({ cells, settings, pinning }) {
   const rows = cells.map((c) => [c.fault, modeLabel(c.mode), formatNumber(c.completed), formatNumber(c.failed), formatNumber(c.timed_out),
     `${fmtMib(c.rss_before_mib)} → ${fmtMib(c.rss_peak_mib)} → ${fmtMib(c.rss_end_mib)}`, fmtObserved(c.observed)]);
   const table = markdownTable([['fault', 'mode', 'completed', 'failed', 'timed out', 'workers\' RSS, MiB: before → peak → end', 'observed'], ...rows],

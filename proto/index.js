@@ -50,16 +50,24 @@ export function scenarioPayloads({ port, workerPid }) {
 const PARAM_OF = new Map(Object.values(SCENARIOS).map(({ rpc, request }) => [rpc, Object.keys(request)[0]]));
 
 /**
- * The lookup key of a scenario's response: the RPC and the value of its one
- * request parameter (SCENARIOS), as a decoded message or an HTTP query string holds it.
+ * The lookup key of an RPC's responses, as a function of its request, resolved once per RPC so
+ * that a request pays for a string and nothing else: the RPC and the value of its one request
+ * parameter (SCENARIOS), as a decoded message or an HTTP query holds it.
+ * @param {string} rpc method name
+ * @returns {(request: Record<string, number|string|undefined>) => string} e.g. () => 'ListUsers:100'
+ */
+export const scenarioKeyOf = (rpc) => {
+  const param = PARAM_OF.get(rpc);
+  return param ? (request) => `${rpc}:${request[param] ?? ''}` : () => `${rpc}:`;
+};
+
+/**
+ * The lookup key of a scenario's response (see scenarioKeyOf), for one-off lookups.
  * @param {string} rpc method name
  * @param {Record<string, number|string|undefined>} request the request message, or the query
  * @returns {string} e.g. 'ListUsers:100'
  */
-export const scenarioKey = (rpc, request) => {
-  const param = PARAM_OF.get(rpc);
-  return `${rpc}:${param ? request[param] ?? '' : ''}`;
-};
+export const scenarioKey = (rpc, request) => scenarioKeyOf(rpc)(request);
 
 /**
  * The HTTP routes of the scenarios: each path with the RPC it mirrors and the

@@ -29,7 +29,7 @@ export const GET_USER_RPC = `${SERVICE_NAME}/GetUser`;
  * @param {object|null|undefined} user
  * @returns {boolean}
  */
-export function isTheUser(user) {
+function isTheUser(user) {
   if (!user || typeof user !== 'object') return false;
   for (const key of Object.keys(USER_FIELDS)) if (user[key] !== USER_FIELDS[key]) return false;
   return Number.isInteger(user.port) && user.port > 0 && Number.isInteger(user.workerPid) && user.workerPid > 0;

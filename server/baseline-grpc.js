@@ -4,7 +4,7 @@
 // the gap between the two in the main job's capacity pass.
 // Source of the framing: https://github.com/grpc/grpc/blob/master/doc/PROTOCOL-HTTP2.md
 import http2 from 'node:http2';
-import { grpcFrame, methodOf, scenarioKey, scenarioPayloads } from '../proto/index.js';
+import { grpcFrame, methodOf, scenarioKeyOf, scenarioPayloads } from '../proto/index.js';
 import { SERVICE_NAME } from '../proto/payload.js';
 import { guardHttp2Server, h2Settings } from './h2-guard.js';
 
@@ -35,7 +35,7 @@ export async function startBaselineGrpc({ host, port, log, settings }) {
   const requestTypes = new Map();
   for (const [key, { rpc, type, message }] of scenarioPayloads({ port, workerPid: process.pid })) {
     frames.set(key, grpcFrame(type.encode(message).finish()));
-    requestTypes.set(`/${SERVICE_NAME}/${rpc}`, { rpc, type: methodOf(rpc).resolvedRequestType });
+    requestTypes.set(`/${SERVICE_NAME}/${rpc}`, { type: methodOf(rpc).resolvedRequestType, keyOf: scenarioKeyOf(rpc) });
   }
   const server = http2.createServer({ settings: h2Settings(settings) });
   const guard = guardHttp2Server(server, { settings, log, listener: 'baseline-grpc' });
@@ -60,7 +60,7 @@ export async function startBaselineGrpc({ host, port, log, settings }) {
       let frame;
       try {
         // Skip the 5-byte prefix (compressed flag, length) of the one request message.
-        frame = frames.get(scenarioKey(method.rpc, method.type.decode(Buffer.concat(chunks).subarray(5))));
+        frame = frames.get(method.keyOf(method.type.decode(Buffer.concat(chunks).subarray(5))));
       } catch { /* a malformed request is answered like an unknown one */ }
       if (!frame) {
         trailersOnly(stream, GRPC_INVALID_ARGUMENT);

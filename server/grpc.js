@@ -5,7 +5,7 @@ import grpc from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation } from 'grpc-health-check';
 import {
-  loaderPackageDefinition, methodOf, protoFieldName, reflectionPackageDefinition, scenarioKey, scenarioPayloads,
+  loaderPackageDefinition, methodOf, protoFieldName, reflectionPackageDefinition, scenarioKey, scenarioKeyOf, scenarioPayloads,
   userServiceDefinition,
 } from '../proto/index.js';
 import { SERVICE_NAME } from '../proto/payload.js';
@@ -105,9 +105,10 @@ export async function startGrpc({ host, port, log, health, settings }) {
   // Scenarios other than the demo's are found by their request's one parameter.
   const byRequest = (rpc) => {
     const refusal = unknownRequest(rpc, payloads);
+    const keyOf = scenarioKeyOf(rpc);
     return (call, callback) => {
       servedRequests.grpc++;
-      const hit = payloads.get(scenarioKey(rpc, call.request));
+      const hit = payloads.get(keyOf(call.request));
       if (hit) callback(null, answer(hit));
       else callback(refusal);
     };

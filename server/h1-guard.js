@@ -21,7 +21,7 @@
 import http from 'node:http';
 
 /** How long (ms) a connection must have been idle before a drain closes it. */
-export const IDLE_CLOSE_GRACE_MS = 500;
+const IDLE_CLOSE_GRACE_MS = 500;
 // How often (ms) a drain looks for connections idle that long.
 const SWEEP_MS = 50;
 /** @this {import('node:net').Socket} */

@@ -1,7 +1,7 @@
 // The fastify listeners: the User (and the other scenarios) as its proto3 JSON mapping over HTTP/1.1 or h2c
 // (json-h2), or as protobuf over HTTP/1.1 (protobuf-h1), and the health route.
 import Fastify from 'fastify';
-import { jsonSchemaOf, responseTypeOf, scenarioKey, scenarioPayloads, scenarioRoutes } from '../proto/index.js';
+import { jsonSchemaOf, responseTypeOf, scenarioKey, scenarioKeyOf, scenarioPayloads, scenarioRoutes } from '../proto/index.js';
 import { guardHttp2Server } from './h2-guard.js';
 import { HEALTH_PATH } from './health.js';
 import { replyErrorsAsJson } from './http-errors.js';
@@ -83,9 +83,10 @@ export async function startHttp({ host, port, log, health, settings, http2 = fal
       continue;
     }
     const served = [...payloads.values()].filter((p) => p.rpc === rpc).map((p) => p.request[param]);
+    const keyOf = scenarioKeyOf(rpc);
     app.get(path, { schema }, (request, reply) => {
       servedRequests.http++;
-      const payload = payloads.get(scenarioKey(rpc, { [param]: request.query[param] }));
+      const payload = payloads.get(keyOf(/** @type {Record<string, string>} */ (request.query)));
       if (payload) return send(payload, reply);
       return reply.code(400).send({ statusCode: 400, error: 'Bad Request', message: `${param} must be one of ${served.join(', ')}` });
     });
