@@ -170,7 +170,10 @@ export function aggregate(runs) {
   combined.client_bound = runs.some((r) => r.k6_cpu_pct >= CLIENT_BOUND_PCT);
   combined.limits = runs.map((r) => r.limit).filter(Boolean);
   combined.link = first.run?.link ?? null;
-  combined.runs = runs.map((r) => ({ file: r.file, run: r.run }));
+  combined.runs = runs.map((r) => ({
+    file: r.file, run: r.run,
+    figures: { requests: r.requests, rps: r.rps, latency_ms: r.latency_ms, k6_cpu_pct: r.k6_cpu_pct, server_requests: r.server_requests },
+  }));
   return combined;
 }
 
@@ -181,10 +184,11 @@ export function aggregate(runs) {
  * @param {{generatedAt?: Date}} [options]
  * @returns {{generated_at: string, scenario: string, order: string[], modes: Record<string, object>,
  *   ratios: Record<string, Record<string, number|null>>, client_bound: string[], notes: string[],
- *   reading: string[], link: object|null, provenance: object|null}}
+ *   reading: string[], link: object|null, provenance: object|null, k6_instances: Record<string, object[]>|null}}
  *   ratios[`${key}/${first}`][row label] = column median / first column median;
  *   reading: plain-language sentences comparing each column with the first; link: the link section's
- *   figures (null on loopback); provenance: what made the runs (bench/provenance.js)
+ *   figures (null on loopback); provenance: what made the runs (bench/provenance.js); k6_instances: with
+ *   K6_INSTANCES > 1, per column and run, the merged figures beside each k6 instance's (splitRuns)
  */
 export function buildReport(columns, { generatedAt = new Date() } = {}) {
   const modes = Object.fromEntries(columns.map(({ key, runs }) => [key, aggregate(runs)]));
@@ -209,6 +213,7 @@ export function buildReport(columns, { generatedAt = new Date() } = {}) {
     modes,
     ratios,
     client_bound: clientBound,
+    k6_instances: splitRuns(modes),
     notes: [...unfairness(modes), ...unevenWorkers(modes), ...notesOf(modes, clientBound)],
     reading: [], // filled below: the sentences read the report's own figures
   };
@@ -241,6 +246,23 @@ function linkOf(modes) {
     warnings: measured?.warnings ?? [],
     limit_hit: Object.fromEntries(Object.entries(modes).map(([k, m]) => [k, m.limits])),
   };
+}
+
+/**
+ * Runs split over k6 instances (K6_INSTANCES): per column, each run's merged figures and its instances'.
+ * @returns {Record<string, Array<{file: string, merged: {requests: number, rps: number, p99_ms: number, k6_cpu_pct: number|null,
+ *   server_requests: number|null}, instances: object[]}>>|null} null when no run was split
+ */
+function splitRuns(modes) {
+  const split = Object.entries(modes).map(([key, mode]) => [key, mode.runs.filter((r) => r.run?.k6_instances).map((r) => ({
+    file: r.file,
+    merged: {
+      requests: r.figures.requests, rps: r.figures.rps, p99_ms: r.figures.latency_ms.p99,
+      k6_cpu_pct: r.figures.k6_cpu_pct, server_requests: r.figures.server_requests,
+    },
+    instances: r.run.k6_instances,
+  }))]).filter(([, runs]) => runs.length);
+  return split.length ? Object.fromEntries(split) : null;
 }
 
 // What must match between columns for their ratio to mean anything.
@@ -283,7 +305,7 @@ function notesOf(modes, clientBound) {
     notes.push(`${key}: ${mode.host}, ${mode.repeats} run(s): ${mode.runs.map((r) => r.file).join(', ')}`);
     const run = mode.runs[0].run;
     if (run?.pinning) notes.push(`${key}: ${run.pinning}`);
-    const dashboards = mode.runs.map((r) => r.run?.dashboard).filter(Boolean);
+    const dashboards = mode.runs.flatMap((r) => r.run?.dashboard ?? []);
     if (dashboards.length) notes.push(`${key}: k6 web dashboard ${dashboards.join(', ')}`);
   }
   for (const [key, mode] of Object.entries(modes)) {
@@ -336,6 +358,7 @@ export function renderMarkdown(report) {
   const reading = report.reading.length ? `**Reading.** ${report.reading.join(' ')}\n\n` : '';
   const warnings = (report.link?.warnings ?? []).map((w) => `> **WARNING: the link is not what was asked for:** ${w}.\n\n`).join('');
   const link = report.link ? renderLink(report) : '';
+  const instances = report.k6_instances ? renderInstances(report) : '';
   const { differences = [], missing = [], recorded = null } = report.provenance ?? {};
   const setup = differences.length
     ? `> **NOT THE SAME SETUP:** the runs compared differ in ${differences.length} recorded field(s), so the ratios mix them with the protocol:\n`
@@ -343,7 +366,7 @@ export function renderMarkdown(report) {
     : '';
   const unrecorded = missing.length ? [`provenance: not recorded for ${missing.join(', ')} (a manual k6 run records none)`] : [];
   const notes = [...report.notes, ...(recorded ? [provenanceLine(recorded)] : []), ...unrecorded];
-  return `${warnings}${setup}${title}${link}${table}\n\n${reading}${notes.map((n) => `- ${n}`).join('\n')}\n`;
+  return `${warnings}${setup}${title}${link}${table}\n\n${reading}${instances}${notes.map((n) => `- ${n}`).join('\n')}\n`;
 }
 
 /** The provenance in one line; the JSON report has all of it. */
@@ -352,6 +375,24 @@ function provenanceLine(p) {
   const versions = Object.entries(p.versions).map(([k, v]) => `${k} ${v ?? '?'}`).join(', ');
   const server = p.server ? `; server: ${['WORKERS', 'GRPC_CODEC', 'GRPC_CHANNELZ', 'H2_MAX_CONCURRENT_STREAMS'].map((k) => `${k}=${p.server[k]}`).join(' ')}` : '';
   return `provenance: commit ${commit}; ${versions}; ${p.machine.kernel}, ${p.machine.cpu_count} × ${p.machine.cpu_model}${server} (all settings in the JSON report)`;
+}
+
+/** The k6 instances of split runs: each instance's figures, then the merged ones, which the table above shows. */
+function renderInstances(report) {
+  const rows = [['column', 'run', 'k6 instance (segment, cpu)', 'requests', 'RPS (req/s)', 'p99 (ms)', 'k6 CPU (% of its core)', 'server count']];
+  for (const [key, runs] of Object.entries(report.k6_instances)) {
+    for (const [r, run] of runs.entries()) {
+      for (const [i, one] of run.instances.entries()) {
+        rows.push([key, String(r + 1), `${i + 1}: ${one.segment}, cpu ${one.cpus ?? 'any'}`, number(one.requests, 0), number(one.rps, 0),
+          number(one.latency_ms.p99, 2), number(one.k6_cpu ? one.k6_cpu.utilization * 100 : null, 0), '']);
+      }
+      rows.push([key, String(r + 1), '**merged**', number(run.merged.requests, 0), number(run.merged.rps, 0), number(run.merged.p99_ms, 2),
+        number(run.merged.k6_cpu_pct, 0), number(run.merged.server_requests, 0)]);
+    }
+  }
+  return `**k6 instances.** Each run was split over k6 processes by execution segment; merged: counters summed, `
+    + `percentiles from all instances' samples (bench/k6-split.js). The merged requests include each instance's setup() request.\n\n`
+    + `${markdownTable(rows, { align: ['l', 'r', 'l', 'r', 'r', 'r', 'r', 'r'] })}\n\n`;
 }
 
 const rate = (bps) => (bps ? formatRate(bps) : 'not limited');

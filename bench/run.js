@@ -12,7 +12,8 @@ import { allowedCpus, durationMs, splitCores } from './settings.js';
 import { measureCapacity, requireCapacityTools } from './capacity.js';
 import { decompositionReport, DECOMPOSITION, measureDecomposition, renderDecomposition } from './decompose.js';
 import { requireCaptureTools, startCapture } from './wire.js';
-import { readSummary } from './summary.js';
+import { figuresOf, readSummary } from './summary.js';
+import { executionSegments, mergeSummaries, readSamples, sampleOutputArgs, trendNames } from './k6-split.js';
 import { scrapeServer, serverWindow } from './server-stats.js';
 import { requireLinkTools } from './link.js';
 import { formatRate } from './network.js';
@@ -72,7 +73,6 @@ async function measure({ mode, scenario, label }, settings, cores, scratch, plac
       if (warm.code !== 0) throw new BenchError(`k6 warm-up against ${host} failed (exit ${warm.code}):\n${k6Failure(warm.output, log)}`);
     }
     const summaryFile = path.join(settings.RESULTS_DIR, `k6-${label}.json`);
-    const dashboard = path.join(settings.RESULTS_DIR, `dashboard-${label}.html`);
     verbose(`${label}: measuring, ${settings.DURATION} at ${settings.RATE ? `${settings.RATE} req/s (open model)` : `${settings.VUS} VUs`}`);
     const capture = settings.VERIFY_BYTES ? await startCapture(cell.port, cell.capture) : null;
     let run;
@@ -83,15 +83,8 @@ async function measure({ mode, scenario, label }, settings, cores, scratch, plac
       // Read right before and right after the run, so the warm-up is left out of the server's figures.
       const before = admin ? await scrapeServer(admin) : null;
       const linkBefore = link && { counters: link.counters(), proxyCpu: link.proxyCpuSeconds() };
-      run = await runK6({ ...k6, quiet: !settings.VERBOSE,
-        args: [...common, ...model, '-e', `SUMMARY_FILE=${summaryFile}`, script],
-        env: {
-          K6_WEB_DASHBOARD: 'true',
-          K6_WEB_DASHBOARD_PORT: '-1', // no HTTP endpoint, only the exported HTML report (works offline)
-          K6_WEB_DASHBOARD_EXPORT: dashboard,
-          // The export is skipped when a run holds fewer than two periods: 1 s, or a quarter of a shorter run.
-          K6_WEB_DASHBOARD_PERIOD: `${Math.max(100, Math.min(1000, Math.floor(durationMs(settings.DURATION) / 4)))}ms`,
-        } });
+      run = await measuredRun({ settings, cores, scratch, label, summaryFile,
+        args: [...common, ...model, script], env: dashboardEnv(settings, label) });
       if (link) {
         const after = link.counters();
         const delta = (way) => ({ bytes: after[way].bytes - linkBefore.counters[way].bytes, packets: after[way].packets - linkBefore.counters[way].packets });
@@ -106,18 +99,19 @@ async function measure({ mode, scenario, label }, settings, cores, scratch, plac
     const capacity = settings.CAPACITY ? await measureCapacity({
       listener: MODES[mode].listener, scenario, host, connections: settings.VUS, durationS: durationMs(settings.DURATION) / 1000, cpus: cores.k6Cpus,
     }) : undefined;
-    const summary = JSON.parse(await readFile(summaryFile, 'utf8'));
+    const summary = run.summary ?? JSON.parse(await readFile(summaryFile, 'utf8'));
     const pinning = placement.target === 'local' || link
       ? `${cores.description}; ${settings.WORKERS} server worker(s); warm-up ${settings.WARMUP} left out`
       : `k6 pinned to cpu ${cores.k6Cpus ?? 'any'}; the server on another machine; warm-up ${settings.WARMUP} left out`;
     summary.bench.run = {
       provenance: provenanceOf({ settings, pinning, serverEnv: cell.env }),
       k6_cpu: run.cpu,
+      k6_instances: run.instances,
       pinning,
       workers: settings.WORKERS,
       server_cores: placement.target === 'local' || link ? cores.serverCoreCount : null,
       warmup: settings.WARMUP,
-      dashboard,
+      dashboard: run.instances ? run.instances.map((i) => i.dashboard) : path.join(settings.RESULTS_DIR, `dashboard-${label}.html`),
       capacity,
       wire,
       server: accounting,
@@ -128,6 +122,92 @@ async function measure({ mode, scenario, label }, settings, cores, scratch, plac
   } finally {
     await cell.stop();
   }
+}
+
+/** k6's web dashboard, exported as one HTML file per run (no HTTP endpoint: works offline). */
+function dashboardEnv(settings, label) {
+  return {
+    K6_WEB_DASHBOARD: 'true',
+    K6_WEB_DASHBOARD_PORT: '-1',
+    K6_WEB_DASHBOARD_EXPORT: path.join(settings.RESULTS_DIR, `dashboard-${label}.html`),
+    // The export is skipped when a run holds fewer than two periods: 1 s, or a quarter of a shorter run.
+    K6_WEB_DASHBOARD_PERIOD: `${Math.max(100, Math.min(1000, Math.floor(durationMs(settings.DURATION) / 4)))}ms`,
+  };
+}
+
+/**
+ * The measured k6 run: one k6 process, or K6_INSTANCES of them, each running one execution
+ * segment on its own core (where there are enough) and writing its samples, merged into one
+ * summary (bench/k6-split.js). Each instance's own summary is kept beside the merged one.
+ * @param {{settings: import('./settings.js').BenchSettings, cores: ReturnType<typeof splitCores>, scratch: string,
+ *   label: string, summaryFile: string, args: string[], env: Record<string, string>}} run
+ * @returns {Promise<{code: number|null, output: string, cpu: object|null, summary?: object, instances?: object[]}>}
+ *   cpu: the instances' together (seconds summed, over k6's cores); summary: the merged one (split runs only), also
+ *   written to summaryFile; instances: per instance, its segment, cpus, summary file and figures
+ * @throws {BenchError} when the instances' results cannot be merged
+ */
+async function measuredRun({ settings, cores, scratch, label, summaryFile, args, env }) {
+  const k6 = { k6: settings.K6_BIN, quiet: !settings.VERBOSE };
+  if (settings.K6_INSTANCES === 1) {
+    return runK6({ ...k6, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount, env, args: ['-e', `SUMMARY_FILE=${summaryFile}`, ...args] });
+  }
+  const segments = executionSegments(settings.K6_INSTANCES);
+  const parts = segments.map(({ segment, sequence }, i) => {
+    const name = `${label}-i${i + 1}`;
+    return {
+      segment, cpus: cores.k6InstanceCpus[i] ?? null,
+      summaryFile: path.join(settings.RESULTS_DIR, `k6-${name}.json`),
+      csv: path.join(scratch, `${name}.csv`),
+      dashboard: path.join(settings.RESULTS_DIR, `dashboard-${name}.html`),
+      args: ['--execution-segment', segment, '--execution-segment-sequence', sequence],
+    };
+  });
+  const runs = await Promise.all(parts.map((part) => runK6({
+    ...k6, cpus: part.cpus ?? undefined, coreCount: 1,
+    env: { ...env, K6_WEB_DASHBOARD_EXPORT: part.dashboard },
+    args: [...part.args, ...sampleOutputArgs(part.csv), '-e', `SUMMARY_FILE=${part.summaryFile}`, ...args],
+  })));
+  const output = runs.map((r, i) => `--- k6 instance ${i + 1} of ${runs.length} (${parts[i].segment})\n${r.output}`).join('\n');
+  const failed = runs.findIndex((r) => r.code !== 0);
+  if (failed >= 0) return { code: runs[failed].code, output, cpu: null };
+  /** @type {import('./k6-split.js').Instance[]} */
+  const instances = [];
+  for (const part of parts) {
+    instances.push({ file: part.summaryFile, summary: JSON.parse(await readFile(part.summaryFile, 'utf8')), samples: new Map() });
+  }
+  const names = trendNames(instances.map((i) => i.summary));
+  let summary;
+  try {
+    for (const [i, part] of parts.entries()) instances[i].samples = await readSamples(part.csv, names);
+    summary = mergeSummaries(instances);
+  } catch (err) {
+    throw new BenchError(`the ${parts.length} k6 instances' results cannot be merged: ${err.message}`);
+  } finally {
+    await Promise.all(parts.map((part) => rm(part.csv, { force: true })));
+  }
+  const cpus = runs.map((r) => r.cpu);
+  const cpu = cpus.every(Boolean) ? {
+    seconds: cpus.reduce((a, c) => a + c.seconds, 0),
+    wall_s: Math.max(...cpus.map((c) => c.wall_s)),
+    utilization: cpus.reduce((a, c) => a + c.seconds, 0) / (Math.max(...cpus.map((c) => c.wall_s)) * cores.k6CoreCount),
+  } : null;
+  const described = parts.map((part, i) => {
+    const figures = figuresOf(part.summaryFile, instances[i].summary);
+    return {
+      segment: part.segment, cpus: part.cpus, summary: part.summaryFile, dashboard: part.dashboard,
+      requests: figures.requests, rps: figures.rps, failed: figures.failed, latency_ms: figures.latency_ms,
+      // Its share of the run's one core, or of its own core.
+      k6_cpu: cpus[i] && { ...cpus[i], utilization: cpus[i].seconds / cpus[i].wall_s },
+    };
+  });
+  // Each instance's file says it is a part, so that no reader takes it for the whole run.
+  for (const [i, part] of parts.entries()) {
+    const own = instances[i].summary;
+    own.bench = { ...own.bench, instance: { index: i + 1, of: parts.length, segment: part.segment, merged_into: summaryFile } };
+    await writeFile(part.summaryFile, JSON.stringify(own, null, 2));
+  }
+  await writeFile(summaryFile, JSON.stringify(summary, null, 2));
+  return { code: 0, output, cpu, summary, instances: described };
 }
 
 /** What a summary records of the link it ran over (undefined on loopback). */
@@ -166,7 +246,7 @@ export async function preflight(settings) {
 export async function main(settings) {
   process.chdir(ROOT); // k6 and the report resolve results/ and the scripts from here
   await mkdir(settings.RESULTS_DIR, { recursive: true });
-  const cores = splitCores(allowedCpus());
+  const cores = splitCores(allowedCpus(), settings.K6_INSTANCES);
   const stamp = fileStamp();
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'bench-'));
   const placement = await placementOf(settings, cores);

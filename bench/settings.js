@@ -53,23 +53,35 @@ export function allowedCpus() {
 }
 
 /**
- * How cores are shared: with two or more, k6 runs on the last one and the
- * server on the others, each pinned with taskset; with one, nothing is pinned.
+ * How cores are shared: with two or more, k6 runs on the last one and the server on the others,
+ * each pinned with taskset; with one, nothing is pinned. A run split over k6 instances
+ * (K6_INSTANCES) gives each instance a core of its own from the last ones while the server keeps
+ * at least one; with fewer cores than that, the instances share the last core.
  * @param {number[]} cpus allowed CPU ids
- * @returns {{serverCpus?: string, k6Cpus?: string, serverCoreCount: number, k6CoreCount: number, description: string}}
+ * @param {number} [k6Instances] k6 processes per measured run (default 1)
+ * @returns {{serverCpus?: string, k6Cpus?: string, k6InstanceCpus: (string|undefined)[], serverCoreCount: number,
+ *   k6CoreCount: number, description: string}} k6Cpus: every core k6 gets; k6InstanceCpus: each instance's,
+ *   in order; k6CoreCount: how many cores k6 gets in all
  */
-export function splitCores(cpus) {
+export function splitCores(cpus, k6Instances = 1) {
   if (cpus.length < 2) {
-    return { serverCoreCount: 1, k6CoreCount: 1, description: 'one core: server and k6 share it, not pinned' };
+    return {
+      k6InstanceCpus: Array(k6Instances).fill(undefined), serverCoreCount: 1, k6CoreCount: 1,
+      description: 'one core: server and k6 share it, not pinned',
+    };
   }
-  const server = cpus.slice(0, -1);
-  const k6 = cpus.at(-1);
+  const own = cpus.length > k6Instances;
+  const k6 = own ? cpus.slice(-k6Instances) : cpus.slice(-1);
+  const server = cpus.slice(0, cpus.length - k6.length);
+  const instances = k6Instances === 1 ? ''
+    : own ? `, one k6 instance per cpu` : `; the ${k6Instances} k6 instances share cpu ${k6[0]}, too few cores for one each`;
   return {
     serverCpus: server.join(','),
-    k6Cpus: String(k6),
+    k6Cpus: k6.join(','),
+    k6InstanceCpus: own ? k6.map(String) : Array(k6Instances).fill(String(k6[0])),
     serverCoreCount: server.length,
-    k6CoreCount: 1,
-    description: `server pinned to cpu ${server.join(',')}, k6 pinned to cpu ${k6} (taskset)`,
+    k6CoreCount: k6.length,
+    description: `server pinned to cpu ${server.join(',')}, k6 pinned to cpu ${k6.join(',')} (taskset)${instances}`,
   };
 }
 
@@ -98,6 +110,7 @@ const code = (names) => names.map((n) => `\`${n}\``).join(', ');
  * @property {string} DURATION k6 duration
  * @property {string} WARMUP k6 duration
  * @property {number} WORKERS
+ * @property {number} K6_INSTANCES
  * @property {string[]} MODES
  * @property {string[]} SCENARIO
  * @property {'reuse'|'per-request'} CONNECTIONS
@@ -148,6 +161,14 @@ export function benchSettingSpecs(cores = splitCores(allowedCpus())) {
       desc: 'k6 run before each measured one, left out of the figures (k6 duration); `0s` skips it',
     }),
     WORKERS: withDefaultText(positiveInt({ default: cores.serverCoreCount, desc: 'server cluster workers' }), SERVER_CORES_TEXT),
+    K6_INSTANCES: positiveInt({
+      default: 1,
+      desc: 'k6 processes per measured run, each running one execution segment (`--execution-segment`) of it, as k6-operator\'s '
+        + '`parallelism` does; each gets a core of its own where there are enough. Their results are merged: counters summed, '
+        + 'percentiles from all instances\' raw samples (k6\'s CSV output), never averaged; the report shows each instance too. '
+        + 'At most VUS',
+      example: '2',
+    }),
     MODES: listOf(MODE_NAMES)({
       default: [...MODE_NAMES],
       desc: `modes measured, comma-separated from ${code(MODE_NAMES)} (bench/modes.js), in column order; the first is the ratios' baseline`,
@@ -260,5 +281,10 @@ export function readBenchSettings(env = process.env) {
   if (settings.DECOMPOSE && (link || settings.TARGET === 'remote')) {
     throw new BenchError('DECOMPOSE=1 loads every listener of a local server on loopback: run it without NETWORK/BANDWIDTH/RTT and TARGET=remote');
   }
-  return { ...settings, link };
+  if (settings.K6_INSTANCES > settings.VUS) {
+    throw new BenchError(`K6_INSTANCES=${settings.K6_INSTANCES} is more than VUS=${settings.VUS}: each k6 instance needs at least one VU`);
+  }
+  // WORKERS's default is one per server core, and with K6_INSTANCES the server may keep fewer.
+  const workers = env.WORKERS ? settings.WORKERS : splitCores(allowedCpus(), settings.K6_INSTANCES).serverCoreCount;
+  return { ...settings, WORKERS: workers, link };
 }

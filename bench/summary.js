@@ -104,7 +104,7 @@ export async function readSummary(file) {
  * @param {string} file path, for error messages
  * @param {object} data the parsed summary
  * @returns {ModeFigures}
- * @throws {SummaryError}
+ * @throws {SummaryError} also for one instance's summary of a run split over k6 instances (use the merged one)
  */
 export function figuresOf(file, data) {
   if (!data || typeof data.metrics !== 'object' || typeof data.state?.testRunDurationMs !== 'number') {
@@ -113,6 +113,11 @@ export function figuresOf(file, data) {
   const mode = data.bench?.mode ?? data.setup_data?.mode;
   if (!MODES[mode]) {
     throw new SummaryError(file, 'does not say its mode (bench.mode): write it with the scripts in http-tests/ or grpc-tests/');
+  }
+  const part = data.bench?.instance;
+  if (part) {
+    throw new SummaryError(file, `is k6 instance ${part.index} of ${part.of} of one run split by K6_INSTANCES, not the whole run: `
+      + `compare its merged summary, ${part.merged_into}`);
   }
   const names = MODES[mode].metrics;
   const stat = (metric, name) => {

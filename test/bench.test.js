@@ -1,25 +1,12 @@
 // The main job end to end (bash bench.sh, short run), and the compare command on its summaries.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { before, test } from 'node:test';
-import { promisify } from 'node:util';
 import { k6Bin } from './helpers/k6.js';
+import { sh } from './helpers/run.js';
 import { ROOT } from './helpers/server.js';
-
-const run = promisify(execFile);
-
-/** Runs a command in the repository; resolves with {code, stdout, stderr}, never rejects on exit code. */
-async function sh(command, args, env = {}) {
-  try {
-    const { stdout, stderr } = await run(command, args, { cwd: ROOT, env: { ...process.env, ...env }, timeout: 120000 });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-  }
-}
 
 let dir;
 let bench;

@@ -13,10 +13,20 @@ test('k6 durations in ms, and what is not one', () => {
 
 test('cores: the last for k6, the rest for the server; one core is shared, not pinned', () => {
   assert.deepEqual(splitCores([0, 1, 2, 3]), {
-    serverCpus: '0,1,2', k6Cpus: '3', serverCoreCount: 3, k6CoreCount: 1,
+    serverCpus: '0,1,2', k6Cpus: '3', k6InstanceCpus: ['3'], serverCoreCount: 3, k6CoreCount: 1,
     description: 'server pinned to cpu 0,1,2, k6 pinned to cpu 3 (taskset)',
   });
   assert.equal(splitCores([0]).serverCpus, undefined);
+});
+
+test('cores for split k6 runs: one each while the server keeps one, else shared', () => {
+  const four = splitCores([0, 1, 2, 3], 2);
+  assert.deepEqual([four.serverCpus, four.k6Cpus, four.k6InstanceCpus, four.k6CoreCount], ['0,1', '2,3', ['2', '3'], 2]);
+  const two = splitCores([0, 1], 2);
+  assert.deepEqual([two.serverCpus, two.k6InstanceCpus, two.k6CoreCount], ['0', ['1', '1'], 1]);
+  assert.match(two.description, /the 2 k6 instances share cpu 1/);
+  assert.throws(() => readBenchSettings({ K6_INSTANCES: '4', VUS: '2' }), /K6_INSTANCES=4 is more than VUS=2/);
+  assert.equal(readBenchSettings({ K6_INSTANCES: '2', WORKERS: '3' }).WORKERS, 3);
 });
 
 test('bench settings: link settings parsed, conflicts refused with one line naming them', () => {
