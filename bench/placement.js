@@ -23,6 +23,9 @@ const LINK_ADMIN_PORT = 9100;
  * @property {{iface: string, host: string}} capture where VERIFY_BYTES captures
  * @property {Record<string, string>|null} env what the job set in the server's environment (null: a server it did not start)
  * @property {() => Promise<unknown>} stop stops the server the cell started (nothing for a remote one)
+ * @property {Array<{host: string, admin: string}>} [replicas] SERVERS > 1: each replica's listener and admin endpoint
+ *   (bench/replicas.js); `admin` is then null
+ * @property {import('./replicas.js').Balancer} [balancer] the balancer in front of them
  */
 
 /**

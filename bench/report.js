@@ -97,6 +97,13 @@ export const ROWS = Object.freeze([
     what: 'smallest share of the window\'s requests one worker served: how evenly the cluster spread the load' },
   { label: 'requests per worker, largest share (%)', field: 'server_worker_share_max_pct', digits: 1, how: 'median',
     what: 'largest such share' },
+  // SERVERS > 1: the replicas behind HAProxy (bench/replicas.js).
+  { label: 'requests per replica, smallest share (%)', field: 'server_replica_share_min_pct', digits: 1, how: 'median',
+    what: 'with `SERVERS` > 1, through HAProxy: the smallest share of the window\'s requests one replica served, by the replicas\' own counts' },
+  { label: 'requests per replica, largest share (%)', field: 'server_replica_share_max_pct', digits: 1, how: 'median',
+    what: 'the largest such share' },
+  { label: 'balancer CPU per request (µs)', field: 'balancer_cpu_us_per_request', digits: 1, how: 'median',
+    what: 'HAProxy\'s CPU time (user + system, from /proc) over the k6 run ÷ the requests the replicas served' },
   { label: 'server capacity, wrk/h2load (req/s)', field: 'capacity_rps', digits: 0, how: 'median',
     what: 'with `CAPACITY=1`: the rate wrk or h2load reached against the same server at the same concurrency' },
   { label: 'TCP payload sent, tshark (bytes)', field: 'wire_sent_bytes', digits: 0, how: 'median',
@@ -181,16 +188,20 @@ export function aggregate(runs) {
  * The JSON report: each mode's combined figures and every column's ratio to the first.
  * @param {Array<{key: string, runs: import('./summary.js').ModeFigures[]}>} columns in table order;
  *   the first is the baseline of the ratios (the main job passes HTTP first)
- * @param {{generatedAt?: Date}} [options]
+ * @param {{generatedAt?: Date, via?: {title: string, replicas: number, workers: number, balancer: string, note: string}|null}} [options]
+ *   via: how the columns reached the servers when not directly (SERVERS > 1: through HAProxy to replicas)
  * @returns {{generated_at: string, scenario: string, order: string[], modes: Record<string, object>,
  *   ratios: Record<string, Record<string, number|null>>, client_bound: string[], notes: string[],
- *   reading: string[], link: object|null, provenance: object|null, k6_instances: Record<string, object[]>|null}}
+ *   reading: string[], link: object|null, provenance: object|null, k6_instances: Record<string, object[]>|null,
+ *   name: string, via: object|null, replicas: Record<string, object[]>|null}}
  *   ratios[`${key}/${first}`][row label] = column median / first column median;
  *   reading: plain-language sentences comparing each column with the first; link: the link section's
  *   figures (null on loopback); provenance: what made the runs (bench/provenance.js); k6_instances: with
- *   K6_INSTANCES > 1, per column and run, the merged figures beside each k6 instance's (splitRuns)
+ *   K6_INSTANCES > 1, per column and run, the merged figures beside each k6 instance's (splitRuns); name: the
+ *   report's name among a job's (its scenario, `-via-haproxy` through the balancer); via: as given; replicas: per
+ *   column, each replica's share of each run and HAProxy's own count (replicasOf)
  */
-export function buildReport(columns, { generatedAt = new Date() } = {}) {
+export function buildReport(columns, { generatedAt = new Date(), via = null } = {}) {
   const modes = Object.fromEntries(columns.map(({ key, runs }) => [key, aggregate(runs)]));
   const [base, ...others] = columns.map((c) => c.key);
   /** @type {Record<string, Record<string, number|null>>} */
@@ -207,6 +218,10 @@ export function buildReport(columns, { generatedAt = new Date() } = {}) {
   const report = {
     generated_at: generatedAt.toISOString(),
     scenario: modes[base].scenario,
+    // Names the report among those of one job: a scenario has two with SERVERS > 1 (direct, and through the balancer).
+    name: via ? `${modes[base].scenario}-via-${via.balancer.toLowerCase()}` : modes[base].scenario,
+    via,
+    replicas: via ? replicasOf(modes) : null,
     link: linkOf(modes),
     provenance: provenanceOfReport(columns),
     order: columns.map((c) => c.key),
@@ -214,7 +229,7 @@ export function buildReport(columns, { generatedAt = new Date() } = {}) {
     ratios,
     client_bound: clientBound,
     k6_instances: splitRuns(modes),
-    notes: [...unfairness(modes), ...unevenWorkers(modes), ...notesOf(modes, clientBound)],
+    notes: [...unfairness(modes), ...unevenWorkers(modes), ...(via ? [via.note] : []), ...notesOf(modes, clientBound)],
     reading: [], // filled below: the sentences read the report's own figures
   };
   report.reading = others.flatMap((key) => readingOf(report, base, key));
@@ -246,6 +261,27 @@ function linkOf(modes) {
     warnings: measured?.warnings ?? [],
     limit_hit: Object.fromEntries(Object.entries(modes).map(([k, m]) => [k, m.limits])),
   };
+}
+
+/**
+ * Each replica's share of each run, by the replicas' own accounting and by HAProxy's count.
+ * @returns {Record<string, Array<{file: string, replicas: Array<{host: string, requests: number|null, share_pct: number|null,
+ *   balancer_requests: number|null}>, balancer_cpu_s: number|null}>>}
+ */
+function replicasOf(modes) {
+  return Object.fromEntries(Object.entries(modes).map(([key, mode]) => [key, mode.runs.map((r) => {
+    const replicas = r.run?.replicas ?? [];
+    const total = replicas.reduce((a, x) => a + (x.requests ?? 0), 0);
+    const counted = Object.values(r.run?.balancer?.requests ?? {});
+    return {
+      file: r.file,
+      replicas: replicas.map((x, i) => ({
+        host: x.host, requests: x.requests ?? null, share_pct: total > 0 && x.requests !== null ? (x.requests / total) * 100 : null,
+        balancer_requests: counted[i] ?? null,
+      })),
+      balancer_cpu_s: r.run?.balancer?.cpu_s ?? null,
+    };
+  })]));
 }
 
 /**
@@ -289,7 +325,8 @@ const UNEVEN_FACTOR = 1.5;
 function unevenWorkers(modes) {
   const warnings = [];
   for (const [key, mode] of Object.entries(modes)) {
-    const workers = mode.runs[0]?.run?.workers;
+    const run = mode.runs[0]?.run;
+    const workers = run?.workers * (run?.replicas?.length || 1);
     const largest = mode.server_worker_share_max_pct;
     if (!(workers >= 2) || typeof largest !== 'number' || largest <= UNEVEN_FACTOR * (100 / workers)) continue;
     warnings.push(`UNEVEN: ${key}: one worker served ${largest.toFixed(0)}% of the requests, more than ${UNEVEN_FACTOR}× the fair share `
@@ -354,11 +391,12 @@ export function renderMarkdown(report) {
   const table = markdownTable([header, ...rows], { align: ['l', ...header.slice(1).map(() => 'r')] });
   const m = report.modes[keys[0]];
   const load = m.model === 'open' ? `open model, ${m.rate} req/s` : `closed model, ${m.vus} VUs`;
-  const title = `### Scenario \`${m.scenario}\` · ${load} · connections: ${m.connections} · ${m.repeats} run(s) per mode\n\n`;
+  const via = report.via ? ` · ${report.via.title}` : '';
+  const title = `### Scenario \`${m.scenario}\`${via} · ${load} · connections: ${m.connections} · ${m.repeats} run(s) per mode\n\n`;
   const reading = report.reading.length ? `**Reading.** ${report.reading.join(' ')}\n\n` : '';
   const warnings = (report.link?.warnings ?? []).map((w) => `> **WARNING: the link is not what was asked for:** ${w}.\n\n`).join('');
   const link = report.link ? renderLink(report) : '';
-  const instances = report.k6_instances ? renderInstances(report) : '';
+  const instances = `${report.replicas ? renderReplicas(report) : ''}${report.k6_instances ? renderInstances(report) : ''}`;
   const { differences = [], missing = [], recorded = null } = report.provenance ?? {};
   const setup = differences.length
     ? `> **NOT THE SAME SETUP:** the runs compared differ in ${differences.length} recorded field(s), so the ratios mix them with the protocol:\n`
@@ -375,6 +413,20 @@ function provenanceLine(p) {
   const versions = Object.entries(p.versions).map(([k, v]) => `${k} ${v ?? '?'}`).join(', ');
   const server = p.server ? `; server: ${['WORKERS', 'GRPC_CODEC', 'GRPC_CHANNELZ', 'H2_MAX_CONCURRENT_STREAMS'].map((k) => `${k}=${p.server[k]}`).join(' ')}` : '';
   return `provenance: commit ${commit}; ${versions}; ${p.machine.kernel}, ${p.machine.cpu_count} × ${p.machine.cpu_model}${server} (all settings in the JSON report)`;
+}
+
+/** The replicas behind the balancer: each one's share of each run, by its own count and by HAProxy's. */
+function renderReplicas(report) {
+  const rows = [['column', 'run', 'replica', 'requests, its own count', 'share (%)', 'requests, HAProxy\'s count']];
+  for (const [key, runs] of Object.entries(report.replicas)) {
+    for (const [r, run] of runs.entries()) {
+      for (const [i, one] of run.replicas.entries()) {
+        rows.push([key, String(r + 1), `${i + 1}: ${one.host}`, number(one.requests, 0), number(one.share_pct, 1), number(one.balancer_requests, 0)]);
+      }
+    }
+  }
+  return `**Replicas.** ${report.via.title}, each request balanced on its own (round robin, HAProxy in HTTP mode; gRPC calls are `
+    + `HTTP/2 streams). Both counts include the k6 setup() request.\n\n${markdownTable(rows, { align: ['l', 'r', 'l', 'r', 'r', 'r'] })}\n\n`;
 }
 
 /** The k6 instances of split runs: each instance's figures, then the merged ones, which the table above shows. */
@@ -432,7 +484,7 @@ function renderLink(report) {
  * Writes `compare-<time>.md` and `.json` into a folder, with one table and one
  * chart (`compare-<time>-<scenario>.svg`) per scenario. The JSON holds the first
  * scenario's report at its top level (`modes.http`, `modes.grpc`, ...) and
- * every scenario's in `scenarios[name]`.
+ * every report's in `scenarios[name]` (its `name`: the scenario, with `-via-haproxy` for the run through the balancer).
  * With decompositions (DECOMPOSE=1), their tables follow and the JSON holds them in `decomposition[scenario]`.
  * @param {Array<ReturnType<typeof buildReport>>} reports one per scenario, at least one
  * @param {string} dir folder, created if missing
@@ -445,7 +497,7 @@ export async function writeReports(reports, dir, { decompositions = [] } = {}) {
   const paths = { markdown: `${base}.md`, json: `${base}.json`, charts: [] };
   const sections = [];
   for (const report of reports) {
-    const chart = `${base}-${report.scenario}.svg`;
+    const chart = `${base}-${report.name ?? report.scenario}.svg`;
     await writeFile(chart, await chartSvg(report));
     paths.charts.push(chart);
     sections.push(`${renderMarkdown(report)}\n![RPS, p99 latency and bytes per request](${path.basename(chart)})\n`);
@@ -453,7 +505,7 @@ export async function writeReports(reports, dir, { decompositions = [] } = {}) {
   for (const decomposition of decompositions) sections.push(renderDecomposition(decomposition));
   const tables = sections.join('\n');
   await writeFile(paths.markdown, `# JSON over HTTP vs protobuf over gRPC\n\n${tables}`);
-  const scenarios = Object.fromEntries(reports.map((r) => [r.scenario, r]));
+  const scenarios = Object.fromEntries(reports.map((r) => [r.name ?? r.scenario, r]));
   const decomposition = decompositions.length ? Object.fromEntries(decompositions.map((d) => [d.scenario, d])) : undefined;
   await writeFile(paths.json, `${JSON.stringify({ ...reports[0], scenarios, decomposition }, null, 2)}\n`);
   return paths;

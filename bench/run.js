@@ -14,10 +14,11 @@ import { decompositionReport, DECOMPOSITION, measureDecomposition, renderDecompo
 import { requireCaptureTools, startCapture } from './wire.js';
 import { figuresOf, readSummary } from './summary.js';
 import { executionSegments, mergeSummaries, readSamples, sampleOutputArgs, trendNames } from './k6-split.js';
-import { scrapeServer, serverWindow } from './server-stats.js';
+import { combineWindows, scrapeServer, serverWindow } from './server-stats.js';
 import { requireLinkTools } from './link.js';
 import { formatRate } from './network.js';
 import { placementOf } from './placement.js';
+import { replicasPlacement, requireBalancer } from './replicas.js';
 import { MODES } from './modes.js';
 import { provenanceOf } from './provenance.js';
 import { fileStamp, k6Reason } from './format.js';
@@ -49,7 +50,9 @@ const isZero = (duration) => /^(0+(\.0+)?(ms|s|m|h))+$/.test(duration);
  */
 async function measure({ mode, scenario, label }, settings, cores, scratch, placement, linkCheck) {
   const cell = await placement.start(mode, { workers: settings.WORKERS, cpus: cores.serverCpus });
-  const { host, admin } = cell;
+  const { host } = cell;
+  // Replicas behind a balancer have an admin endpoint each; their windows are combined.
+  const admins = cell.replicas ? cell.replicas.map((r) => r.admin) : cell.admin ? [cell.admin] : [];
   const script = MODES[mode].scripts[placement.target];
   const hostVar = MODES[mode].hostVars[placement.target];
   const k6 = { k6: settings.K6_BIN, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount };
@@ -79,9 +82,12 @@ async function measure({ mode, scenario, label }, settings, cores, scratch, plac
     let accounting;
     let wire;
     let linkRun;
+    let windows = [];
+    let balancerRun;
     try {
       // Read right before and right after the run, so the warm-up is left out of the server's figures.
-      const before = admin ? await scrapeServer(admin) : null;
+      const before = await Promise.all(admins.map((a) => scrapeServer(a)));
+      const balancerBefore = cell.balancer && { cpu_s: cell.balancer.cpuSeconds(), requests: await cell.balancer.requests() };
       const linkBefore = link && { counters: link.counters(), proxyCpu: link.proxyCpuSeconds() };
       run = await measuredRun({ settings, cores, scratch, label, summaryFile,
         args: [...common, ...model, script], env: dashboardEnv(settings, label) });
@@ -90,7 +96,10 @@ async function measure({ mode, scenario, label }, settings, cores, scratch, plac
         const delta = (way) => ({ bytes: after[way].bytes - linkBefore.counters[way].bytes, packets: after[way].packets - linkBefore.counters[way].packets });
         linkRun = { up: delta('up'), down: delta('down'), proxy_cpu_s: link.proxyCpuSeconds() - linkBefore.proxyCpu };
       }
-      accounting = admin ? serverWindow(before, await scrapeServer(admin)) : undefined;
+      const after = await Promise.all(admins.map((a) => scrapeServer(a)));
+      windows = before.map((b, i) => serverWindow(b, after[i]));
+      accounting = windows.length ? combineWindows(windows) : undefined;
+      if (cell.balancer) balancerRun = balancerRecord(cell.balancer, balancerBefore, await cell.balancer.requests());
     } finally {
       wire = await capture?.stop();
     }
@@ -100,8 +109,11 @@ async function measure({ mode, scenario, label }, settings, cores, scratch, plac
       listener: MODES[mode].listener, scenario, host, connections: settings.VUS, durationS: durationMs(settings.DURATION) / 1000, cpus: cores.k6Cpus,
     }) : undefined;
     const summary = run.summary ?? JSON.parse(await readFile(summaryFile, 'utf8'));
+    const servers = cell.replicas
+      ? `${cell.replicas.length} server replicas × ${settings.WORKERS} worker(s) and HAProxy, all on cpu ${cores.serverCpus ?? 'any'}`
+      : `${settings.WORKERS} server worker(s)`;
     const pinning = placement.target === 'local' || link
-      ? `${cores.description}; ${settings.WORKERS} server worker(s); warm-up ${settings.WARMUP} left out`
+      ? `${cores.description}; ${servers}; warm-up ${settings.WARMUP} left out`
       : `k6 pinned to cpu ${cores.k6Cpus ?? 'any'}; the server on another machine; warm-up ${settings.WARMUP} left out`;
     summary.bench.run = {
       provenance: provenanceOf({ settings, pinning, serverEnv: cell.env }),
@@ -116,6 +128,8 @@ async function measure({ mode, scenario, label }, settings, cores, scratch, plac
       wire,
       server: accounting,
       link: linkRecord(settings, placement, linkCheck, linkRun),
+      replicas: cell.replicas?.map((r, i) => ({ ...r, requests: windows[i]?.workers.reduce((a, w) => a + w.requests, 0) ?? null })),
+      balancer: balancerRun,
     };
     await writeFile(summaryFile, JSON.stringify(summary, null, 2));
     return summaryFile;
@@ -210,6 +224,14 @@ async function measuredRun({ settings, cores, scratch, label, summaryFile, args,
   return { code: 0, output, cpu, summary, instances: described };
 }
 
+/** What a summary records of the balancer over the run: its CPU and its own count of requests per replica. */
+function balancerRecord(balancer, before, requests) {
+  return {
+    name: 'HAProxy', version: balancer.version, cpu_s: balancer.cpuSeconds() - before.cpu_s,
+    requests: Object.fromEntries(Object.entries(requests).map(([name, n]) => [name, n - (before.requests[name] ?? 0)])),
+  };
+}
+
 /** What a summary records of the link it ran over (undefined on loopback). */
 function linkRecord(settings, placement, check, counters) {
   if (!placement.link && placement.target === 'local') return undefined;
@@ -235,6 +257,7 @@ export async function preflight(settings) {
   if (settings.DECOMPOSE) await requireCapacityTools(DECOMPOSITION);
   if (settings.VERIFY_BYTES) await requireCaptureTools();
   if (settings.link) requireLinkTools(); // root and ip netns, before anything starts
+  if (settings.SERVERS > 1) await requireBalancer();
 }
 
 /**
@@ -250,23 +273,31 @@ export async function main(settings) {
   const stamp = fileStamp();
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'bench-'));
   const placement = await placementOf(settings, cores);
+  // With SERVERS > 1 each mode is measured twice: one server as usual, for contrast, and the replicas behind HAProxy.
+  const placements = [{ placement, where: placement.link ? `link-${placement.link.spec.name}` : placement.target, via: null }];
+  if (settings.SERVERS > 1) {
+    placements.push({ placement: replicasPlacement(settings), where: `haproxy-${settings.SERVERS}x${settings.WORKERS}`, via: viaOf(settings, cores) });
+  }
   try {
     const linkCheck = await placement.check();
     if (linkCheck) console.error(`link check: ${describeCheck(linkCheck)}`);
-    const progress = progressOf(settings.SCENARIO.length * settings.REPEATS * settings.MODES.length);
+    const progress = progressOf(settings.SCENARIO.length * settings.REPEATS * settings.MODES.length * placements.length);
     const reports = [];
     for (const scenario of settings.SCENARIO) {
-      const runs = Object.fromEntries(settings.MODES.map((mode) => [mode, []]));
-      // Modes interleaved (A B A B ...), so a drift of the machine over time touches both alike.
+      const runs = placements.map(() => Object.fromEntries(settings.MODES.map((mode) => [mode, []])));
+      // Modes (and placements) interleaved (A B A B ...), so a drift of the machine over time touches all alike.
       for (let repeat = 1; repeat <= settings.REPEATS; repeat++) {
-        for (const mode of settings.MODES) {
-          const where = placement.link ? `link-${placement.link.spec.name}` : placement.target;
-          const label = `${mode}-${where}-${scenario}-${stamp}-r${repeat}`;
-          progress.next(`${scenario} · ${mode} · run ${repeat} of ${settings.REPEATS}`);
-          runs[mode].push(await readSummary(await measure({ mode, scenario, label }, settings, cores, scratch, placement, linkCheck)));
+        for (const [p, { placement: where, where: name, via }] of placements.entries()) {
+          for (const mode of settings.MODES) {
+            const label = `${mode}-${name}-${scenario}-${stamp}-r${repeat}`;
+            progress.next(`${scenario} · ${mode}${via ? ` · ${via.title}` : ''} · run ${repeat} of ${settings.REPEATS}`);
+            runs[p][mode].push(await readSummary(await measure({ mode, scenario, label }, settings, cores, scratch, where, linkCheck)));
+          }
         }
       }
-      reports.push(buildReport(Object.entries(runs).map(([key, figures]) => ({ key, runs: figures }))));
+      for (const [p, { via }] of placements.entries()) {
+        reports.push(buildReport(Object.entries(runs[p]).map(([key, figures]) => ({ key, runs: figures })), { via }));
+      }
     }
     const decompositions = [];
     if (settings.DECOMPOSE) {
@@ -285,6 +316,26 @@ export async function main(settings) {
     await placement.close();
     await rm(scratch, { recursive: true, force: true });
   }
+}
+
+/**
+ * How the replicas ran, for the report's title and notes.
+ * @returns {{title: string, replicas: number, workers: number, balancer: string, shared_cores: boolean, note: string}}
+ */
+function viaOf(settings, cores) {
+  const processes = settings.SERVERS * settings.WORKERS + 1;
+  const shared = cores.serverCoreCount < processes;
+  return {
+    title: `through HAProxy to ${settings.SERVERS} replicas × ${settings.WORKERS} worker(s)`,
+    replicas: settings.SERVERS,
+    workers: settings.WORKERS,
+    balancer: 'HAProxy',
+    shared_cores: shared,
+    note: shared
+      ? `the ${settings.SERVERS} replicas (${settings.SERVERS * settings.WORKERS} workers) and HAProxy share ${cores.serverCoreCount} core(s) `
+        + 'here, so their RPS is not what replicas on hosts of their own would serve: read the shares and the balancer\'s CPU per request, not the throughput'
+      : `the ${settings.SERVERS} replicas and HAProxy run on ${cores.serverCoreCount} cores, at least one per process`,
+  };
 }
 
 const clock = (ms) => { const s = Math.round(ms / 1000); return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`; };

@@ -247,3 +247,25 @@ export function serverFigures(window) {
     server_worker_share_max_pct: requests > 0 ? Math.max(...shares) : null,
   };
 }
+
+/**
+ * One window of several servers (replicas behind a balancer) measured over the same run: workers
+ * of all of them, each tagged with its replica (1-based), and their primaries' CPU summed.
+ * @param {ServerWindow[]} windows one per replica, in order
+ * @returns {ServerWindow & {replicas?: Array<{requests: number}>}} the one window itself when there is one
+ */
+export function combineWindows(windows) {
+  if (windows.length === 1) return windows[0];
+  const primaries = windows.map((w) => w.primary);
+  return {
+    window_ms: Math.max(...windows.map((w) => w.window_ms)),
+    primary: primaries.every(Boolean) ? {
+      pid: primaries[0].pid,
+      cpu_user_s: round(primaries.reduce((a, p) => a + p.cpu_user_s, 0)),
+      cpu_system_s: round(primaries.reduce((a, p) => a + p.cpu_system_s, 0)),
+    } : null,
+    workers: windows.flatMap((w, i) => w.workers.map((worker) => ({ ...worker, replica: i + 1 }))),
+    workers_gone: windows.flatMap((w) => w.workers_gone),
+    replicas: windows.map((w) => ({ requests: w.workers.reduce((a, worker) => a + worker.requests, 0) })),
+  };
+}

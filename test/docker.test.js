@@ -250,7 +250,7 @@ describe('compose.yaml', () => {
       const pin = /^\s*\[k6\]=v([0-9.]+)$/m.exec(read('scripts/ensure-tool.sh'));
       assert.ok(pin, 'no [k6]=v<version> pin in scripts/ensure-tool.sh');
       assert.equal(tag, pin[1]);
-      assert.deepEqual(new Set(k6.profiles), new Set(MODES));
+      assert.deepEqual(new Set(k6.profiles), new Set([...MODES, 'scale']));
     });
 
     test('aims LOCAL_*_HOST at the server services by name, on the ports they listen on', () => {
@@ -278,6 +278,48 @@ describe('compose.yaml', () => {
       const mounted = (file) => Object.keys(mounts).some((m) => file === m || file.startsWith(`${m}/`));
       for (const file of [...files, 'proto/user.proto']) assert.ok(mounted(file), `${file} is not mounted for k6`);
     });
+  });
+});
+
+describe('compose.yaml profile scale: replicas behind the bench\'s HAProxy config', () => {
+  const { server, haproxy } = services;
+  const haproxyEnv = Object.fromEntries(Object.entries(haproxy?.environment ?? {}).map(([k, v]) => [k, defaultOf(v)]));
+
+  test('the replicas run both modes on the server\'s default ports, and publish none', () => {
+    assert.deepEqual(server.profiles, ['scale']);
+    assert.equal(server.image, services['server-http'].image);
+    const settings = readSettings({ ...imageEnv, ...Object.fromEntries(Object.entries(server.environment).map(([k, v]) => [k, defaultOf(v)])) });
+    assert.equal(settings.MODE, 'both');
+    assert.equal(server.ports, undefined, 'a published port would stop --scale server=2');
+    assert.deepEqual(server.expose.map(Number).sort(), [settings.HTTP_PORT, settings.GRPC_PORT].sort());
+  });
+
+  test('HAProxy runs the one haproxy.cfg the bench runs (bench/replicas.js), slots filled by DNS of the server service', async () => {
+    const { HAPROXY_CONFIG } = await import('../bench/replicas.js');
+    const [source, target, mode] = haproxy.volumes[0].split(':');
+    assert.equal(path.resolve(ROOT, source), HAPROXY_CONFIG);
+    assert.equal(target, '/usr/local/etc/haproxy/haproxy.cfg'); // where the official image reads it
+    assert.equal(mode, 'ro');
+    assert.equal(haproxyEnv.REPLICA_DNS, 'server');
+    assert.match(haproxyEnv.SERVERS, /^[1-9]\d*$/);
+    // The ports it publishes are the ones the file listens on and forwards to by default: the server's.
+    const cfg = read('deploy/haproxy/haproxy.cfg');
+    for (const name of ['LB_HTTP_PORT', 'LB_GRPC_PORT', 'SERVER_HTTP_PORT', 'SERVER_GRPC_PORT']) {
+      const preset = new RegExp(`presetenv ${name} (\\d+)`).exec(cfg)?.[1];
+      assert.equal(Number(preset), DEFAULTS[name.endsWith('HTTP_PORT') ? 'HTTP_PORT' : 'GRPC_PORT'], name);
+    }
+    assert.deepEqual(haproxy.ports.map(String), [`${DEFAULTS.HTTP_PORT}:${DEFAULTS.HTTP_PORT}`, `${DEFAULTS.GRPC_PORT}:${DEFAULTS.GRPC_PORT}`]);
+  });
+
+  test('haproxy -c accepts the file in both forms, and rejects a broken one', (t) => {
+    const check = (file, env) => spawnSync('haproxy', ['-c', '-q', '-f', file], { env: { ...process.env, ...env }, encoding: 'utf8' });
+    if (check('/dev/null', {}).error) return t.skip('haproxy is not installed (Debian: apt-get install haproxy; .ci/run installs it)');
+    const file = path.join(ROOT, 'deploy/haproxy/haproxy.cfg');
+    assert.equal(check(file, {}).status, 0, check(file, {}).stderr);
+    assert.equal(check(file, haproxyEnv).status, 0, check(file, haproxyEnv).stderr);
+    const broken = path.join(tmp, 'broken.cfg');
+    fs.writeFileSync(broken, read('deploy/haproxy/haproxy.cfg').replace('balance roundrobin', 'balance round-robin'));
+    assert.notEqual(check(broken, {}).status, 0);
   });
 });
 
