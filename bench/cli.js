@@ -22,6 +22,10 @@ const COMMANDS = {
     about: 'the side-by-side table of k6 summaries: compare <summary.json> <summary.json> [more...] [--out DIR]',
     load: () => import('./compare.js'), settings: null, k6: false, exitCode: 2,
   },
+  merge: {
+    about: 'one summary of a run split over k6 processes: merge <summary.json> <samples.csv> [...] --out <merged.json>',
+    load: () => import('./merge.js'), settings: null, k6: false, exitCode: 2,
+  },
   targets: {
     about: 'the performance targets, checked by measurement (exit 1 when one is missed)',
     load: () => import('./targets.js'), settings: readBenchSettings, k6: true, exitCode: 2,

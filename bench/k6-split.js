@@ -4,6 +4,7 @@
 // percentiles are computed again from every instance's raw samples (k6's CSV output),
 // never averaged: the mean of two p99s is not the p99 of the whole run.
 import { createReadStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 
 /**
@@ -181,3 +182,35 @@ export function mergeSummaries(instances) {
  */
 export const trendNames = (summaries) => new Set(summaries.flatMap((s) => Object.entries(s.metrics)
   .filter(([, m]) => m.type === 'trend').map(([name]) => name)));
+
+/**
+ * Reads the instances of one split run from their files and merges them (mergeSummaries).
+ * @param {Array<{summary: string, samples: string}>} files each instance's JSON summary and CSV output, in segment order
+ * @returns {Promise<{instances: Instance[], merged: object}>}
+ * @throws {Error} naming the file that cannot be read or merged
+ */
+export async function mergeFiles(files) {
+  /** @type {Instance[]} */
+  const instances = [];
+  for (const { summary } of files) {
+    let data;
+    try {
+      data = JSON.parse(await readFile(summary, 'utf8'));
+    } catch (err) {
+      throw new Error(`${summary}: ${err.code === 'ENOENT' ? 'no such file' : 'is not a JSON k6 summary'}`);
+    }
+    if (typeof data?.metrics !== 'object' || typeof data?.state?.testRunDurationMs !== 'number') {
+      throw new Error(`${summary}: is not a k6 summary (no "metrics" and "state.testRunDurationMs")`);
+    }
+    instances.push({ file: summary, summary: data, samples: new Map() });
+  }
+  const names = trendNames(instances.map((i) => i.summary));
+  for (const [i, { samples }] of files.entries()) {
+    try {
+      instances[i].samples = await readSamples(samples, names);
+    } catch (err) {
+      throw new Error(err.code === 'ENOENT' ? `${samples}: no such file` : err.message);
+    }
+  }
+  return { instances, merged: mergeSummaries(instances) };
+}

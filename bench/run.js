@@ -13,7 +13,7 @@ import { measureCapacity, requireCapacityTools } from './capacity.js';
 import { decompositionReport, DECOMPOSITION, measureDecomposition, renderDecomposition } from './decompose.js';
 import { requireCaptureTools, startCapture } from './wire.js';
 import { figuresOf, readSummary } from './summary.js';
-import { executionSegments, mergeSummaries, readSamples, sampleOutputArgs, trendNames } from './k6-split.js';
+import { executionSegments, mergeFiles, sampleOutputArgs } from './k6-split.js';
 import { combineWindows, scrapeServer, serverWindow } from './server-stats.js';
 import { requireLinkTools } from './link.js';
 import { formatRate } from './network.js';
@@ -184,16 +184,10 @@ async function measuredRun({ settings, cores, scratch, label, summaryFile, args,
   const output = runs.map((r, i) => `--- k6 instance ${i + 1} of ${runs.length} (${parts[i].segment})\n${r.output}`).join('\n');
   const failed = runs.findIndex((r) => r.code !== 0);
   if (failed >= 0) return { code: runs[failed].code, output, cpu: null };
-  /** @type {import('./k6-split.js').Instance[]} */
-  const instances = [];
-  for (const part of parts) {
-    instances.push({ file: part.summaryFile, summary: JSON.parse(await readFile(part.summaryFile, 'utf8')), samples: new Map() });
-  }
-  const names = trendNames(instances.map((i) => i.summary));
+  let instances;
   let summary;
   try {
-    for (const [i, part] of parts.entries()) instances[i].samples = await readSamples(part.csv, names);
-    summary = mergeSummaries(instances);
+    ({ instances, merged: summary } = await mergeFiles(parts.map((part) => ({ summary: part.summaryFile, samples: part.csv }))));
   } catch (err) {
     throw new BenchError(`the ${parts.length} k6 instances' results cannot be merged: ${err.message}`);
   } finally {

@@ -51,3 +51,21 @@ test('compare takes a merged summary, and refuses one instance\'s as the whole r
   assert.match(refused.stderr, /is k6 instance 2 of 2 of one run split by K6_INSTANCES, not the whole run: compare its merged summary/);
   assert.doesNotMatch(refused.stderr, /at .*\.js:\d+/, 'one line, no stack trace');
 });
+
+test('npm run merge: a split run\'s files from elsewhere (k6-operator pods) become one summary compare takes', async () => {
+  const fixtures = path.join('test', 'fixtures', 'k6-split');
+  const out = path.join(await mkdtemp(path.join(os.tmpdir(), 'merge-')), 'merged.json');
+  const pairs = [1, 2].flatMap((n) => [path.join(fixtures, `instance-${n}.json`), path.join(fixtures, `instance-${n}.csv`)]);
+  const merged = await sh('node', ['bench/cli.js', 'merge', ...pairs, '--out', out]);
+  assert.equal(merged.code, 0, merged.stderr);
+  assert.match(merged.stdout, /^merged 2 k6 instances: 153 requests, p99 [\d.]+ ms: /);
+  const compared = await sh('node', ['bench/cli.js', 'compare', out, out, '--out', path.dirname(out)]);
+  assert.equal(compared.code, 0, compared.stderr);
+  assert.match(compared.stdout, /\| requests +\| +153 \| +153 \|/);
+
+  const usage = await sh('node', ['bench/cli.js', 'merge', pairs[0], '--out', out]);
+  assert.equal(usage.code, 2);
+  assert.match(usage.stderr, /^merge: usage: npm run merge -- <summary.json> <samples.csv>/);
+  const missing = await sh('node', ['bench/cli.js', 'merge', pairs[0], '/nonexistent.csv', '--out', out]);
+  assert.equal(missing.stderr, 'merge: /nonexistent.csv: no such file\n');
+});
