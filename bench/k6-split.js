@@ -197,7 +197,7 @@ export async function mergeFiles(files) {
     try {
       data = JSON.parse(await readFile(summary, 'utf8'));
     } catch (err) {
-      throw new Error(`${summary}: ${err.code === 'ENOENT' ? 'no such file' : 'is not a JSON k6 summary'}`);
+      throw new Error(`${summary}: ${err.code === 'ENOENT' ? 'no such file' : 'is not a JSON k6 summary'}`, { cause: err });
     }
     if (typeof data?.metrics !== 'object' || typeof data?.state?.testRunDurationMs !== 'number') {
       throw new Error(`${summary}: is not a k6 summary (no "metrics" and "state.testRunDurationMs")`);
@@ -209,7 +209,7 @@ export async function mergeFiles(files) {
     try {
       instances[i].samples = await readSamples(samples, names);
     } catch (err) {
-      throw new Error(err.code === 'ENOENT' ? `${samples}: no such file` : err.message);
+      throw new Error(err.code === 'ENOENT' ? `${samples}: no such file` : err.message, { cause: err });
     }
   }
   return { instances, merged: mergeSummaries(instances) };
