@@ -19,6 +19,8 @@ import { requireLinkTools } from './link.js';
 import { formatRate } from './network.js';
 import { placementOf } from './placement.js';
 import { replicasPlacement, requireBalancer } from './replicas.js';
+import { startProfiles, stopProfiles } from './profile.js';
+import { PROFILE_INTERVAL_US } from '../server/profiling.js';
 import { MODES } from './modes.js';
 import { provenanceOf } from './provenance.js';
 import { fileStamp, k6Reason } from './format.js';
@@ -84,9 +86,11 @@ async function measure({ mode, scenario, label }, settings, cores, scratch, plac
     let linkRun;
     let windows = [];
     let balancerRun;
+    let profile;
     try {
       // Read right before and right after the run, so the warm-up is left out of the server's figures.
       const before = await Promise.all(admins.map((a) => scrapeServer(a)));
+      if (settings.PROFILE) await startProfiles(admins);
       const balancerBefore = cell.balancer && { cpu_s: cell.balancer.cpuSeconds(), requests: await cell.balancer.requests() };
       const linkBefore = link && { counters: link.counters(), proxyCpu: link.proxyCpuSeconds() };
       run = await measuredRun({ settings, cores, scratch, label, summaryFile,
@@ -97,6 +101,7 @@ async function measure({ mode, scenario, label }, settings, cores, scratch, plac
         linkRun = { up: delta('up'), down: delta('down'), proxy_cpu_s: link.proxyCpuSeconds() - linkBefore.proxyCpu };
       }
       const after = await Promise.all(admins.map((a) => scrapeServer(a)));
+      if (settings.PROFILE) profile = await stopProfiles(admins, path.join(settings.RESULTS_DIR, `profile-${label}`), PROFILE_INTERVAL_US);
       windows = before.map((b, i) => serverWindow(b, after[i]));
       accounting = windows.length ? combineWindows(windows) : undefined;
       if (cell.balancer) balancerRun = balancerRecord(cell.balancer, balancerBefore, await cell.balancer.requests());
@@ -130,6 +135,7 @@ async function measure({ mode, scenario, label }, settings, cores, scratch, plac
       link: linkRecord(settings, placement, linkCheck, linkRun),
       replicas: cell.replicas?.map((r, i) => ({ ...r, requests: windows[i]?.workers.reduce((a, w) => a + w.requests, 0) ?? null })),
       balancer: balancerRun,
+      profile,
     };
     await writeFile(summaryFile, JSON.stringify(summary, null, 2));
     return summaryFile;
@@ -252,6 +258,9 @@ export async function preflight(settings) {
   if (settings.VERIFY_BYTES) await requireCaptureTools();
   if (settings.link) requireLinkTools(); // root and ip netns, before anything starts
   if (settings.SERVERS > 1) await requireBalancer();
+  if (settings.PROFILE && settings.TARGET === 'remote' && !settings.REMOTE_ADMIN_HOST) {
+    throw new BenchError('PROFILE=1 profiles the server through its admin endpoint: set REMOTE_ADMIN_HOST to the remote server\'s');
+  }
 }
 
 /**

@@ -122,6 +122,7 @@ const code = (names) => names.map((n) => `\`${n}\``).join(', ');
  * @property {number|undefined} RATE requests per second
  * @property {boolean} CAPACITY
  * @property {boolean} DECOMPOSE
+ * @property {boolean} PROFILE
  * @property {boolean} VERIFY_BYTES
  * @property {string} NETWORK
  * @property {number|undefined} BANDWIDTH bit/s
@@ -223,6 +224,13 @@ export function benchSettingSpecs(cores = splitCores(allowedCpus())) {
       default: false,
       desc: 'after the k6 runs, load every listener of one server (MODE=all) with wrk/h2load to separate encoding, transport '
         + 'and framework effects (docs/decomposition.md)',
+      example: '1',
+    }),
+    PROFILE: bool({
+      default: false,
+      desc: 'a V8 CPU profile of every server worker over each measured run (node:inspector, warm-up left out), written to '
+        + '`results/profile-<run>-<pid>.cpuprofile` (Chrome DevTools, speedscope); the report adds each mode\'s self time per '
+        + 'request by package and its top functions (docs/profiling.md)',
       example: '1',
     }),
     NETWORK: str({

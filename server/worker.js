@@ -88,7 +88,11 @@ export async function runWorker(settings) {
   process.on('SIGHUP', () => {});
 
   // Accounting for the primary's admin endpoint (issue 6): nothing of it loads while ADMIN_PORT is unset.
-  if (settings.ADMIN_PORT) (await import('./accounting.js')).startWorkerAccounting();
+  if (settings.ADMIN_PORT) {
+    (await import('./accounting.js')).startWorkerAccounting();
+    // Answers the admin endpoint's profile requests; the inspector session exists only while one runs.
+    (await import('./profiling.js')).startWorkerProfiling();
+  }
 
   try {
     for (const name of listenersOf(settings.MODE)) {

@@ -153,6 +153,27 @@ describe('with ADMIN_PORT set and two workers', () => {
     assert.equal(Math.round(figures.server_worker_share_min_pct + figures.server_worker_share_max_pct), 100, 'two workers share all');
   });
 
+  test('POST /profile/start and /stop: one V8 CPU profile per worker, with its CPU time; a stop without a start is refused', async () => {
+    const post = (what) => fetch(`http://${admin}/profile/${what}`, { method: 'POST' });
+    const refused = await post('stop');
+    assert.equal(refused.status, 409);
+    assert.equal((await refused.json()).code, 'ERR_PROFILE');
+    assert.equal((await post('start')).status, 204);
+    assert.equal((await post('start')).status, 409, 'a second start while one runs');
+    await load(2000, 8, httpGet(server.httpPort));
+    const res = await post('stop');
+    assert.equal(res.status, 200);
+    const { profiles } = await res.json();
+    assert.deepEqual(profiles.map((p) => p.pid).sort(), server.workerPids().sort());
+    for (const { pid, profile, cpu } of profiles) {
+      assert.ok(profile.nodes.length > 10 && profile.samples.length > 0 && profile.samples.length === profile.timeDeltas.length, `worker ${pid}`);
+      // The fastify handlers ran in the profiled window, so their frames are in it.
+      assert.ok(profile.nodes.some((n) => n.callFrame.url.includes('/node_modules/fastify/')), `worker ${pid}: no fastify frame`);
+      assert.ok(cpu.process_us > 0 && cpu.main_thread_us >= 0 && cpu.main_thread_us <= cpu.process_us + 10000, JSON.stringify(cpu));
+    }
+    assert.equal((await post('stop')).status, 409, 'stopped already');
+  });
+
   test('CPU time rises with load: 2000 requests cost more than an idle window as long', async () => {
     const s1 = await scrapeServer(admin);
     await load(2000, 8, httpGet(server.httpPort));
