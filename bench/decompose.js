@@ -9,7 +9,11 @@ import { BenchError } from './errors.js';
 import { formatNumber } from './format.js';
 import { spread } from './stats.js';
 import { PERFORMANCE_TARGETS } from './performance-targets.js';
-import { startServer } from './processes.js';
+import { freePort, startServer } from './processes.js';
+import { fileStamp } from './format.js';
+import { profileBreakdown, renderBreakdown, startProfiles, stopProfiles } from './profile.js';
+import { PROFILE_INTERVAL_US } from '../server/profiling.js';
+import path from 'node:path';
 import { LISTENER_NAMES, LISTENERS } from '../server/listeners.js';
 
 /** The listeners measured: all of them, in the registry's order (server/listeners.js). */
@@ -31,15 +35,21 @@ const EFFECTS = [
  * MODE=all) and each listener warmed up, then measured.
  * @param {{scenario: string, settings: import('./settings.js').BenchSettings, cores: ReturnType<import('./settings.js').splitCores>,
  *   durationS: number, warmupS: number}} options
- * @returns {Promise<Record<string, Array<Awaited<ReturnType<typeof measureCapacity>>>>>} runs per listener
+ * @returns {Promise<Record<string, Array<Awaited<ReturnType<typeof measureCapacity>> & {profile?: object}>>>} runs per
+ *   listener; with PROFILE=1 each carries its profile (bench/profile.js stopProfiles), written to RESULTS_DIR too
  * @throws {BenchError} when the server does not start or a tool fails
  */
 export async function measureDecomposition({ scenario, settings, cores, durationS, warmupS }) {
   const runs = Object.fromEntries(DECOMPOSITION.map((l) => [l, []]));
+  const stamp = fileStamp();
   for (let repeat = 1; repeat <= settings.REPEATS; repeat++) {
     let server;
+    // PROFILE=1: each listener's measured load is profiled through the admin endpoint, as in the main job.
+    const admin = settings.PROFILE ? `127.0.0.1:${await freePort()}` : null;
     try {
-      server = await startServer({ env: { MODE: 'all', WORKERS: String(settings.WORKERS) }, cpus: cores.serverCpus });
+      server = await startServer({
+        env: { MODE: 'all', WORKERS: String(settings.WORKERS), ...(admin ? { ADMIN_PORT: admin.split(':')[1] } : {}) }, cpus: cores.serverCpus,
+      });
     } catch (err) {
       throw new BenchError(`the server (MODE=all) did not start: ${err.message}`);
     }
@@ -48,7 +58,14 @@ export async function measureDecomposition({ scenario, settings, cores, duration
         console.error(`--- ${scenario}, decomposition run ${repeat} of ${settings.REPEATS}: ${listener}`);
         const load = { listener, scenario, host: `127.0.0.1:${server.ports[listener]}`, connections: settings.VUS, cpus: cores.k6Cpus };
         if (warmupS > 0) await measureCapacity({ ...load, durationS: warmupS });
-        runs[listener].push(await measureCapacity({ ...load, durationS }));
+        if (!admin) {
+          runs[listener].push(await measureCapacity({ ...load, durationS }));
+          continue;
+        }
+        await startProfiles([admin]);
+        const result = await measureCapacity({ ...load, durationS });
+        const prefix = path.join(settings.RESULTS_DIR, `profile-decomposition-${scenario}-${listener}-${stamp}-r${repeat}`);
+        runs[listener].push({ ...result, profile: await stopProfiles([admin], prefix, PROFILE_INTERVAL_US) });
       }
     } finally {
       await server.stop();
@@ -61,9 +78,12 @@ export async function measureDecomposition({ scenario, settings, cores, duration
  * The decomposition report of one scenario: each listener's median RPS with
  * its spread, bytes per request, and the ratios that isolate each effect.
  * @param {string} scenario
- * @param {Record<string, Array<{tool: string, rps: number, failed: number, received_per_request: number, headers_per_request: number|null}>>} runs
+ * @param {Record<string, Array<{tool: string, rps: number, requests?: number, failed: number, received_per_request: number,
+ *   headers_per_request: number|null, profile?: any}>>} runs
  * @returns {{scenario: string, listeners: Record<string, object>, effects: Array<{effect: string, of: string, ratio: number,
- *   min: number, max: number, runs: number[], target: number|null, met: boolean|null}>}}
+ *   min: number, max: number, runs: number[], target: number|null, met: boolean|null}>,
+ *   profiles: Array<{pair: string[], breakdown: import('./profile.js').Breakdown}>}} profiles: with PROFILE=1, each framework
+ *   beside its bare baseline (PROFILED_PAIRS)
  *   listeners[name].rps = {median, min, max} in req/s; received_per_request in bytes (median);
  *   an effect's ratio is the median of its per-repeat ratios, min and max their range
  */
@@ -87,8 +107,15 @@ export function decompositionReport(scenario, runs) {
     const { median: ratio, min, max } = spread(ratios);
     return { effect, of: `${a}/${b}`, ratio, min, max, runs: ratios, target, met: target === null ? null : ratio >= target };
   });
-  return { scenario, listeners, effects };
+  // PROFILE=1: where each framework's CPU goes beside the bare server it is measured against.
+  const profiled = (name) => (runs[name] ?? []).filter((r) => r.profile && r.requests > 0).map((r) => ({ profile: r.profile, requests: r.requests }));
+  const profiles = PROFILED_PAIRS.filter((pair) => pair.every((name) => profiled(name).length))
+    .map((pair) => ({ pair, breakdown: profileBreakdown(pair.map((name) => [name, profiled(name)])) }));
+  return { scenario, listeners, effects, profiles };
 }
+
+/** The pairs whose profiles the decomposition puts side by side: the bare server first, the framework second. */
+const PROFILED_PAIRS = [['baseline-http', 'http'], ['baseline-grpc', 'grpc']];
 
 const fmt = formatNumber;
 
@@ -112,6 +139,8 @@ export function renderDecomposition(report) {
     `${e.effect} (\`${e.of}\`)`, `${fmt(e.ratio, 3)} (${fmt(e.min, 3)}–${fmt(e.max, 3)})`, e.target === null ? '' : `≥ ${e.target} ${e.met ? 'met' : 'MISSED'}`,
   ])], { align: ['l', 'r', 'l'] });
   const { repeats } = Object.values(report.listeners)[0];
+  const profiles = (report.profiles ?? []).map(({ pair, breakdown }) => `\n${renderBreakdown(breakdown, pair,
+    `Where the CPU goes, \`${pair[1]}\` beside \`${pair[0]}\` under ${report.listeners[pair[1]].tool}`)}`).join('');
   return `### Decomposition, scenario \`${report.scenario}\` · server capacity under wrk/h2load · ${repeats} run(s) per listener\n\n`
-    + `${listeners}\n\n${effects}\n`;
+    + `${listeners}\n\n${effects}\n${profiles}`;
 }

@@ -11,6 +11,7 @@ import { fileStamp, formatNumber } from './format.js';
 import { MODES, modeLabel } from './modes.js';
 import { formatRate } from './network.js';
 import { provenanceDifferences } from './provenance.js';
+import { profileBreakdown, renderBreakdown } from './profile.js';
 
 // One k6 process using 90% of its cores or more is the bottleneck, not the server.
 const CLIENT_BOUND_PCT = 90;
@@ -231,7 +232,7 @@ export function buildReport(columns, { generatedAt = new Date(), via = null } = 
     ratios,
     client_bound: clientBound,
     k6_instances: splitRuns(modes),
-    profile: profileOf(modes),
+    profile: profileOf(modes),  // PROFILE=1 (bench/profile.js)
     notes: [...unfairness(modes), ...unevenWorkers(modes), ...(via ? [via.note] : []), ...notesOf(modes, clientBound)],
     reading: [], // filled below: the sentences read the report's own figures
   };
@@ -266,71 +267,22 @@ function linkOf(modes) {
   };
 }
 
-/** How many functions the report lists per column. */
-const TOP_FUNCTIONS = 10;
-
 /**
- * Where each column's server CPU went (PROFILE=1): self time per request by package (the median over the
- * column's runs), the profiled total beside the accounting's measured CPU per request, and the top functions
- * (self time of all runs ÷ their requests).
- * @returns {{packages: Array<{package: string, us_per_request: Record<string, number|null>}>,
- *   totals: Record<string, {profiled_us_per_request: number, native_idle_us_per_request: number|null,
- *   other_threads_us_per_request: number|null, primary_us_per_request: number|null, sum_us_per_request: number|null,
- *   measured_us_per_request: number|null, runs: number, files: string[]}>, top: Record<string, Array<{name: string, package: string, where: string, us_per_request: number}>>,
- *   interval_us: number}|null} null when no run was profiled
+ * Where each column's server CPU went (PROFILE=1): bench/profile.js's breakdown of each column's profiled runs, with the
+ * primary's CPU and the measured CPU per request from the accounting.
+ * @returns {ReturnType<typeof profileBreakdown>|null} null when no run was profiled
  */
 function profileOf(modes) {
-  const columns = Object.entries(modes).map(([key, mode]) => [key, mode.runs.filter((r) => r.run?.profile && r.figures.server_requests > 0)]);
+  const columns = Object.entries(modes).map(([key, mode]) => [key, mode.runs
+    .filter((r) => r.run?.profile && r.figures.server_requests > 0)
+    .map((r) => ({
+      profile: r.run.profile,
+      requests: r.figures.server_requests,
+      primary_us: r.run.server?.primary ? (r.run.server.primary.cpu_user_s + r.run.server.primary.cpu_system_s) * 1e6 : null,
+    }))]);
   if (!columns.some(([, runs]) => runs.length)) return null;
-  const names = new Set(columns.flatMap(([, runs]) => runs.flatMap((r) => Object.keys(r.run.profile.by_package))));
-  const perRequest = (r, us) => us / r.figures.server_requests;
-  const packages = [...names].map((pkg) => ({
-    package: pkg,
-    us_per_request: Object.fromEntries(columns.map(([key, runs]) => [key, runs.length
-      ? median(runs.map((r) => perRequest(r, r.run.profile.by_package[pkg] ?? 0))) : null])),
-  })).sort((a, b) => Math.max(...Object.values(b.us_per_request).map(Number)) - Math.max(...Object.values(a.us_per_request).map(Number)));
-  // What the profile cannot see, from CPU clocks over the same window: native work the loop does with no JavaScript
-  // on the stack (V8 marks it idle), the workers' other threads, and the primary (the accounting's).
-  const parts = (r) => {
-    const profiled = Object.values(r.run.profile.by_package).reduce((a, b) => a + b, 0);
-    const { main_thread_us: thread, process_us: all } = r.run.profile.cpu ?? {};
-    const primary = r.run.server?.primary ? (r.run.server.primary.cpu_user_s + r.run.server.primary.cpu_system_s) * 1e6 : null;
-    const native = typeof thread === 'number' ? Math.max(0, thread - profiled) : null;
-    const others = typeof thread === 'number' && typeof all === 'number' ? Math.max(0, all - thread) : null;
-    return {
-      profiled: perRequest(r, profiled),
-      native_idle: native === null ? null : perRequest(r, native),
-      other_threads: others === null ? null : perRequest(r, others),
-      primary: primary === null ? null : perRequest(r, primary),
-    };
-  };
-  const med = (values) => (values.every((v) => typeof v === 'number') ? median(values) : null);
-  const totals = Object.fromEntries(columns.filter(([, runs]) => runs.length).map(([key, runs]) => {
-    const each = runs.map(parts);
-    const sums = each.map((p) => (Object.values(p).every((v) => typeof v === 'number') ? Object.values(p).reduce((a, b) => a + b, 0) : null));
-    return [key, {
-      profiled_us_per_request: med(each.map((p) => p.profiled)),
-      native_idle_us_per_request: med(each.map((p) => p.native_idle)),
-      other_threads_us_per_request: med(each.map((p) => p.other_threads)),
-      primary_us_per_request: med(each.map((p) => p.primary)),
-      sum_us_per_request: med(sums),
-      measured_us_per_request: modes[key].server_cpu_us_per_request,
-      runs: runs.length,
-      files: runs.flatMap((r) => r.run.profile.files),
-    }];
-  }));
-  const top = Object.fromEntries(columns.filter(([, runs]) => runs.length).map(([key, runs]) => {
-    const requests = runs.reduce((a, r) => a + r.figures.server_requests, 0);
-    const pooled = new Map();
-    for (const f of runs.flatMap((r) => r.run.profile.functions)) {
-      const k = `${f.name}\0${f.where}`;
-      pooled.set(k, { ...f, self_us: (pooled.get(k)?.self_us ?? 0) + f.self_us });
-    }
-    return [key, [...pooled.values()].sort((a, b) => b.self_us - a.self_us).slice(0, TOP_FUNCTIONS)
-      .map((f) => ({ name: f.name, package: f.package, where: f.where, us_per_request: f.self_us / requests }))];
-  }));
-  const interval = columns.flatMap(([, runs]) => runs)[0].run.profile.interval_us;
-  return { packages, totals, top, interval_us: interval };
+  const measured = Object.fromEntries(Object.entries(modes).map(([key, mode]) => [key, mode.server_cpu_us_per_request]));
+  return profileBreakdown(/** @type {Array<[string, any[]]>} */ (columns), measured);
 }
 
 /**
@@ -467,7 +419,7 @@ export function renderMarkdown(report) {
   const warnings = (report.link?.warnings ?? []).map((w) => `> **WARNING: the link is not what was asked for:** ${w}.\n\n`).join('');
   const link = report.link ? renderLink(report) : '';
   const instances = `${report.replicas ? renderReplicas(report) : ''}${report.k6_instances ? renderInstances(report) : ''}`
-    + `${report.profile ? renderProfile(report) : ''}`;
+    + `${report.profile ? renderBreakdown(report.profile, report.order, 'Where the server\'s CPU goes') : ''}`;
   const { differences = [], missing = [], recorded = null } = report.provenance ?? {};
   const setup = differences.length
     ? `> **NOT THE SAME SETUP:** the runs compared differ in ${differences.length} recorded field(s), so the ratios mix them with the protocol:\n`
@@ -484,42 +436,6 @@ function provenanceLine(p) {
   const versions = Object.entries(p.versions).map(([k, v]) => `${k} ${v ?? '?'}`).join(', ');
   const server = p.server ? `; server: ${['WORKERS', 'GRPC_CODEC', 'GRPC_CHANNELZ', 'H2_MAX_CONCURRENT_STREAMS'].map((k) => `${k}=${p.server[k]}`).join(' ')}` : '';
   return `provenance: commit ${commit}; ${versions}; ${p.machine.kernel}, ${p.machine.cpu_count} × ${p.machine.cpu_model}${server} (all settings in the JSON report)`;
-}
-
-/** Where each column's server CPU went: self time per request by package, then each column's top functions. */
-function renderProfile(report) {
-  const { packages, totals, top, interval_us: interval } = report.profile;
-  const keys = report.order;
-  const [base, ...others] = keys;
-  const ratio = (row, key) => (typeof row[base] === 'number' && row[base] > 0 && typeof row[key] === 'number' ? number(row[key] / row[base], 2) : 'n/a');
-  const header = ['server self time per request (µs)', ...keys, ...others.map((k) => `ratio ${k}/${base}`)];
-  const rows = packages.map((p) => [p.package, ...keys.map((k) => number(p.us_per_request[k], 1)), ...others.map((k) => ratio(p.us_per_request, k))]);
-  const row = (label, field, pct = false) => {
-    const values = Object.fromEntries(keys.map((k) => [k, totals[k]?.[field] ?? null]));
-    rows.push([label, ...keys.map((k) => number(values[k], 1)), ...others.map((k) => (pct ? '' : ratio(values, k)))]);
-  };
-  row('**JavaScript thread, profiled** (the rows above)', 'profiled_us_per_request');
-  row('native work while the event loop polls (main-thread CPU − profiled: V8 marks it idle)', 'native_idle_us_per_request');
-  row('other threads of the workers (process − main-thread CPU: GC helpers, libuv pool)', 'other_threads_us_per_request');
-  row('primary process (accounting)', 'primary_us_per_request');
-  row('**sum**', 'sum_us_per_request');
-  row('server CPU per request, accounting', 'measured_us_per_request');
-  rows.push(['sum ÷ accounting (%)', ...keys.map((k) => {
-    const { sum_us_per_request: sum, measured_us_per_request: measured } = totals[k] ?? {};
-    return sum && measured ? number((sum / measured) * 100, 0) : 'n/a';
-  }), ...others.map(() => '')]);
-  const table = markdownTable([header, ...rows], { align: ['l', ...header.slice(1).map(() => 'r')] });
-  const tops = keys.filter((k) => top[k]).map((k) => {
-    const lines = top[k].map((f, i) => [String(i + 1), `\`${f.name}\``, f.package, f.where, number(f.us_per_request, 2)]);
-    return `${k}, top ${lines.length} functions by self time:\n\n${markdownTable([['', 'function', 'package', 'where', 'µs per request'], ...lines],
-      { align: ['r', 'l', 'l', 'l', 'r'] })}\n\n`;
-  }).join('');
-  const files = keys.flatMap((k) => totals[k]?.files ?? []);
-  return `**Where the server's CPU goes** (PROFILE=1: a V8 CPU profile of every worker over each measured run, sampled every `
-    + `${interval} µs; self time, a native function's counted to its caller's package; medians over the runs). The profile sees `
-    + `the workers' JavaScript thread while it runs JavaScript or V8; the rows below it come from CPU clocks over the same `
-    + `window (/proc per thread, process.cpuUsage, the accounting), so that the sum can be checked against the accounting.\n\n${table}\n\n${tops}`
-    + `Profiles (Chrome DevTools, speedscope): ${files.join(', ')}\n\n`;
 }
 
 /** The replicas behind the balancer: each one's share of each run, by its own count and by HAProxy's. */
