@@ -41,6 +41,11 @@ export async function startHttp({ host, port, log, health, settings, http2 = fal
   // One factory for HTTP/1.1 and h2c: fastify's types pick the server type from a literal `http2`, which this is not.
   const app = /** @type {import('fastify').FastifyInstance} */ (/** @type {unknown} */ (Fastify(/** @type {any} */ ({
     loggerInstance: fastifyLog,
+    // fastify builds a child logger per request (pino's child: bindings, level) and logs each request at info;
+    // with request logging off (LOG_LEVEL info or above), nothing logs through them, so every request gets the
+    // listener's logger itself (a 5xx is still logged, without fastify's reqId): 0.829 → 0.892 of bare node:http's RPS
+    // here (docs/profiling.md).
+    ...(logsRequests(log.level) ? {} : { childLoggerFactory: (logger) => logger, disableRequestLogging: true }),
     http2, // cleartext HTTP/2 (h2c, prior knowledge), for JSON over the transport gRPC uses
     bodyLimit: settings.MAX_BODY_BYTES,
     requestTimeout: settings.REQUEST_TIMEOUT_MS,

@@ -143,7 +143,8 @@ export function serverSettingSpecs(cores = os.availableParallelism()) {
     ADMIN_PORT: withDefaultText(port({
       default: undefined,
       desc: 'TCP port of the primary\'s admin endpoint, `GET /metrics`: Prometheus text (prom-client) of every worker\'s '
-        + 'requests served, CPU time, memory, event-loop delay and GC pauses, labelled by pid (server/accounting.js)',
+        + 'requests served, CPU time, memory, event-loop delay and GC pauses, labelled by pid (server/accounting.js); '
+        + '`POST /profile/start` and `POST /profile/stop`: every worker\'s V8 CPU profile in between (server/profiling.js)',
       example: '9100',
     }), 'unset: no endpoint, and no accounting runs'),
     ADMIN_HOST: host({ default: '127.0.0.1', desc: 'bind address of the admin endpoint; the default keeps it on loopback' }),
