@@ -7,24 +7,26 @@ import { parseHost } from '../config.js';
 import { SummaryError } from './errors.js';
 import { buildReport, renderMarkdown, writeReports } from './report.js';
 import { readSummary } from './summary.js';
+import { columnKey } from './modes.js';
 
 const USAGE = 'usage: npm run compare -- <summary-a.json> <summary-b.json> [more...] [--out DIR]';
 
 /**
- * Groups figures into report columns, in the order first seen.
+ * Groups figures into report columns, in the order first seen. A compressed run is never a repeat of a raw
+ * one: its column's key says `+gzip` (bench/modes.js columnKey).
  * @param {import('./summary.js').ModeFigures[]} figures
  * @returns {Array<{key: string, runs: import('./summary.js').ModeFigures[]}>}
  */
 export function columnsOf(figures) {
   const targets = new Set(figures.map((f) => f.target));
-  const keyOf = (f) => (targets.size > 1 && f.target ? `${f.mode}-${f.target}` : f.mode);
+  const keyOf = (f) => columnKey(targets.size > 1 && f.target ? `${f.mode}-${f.target}` : f.mode, f.compression);
   const columns = new Map();
   for (const f of figures) {
     if (!columns.has(keyOf(f))) columns.set(keyOf(f), []);
     columns.get(keyOf(f)).push(f);
   }
   if (columns.size > 1) return [...columns].map(([key, runs]) => ({ key, runs }));
-  return figures.map((f, i) => ({ key: `${f.mode}-${i + 1}`, runs: [f] }));
+  return figures.map((f, i) => ({ key: columnKey(`${f.mode}-${i + 1}`, f.compression), runs: [f] }));
 }
 
 /**

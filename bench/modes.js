@@ -56,3 +56,12 @@ export const MODE_NAMES = Object.freeze(Object.keys(MODES));
  * @returns {string}
  */
 export const modeLabel = (mode) => MODES[mode]?.label ?? mode;
+
+/**
+ * A report column's key: the mode, with `+gzip` when its responses were gzip-compressed (COMPRESSION=gzip),
+ * so that no column, ratio or file name takes a compressed run for a raw one.
+ * @param {string} mode
+ * @param {string} [compression] 'off' (default) or 'gzip'
+ * @returns {string} e.g. 'http', 'grpc+gzip'
+ */
+export const columnKey = (mode, compression = 'off') => (compression === 'off' ? mode : `${mode}+${compression}`);

@@ -32,7 +32,8 @@ const LINK_ADMIN_PORT = 9100;
  * @typedef {object} Placement
  * @property {'local'|'remote'} target which k6 script runs: local.js on loopback, remote.js otherwise
  * @property {import('./link.js').Link|null} link the emulated link, if any
- * @property {(mode: string, options: {workers: number, cpus?: string}) => Promise<Cell>} start
+ * @property {(mode: string, options: {workers: number, cpus?: string, compression?: 'off'|'gzip'}) => Promise<Cell>} start
+ *   compression: the server's COMPRESSION (default off; set either way, so that the job's own environment never decides it)
  * @property {() => Promise<object|null>} check the link as measured before the runs (null on loopback)
  * @property {() => Promise<void>} close
  */
@@ -55,9 +56,9 @@ function loopbackPlacement() {
   return {
     target: 'local',
     link: null,
-    async start(mode, { workers, cpus }) {
+    async start(mode, { workers, cpus, compression = 'off' }) {
       const adminPort = await freePort();
-      const env = { MODE: mode, WORKERS: String(workers), ADMIN_PORT: String(adminPort), HOST: '127.0.0.1' };
+      const env = { MODE: mode, WORKERS: String(workers), ADMIN_PORT: String(adminPort), HOST: '127.0.0.1', COMPRESSION: compression };
       const server = await launch(mode, env, { cpus });
       const port = server.ports[MODES[mode].listener];
       return { host: `127.0.0.1:${port}`, port, admin: `127.0.0.1:${adminPort}`, capture: { iface: 'lo', host: '127.0.0.1' }, env, stop: () => server.stop() };
@@ -83,9 +84,9 @@ async function linkPlacement(settings, cores) {
   return {
     target: 'remote',
     link,
-    async start(mode, { workers, cpus }) {
+    async start(mode, { workers, cpus, compression = 'off' }) {
       const env = {
-        ...ports, MODE: mode, WORKERS: String(workers), HOST: link.bindHost,
+        ...ports, MODE: mode, WORKERS: String(workers), HOST: link.bindHost, COMPRESSION: compression,
         ADMIN_PORT: String(LINK_ADMIN_PORT), ADMIN_HOST: link.serverAddress,
       };
       const server = await launch(mode, env, { cpus, wrap: (command, args) => link.command(command, args, null) });

@@ -105,7 +105,7 @@ export async function waitGone(pids, timeoutMs) {
  * primary has logged `ready` and every worker its `worker listening` line.
  * @param {{env?: Record<string, string>, cpus?: string, readyTimeoutMs?: number,
  *   wrap?: (command: string, args: string[]) => [string, string[]]}} [options]
- *   env: extra environment (MODE, WORKERS, ...); cpus: taskset CPU list to pin the cluster to;
+ *   env: extra environment (MODE, WORKERS, COMPRESSION, ...; COMPRESSION is off unless given); cpus: taskset CPU list to pin the cluster to;
  *   wrap: runs the (pinned) command through another, e.g. `ip netns exec` (it must exec, keeping the pid)
  * @returns {Promise<RunningServer>}
  * @throws {Error} with the server's output if it exits or is not ready in time
@@ -117,7 +117,8 @@ export async function startServer({ env = {}, cpus, readyTimeoutMs = 15000, wrap
   const [command, args] = wrap(...pinned(cpus, process.execPath, ['server']));
   const proc = spawn(command, args, {
     cwd: ROOT,
-    env: { ...process.env, HOST: '127.0.0.1', WORKERS: '1', ...env, ...portEnv((name) => ports[name]) },
+    // COMPRESSION off unless env says: the main job's setting of that name must not reach the servers of its other passes.
+    env: { ...process.env, HOST: '127.0.0.1', WORKERS: '1', COMPRESSION: 'off', ...env, ...portEnv((name) => ports[name]) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines = [];

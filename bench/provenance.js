@@ -96,6 +96,9 @@ function flatten(object, prefix = '') {
 
 // Expected to differ between modes and runs without changing a figure: which server mode ran, where files went.
 const PER_MODE = new Set(['server.MODE', 'bench.MODES', 'bench.RESULTS_DIR']);
+// Differs between the raw and gzip columns of COMPRESSION=gzip by design; each summary records it (bench.compression)
+// and the report's shape check flags columns that differ in it without naming it (bench/report.js SHAPE).
+const IN_SHAPE = new Set(['server.COMPRESSION']);
 
 /**
  * What differs between the provenance of the columns of a report.
@@ -110,7 +113,7 @@ export function provenanceDifferences(byColumn) {
   for (const [column, list] of Object.entries(byColumn)) {
     for (const p of list.filter(Boolean)) {
       for (const [field, value] of flatten(p)) {
-        if (PER_MODE.has(field)) continue;
+        if (PER_MODE.has(field) || IN_SHAPE.has(field)) continue;
         if (!fields.has(field)) fields.set(field, new Map());
         const values = fields.get(field);
         if (!values.has(column)) values.set(column, new Set());

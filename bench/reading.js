@@ -51,9 +51,13 @@ export function readingOf(report, base, key) {
   }
 
   const overhead = (m) => m.received_per_request - m.payload_bytes;
-  lines.push(`Bytes received per request: ${b.received_per_request.toFixed(0)} vs ${a.received_per_request.toFixed(0)} (${pct(b.received_per_request / a.received_per_request)}). `
-    + `Encoding alone: the payload is ${b.payload_bytes} vs ${a.payload_bytes} bytes (${pct(b.payload_bytes / a.payload_bytes)}). `
-    + `Protocol around it: about ${overhead(b).toFixed(0)} vs ${overhead(a).toFixed(0)} bytes per response of headers and framing.`);
+  const received = `Bytes received per request: ${b.received_per_request.toFixed(0)} vs ${a.received_per_request.toFixed(0)} (${pct(b.received_per_request / a.received_per_request)}). `;
+  // Compressed responses: the payload row is the payload before compression, so received minus it means nothing.
+  lines.push((a.compression ?? 'off') !== 'off'
+    ? `${received}Both ${a.compression}-compressed; before compression the payload is ${b.payload_bytes} vs ${a.payload_bytes} bytes `
+      + `(${pct(b.payload_bytes / a.payload_bytes)}).`
+    : `${received}Encoding alone: the payload is ${b.payload_bytes} vs ${a.payload_bytes} bytes (${pct(b.payload_bytes / a.payload_bytes)}). `
+      + `Protocol around it: about ${overhead(b).toFixed(0)} vs ${overhead(a).toFixed(0)} bytes per response of headers and framing.`);
   lines.push(`Bytes sent per request: ${b.sent_per_request.toFixed(0)} vs ${a.sent_per_request.toFixed(0)} (${pct(b.sent_per_request / a.sent_per_request)}); `
     + 'the requests carry no payload to speak of, so this is almost all headers and framing.');
   if (typeof a.server_cpu_us_per_request === 'number' && typeof b.server_cpu_us_per_request === 'number') {

@@ -86,7 +86,7 @@ export function replicasPlacement(settings) {
   return {
     target: 'local',
     link: null,
-    async start(mode, { workers, cpus }) {
+    async start(mode, { workers, cpus, compression = 'off' }) {
       const { listener } = MODES[mode];
       const started = [];
       let balancer = null;
@@ -97,7 +97,7 @@ export function replicasPlacement(settings) {
       try {
         for (let i = 0; i < settings.SERVERS; i++) {
           const adminPort = await freePort();
-          const env = { MODE: mode, WORKERS: String(workers), ADMIN_PORT: String(adminPort), HOST: replicaAddress(i) };
+          const env = { MODE: mode, WORKERS: String(workers), ADMIN_PORT: String(adminPort), HOST: replicaAddress(i), COMPRESSION: compression };
           let server;
           try {
             server = await startServer({ env, cpus });

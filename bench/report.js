@@ -8,7 +8,8 @@ import { chartSvg } from './chart.js';
 import { renderDecomposition } from './decompose.js';
 import { readingOf } from './reading.js';
 import { fileStamp, formatNumber } from './format.js';
-import { MODES, modeLabel } from './modes.js';
+import { columnKey, MODES, modeLabel } from './modes.js';
+import { GZIP_LEVEL } from '../server/compression.js';
 import { formatRate } from './network.js';
 import { provenanceDifferences } from './provenance.js';
 import { profileBreakdown, renderBreakdown } from './profile.js';
@@ -168,6 +169,8 @@ export function aggregate(runs) {
   const combined = {
     mode: first.mode, target: first.target, host: first.host, repeats: runs.length, spread: {},
     scenario: first.scenario, connections: first.connections, model: first.model, rate: first.rate,
+    // Raw and gzip runs in one column would make a median of both: `mixed`, which the shape check flags.
+    compression: new Set(runs.map((r) => r.compression ?? 'off')).size > 1 ? 'mixed' : first.compression ?? 'off',
   };
   for (const { field, how } of ROWS) {
     const values = runs.map((r) => get(r, field)).filter((v) => typeof v === 'number');
@@ -195,24 +198,27 @@ export function aggregate(runs) {
  * @returns {{generated_at: string, scenario: string, order: string[], modes: Record<string, object>,
  *   ratios: Record<string, Record<string, number|null>>, client_bound: string[], notes: string[],
  *   reading: string[], link: object|null, provenance: object|null, k6_instances: Record<string, object[]>|null,
- *   name: string, via: object|null, replicas: Record<string, object[]>|null, profile: object|null}}
- *   ratios[`${key}/${first}`][row label] = column median / first column median;
- *   reading: plain-language sentences comparing each column with the first; link: the link section's
+ *   name: string, via: object|null, replicas: Record<string, object[]>|null, compression: ReturnType<typeof compressionOf>,
+ *   profile: object|null}}
+ *   ratios[`${key}/${first}`][row label] = column median / first column median (with compressed columns, the pairs of
+ *   ratioPairs instead); reading: plain-language sentences comparing each column with the first (of its compression); link: the link section's
  *   figures (null on loopback); provenance: what made the runs (bench/provenance.js); k6_instances: with
  *   K6_INSTANCES > 1, per column and run, the merged figures beside each k6 instance's (splitRuns); name: the
  *   report's name among a job's (its scenario, `-via-haproxy` through the balancer); via: as given; replicas: per
- *   column, each replica's share of each run and HAProxy's own count (replicasOf); profile: with PROFILE=1, each
- *   column's server self time per request by package and its top functions (profileOf)
+ *   column, each replica's share of each run and HAProxy's own count (replicasOf); compression: raw against gzip per
+ *   mode (compressionOf; null without compressed columns); profile: with PROFILE=1, each column's server CPU per
+ *   request by package and its top functions (profileOf)
  */
 export function buildReport(columns, { generatedAt = new Date(), via = null } = {}) {
   const modes = Object.fromEntries(columns.map(({ key, runs }) => [key, aggregate(runs)]));
-  const [base, ...others] = columns.map((c) => c.key);
+  const [base] = columns.map((c) => c.key);
   /** @type {Record<string, Record<string, number|null>>} */
   const ratios = {};
-  for (const key of others) {
-    const ratio = (ratios[`${key}/${base}`] = {});
+  const pairs = ratioPairs(columns.map((c) => c.key), modes);
+  for (const [key, over] of pairs) {
+    const ratio = (ratios[`${key}/${over}`] = {});
     for (const { label, field } of ROWS) {
-      const x = get(modes[base], field);
+      const x = get(modes[over], field);
       const y = get(modes[key], field);
       ratio[label] = typeof x === 'number' && typeof y === 'number' && x !== 0 ? y / x : null;
     }
@@ -232,12 +238,62 @@ export function buildReport(columns, { generatedAt = new Date(), via = null } = 
     ratios,
     client_bound: clientBound,
     k6_instances: splitRuns(modes),
-    profile: profileOf(modes),  // PROFILE=1 (bench/profile.js)
+    compression: compressionOf(modes, pairs),
+    profile: profileOf(modes), // PROFILE=1 (bench/profile.js)
     notes: [...unfairness(modes), ...unevenWorkers(modes), ...(via ? [via.note] : []), ...notesOf(modes, clientBound)],
     reading: [], // filled below: the sentences read the report's own figures
   };
-  report.reading = others.flatMap((key) => readingOf(report, base, key));
+  // Sentences compare columns of the same compression; raw against gzip is the compression section's.
+  report.reading = pairs.filter(([key, over]) => modes[key].compression === modes[over].compression)
+    .flatMap(([key, over]) => readingOf(report, over, key));
   return report;
+}
+
+/**
+ * Which column is divided by which, as [column, baseline] pairs in table order: each column by the first column of the
+ * same compression (without compressed columns: each by the first), and each compressed column by its raw one too
+ * (`grpc+gzip` by `grpc`). A column with neither is divided by the first.
+ * @param {string[]} keys the columns, in table order
+ * @param {Record<string, {compression: string}>} modes their figures
+ * @returns {Array<[string, string]>}
+ */
+export function ratioPairs(keys, modes) {
+  /** @type {Array<[string, string]>} */
+  const pairs = [];
+  for (const key of keys.slice(1)) {
+    const { compression } = modes[key];
+    const first = keys.find((k) => modes[k].compression === compression);
+    const raw = compression === 'off' ? undefined : keys.find((k) => modes[k].compression === 'off' && columnKey(k, compression) === key);
+    if (first !== key) pairs.push([key, first]);
+    if (raw) pairs.push([key, raw]);
+    if (first === key && !raw) pairs.push([key, keys[0]]);
+  }
+  return pairs;
+}
+
+/**
+ * Raw against gzip for each column measured both ways: its median received bytes and server CPU per request
+ * each way, with their min–max, and what gzip changed.
+ * @param {Record<string, object>} modes the report's columns
+ * @param {Array<[string, string]>} pairs ratioPairs
+ * @returns {Array<{raw: string, compressed: string, compression: string, received_per_request: {raw: number|null,
+ *   compressed: number|null, ratio: number|null}, server_cpu_us_per_request: {raw: number|null, compressed: number|null,
+ *   added: number|null}}>|null} bytes; µs; null without a raw and compressed pair
+ */
+function compressionOf(modes, pairs) {
+  const both = pairs.filter(([key, over]) => modes[over].compression === 'off' && modes[key].compression !== 'off'
+    && columnKey(over, modes[key].compression) === key);
+  if (!both.length) return null;
+  const num = (v) => (typeof v === 'number' ? v : null);
+  return both.map(([key, raw]) => {
+    const bytes = [num(modes[raw].received_per_request), num(modes[key].received_per_request)];
+    const cpu = [num(modes[raw].server_cpu_us_per_request), num(modes[key].server_cpu_us_per_request)];
+    return {
+      raw, compressed: key, compression: modes[key].compression,
+      received_per_request: { raw: bytes[0], compressed: bytes[1], ratio: bytes[0] && bytes[1] !== null ? bytes[1] / bytes[0] : null },
+      server_cpu_us_per_request: { raw: cpu[0], compressed: cpu[1], added: cpu[0] !== null && cpu[1] !== null ? cpu[1] - cpu[0] : null },
+    };
+  });
 }
 
 /**
@@ -325,7 +381,10 @@ function splitRuns(modes) {
 
 // What must match between columns for their ratio to mean anything.
 const SHAPE = [['scenario', 'payload scenario'], ['connections', 'connection policy'], ['model', 'load model'],
-  ['rate', 'arrival rate'], ['vus', 'VUs']];
+  ['rate', 'arrival rate'], ['vus', 'VUs'], ['compression', 'response compression']];
+
+// Compression may differ between columns whose keys say it (`grpc+gzip` beside `grpc`): the deliberate layout of COMPRESSION=gzip.
+const namesCompression = ([key, m]) => m.compression !== 'mixed' && columnKey(key.replace(/\+[a-z]+$/, ''), m.compression) === key;
 
 /** Warnings for columns that were not measured under the same conditions. */
 function unfairness(modes) {
@@ -333,6 +392,7 @@ function unfairness(modes) {
   const warnings = [];
   for (const [field, what] of SHAPE) {
     const values = new Set(entries.map(([, m]) => String(m[field])));
+    if (field === 'compression' && entries.every(namesCompression)) continue;
     if (values.size > 1) {
       warnings.push(`NOT COMPARABLE: the ${what} differs (${entries.map(([k, m]) => `${k}: ${m[field]}`).join(', ')}), so the ratios mix it with the protocol.`);
     }
@@ -399,7 +459,8 @@ export function renderMarkdown(report) {
   const keys = report.order;
   const heading = (k) => {
     const m = report.modes[k];
-    return `${MODES[k] ? modeLabel(k) : modeLabel(m.mode ?? k)}${m.target ? ` ${m.target}` : ''}`;
+    const compressed = m.compression && m.compression !== 'off' ? ` + ${m.compression}` : '';
+    return `${MODES[k] ? modeLabel(k) : modeLabel(m.mode ?? k)}${compressed}${m.target ? ` ${m.target}` : ''}`;
   };
   const ratioKeys = Object.keys(report.ratios);
   const header = ['', ...keys.map(heading), ...ratioKeys.map((r) => `ratio ${r}`)];
@@ -418,7 +479,8 @@ export function renderMarkdown(report) {
   const reading = report.reading.length ? `**Reading.** ${report.reading.join(' ')}\n\n` : '';
   const warnings = (report.link?.warnings ?? []).map((w) => `> **WARNING: the link is not what was asked for:** ${w}.\n\n`).join('');
   const link = report.link ? renderLink(report) : '';
-  const instances = `${report.replicas ? renderReplicas(report) : ''}${report.k6_instances ? renderInstances(report) : ''}`
+  const instances = `${report.compression ? renderCompression(report) : ''}${report.replicas ? renderReplicas(report) : ''}`
+    + `${report.k6_instances ? renderInstances(report) : ''}`
     + `${report.profile ? renderBreakdown(report.profile, report.order, 'Where the server\'s CPU goes') : ''}`;
   const { differences = [], missing = [], recorded = null } = report.provenance ?? {};
   const setup = differences.length
@@ -436,6 +498,24 @@ function provenanceLine(p) {
   const versions = Object.entries(p.versions).map(([k, v]) => `${k} ${v ?? '?'}`).join(', ');
   const server = p.server ? `; server: ${['WORKERS', 'GRPC_CODEC', 'GRPC_CHANNELZ', 'H2_MAX_CONCURRENT_STREAMS'].map((k) => `${k}=${p.server[k]}`).join(' ')}` : '';
   return `provenance: commit ${commit}; ${versions}; ${p.machine.kernel}, ${p.machine.cpu_count} × ${p.machine.cpu_model}${server} (all settings in the JSON report)`;
+}
+
+/** Raw against gzip per mode: received bytes and server CPU per request, medians with their min–max. */
+function renderCompression(report) {
+  const rows = [['column', 'received per request, raw (bytes)', 'gzip (bytes)', 'gzip ÷ raw',
+    'server CPU per request, raw (µs)', 'gzip (µs)', 'gzip adds (µs)']];
+  for (const one of report.compression) {
+    const raw = report.modes[one.raw];
+    const compressed = report.modes[one.compressed];
+    rows.push([`${one.raw} → ${one.compressed}`, cell(raw, 'received_per_request', 1, 'median'), cell(compressed, 'received_per_request', 1, 'median'),
+      number(one.received_per_request.ratio, 3), cell(raw, 'server_cpu_us_per_request', 1, 'median'),
+      cell(compressed, 'server_cpu_us_per_request', 1, 'median'), number(one.server_cpu_us_per_request.added, 1)]);
+  }
+  return `**Compression.** Each column measured raw and with gzip-compressed responses (zlib level ${GZIP_LEVEL} both ways), `
+    + 'interleaved, all by k6: HTTP by @fastify/compress for `Accept-Encoding: gzip`; gRPC by server/grpc-gzip.js (grpc-js compresses '
+    + 'no response itself) for k6\'s gRPC client, which lists gzip in `grpc-accept-encoding` on every call (docs/compression.md). '
+    + 'Received bytes are as they crossed the connection; the payload row stays the payload before compression.\n\n'
+    + `${markdownTable(rows, { align: ['l', 'r', 'r', 'r', 'r', 'r', 'r'] })}\n\n`;
 }
 
 /** The replicas behind the balancer: each one's share of each run, by its own count and by HAProxy's. */

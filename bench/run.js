@@ -21,7 +21,7 @@ import { placementOf } from './placement.js';
 import { replicasPlacement, requireBalancer } from './replicas.js';
 import { startProfiles, stopProfiles } from './profile.js';
 import { PROFILE_INTERVAL_US } from '../server/profiling.js';
-import { MODES } from './modes.js';
+import { columnKey, MODES } from './modes.js';
 import { provenanceOf } from './provenance.js';
 import { fileStamp, k6Reason } from './format.js';
 
@@ -41,7 +41,8 @@ const isZero = (duration) => /^(0+(\.0+)?(ms|s|m|h))+$/.test(duration);
  * down. Records the k6 CPU use, the core split, the server's own accounting of the measured run
  * (its admin endpoint read right before and right after it) and, over a link, the link's
  * byte and packet counters of the run, in the summary's `bench.run`.
- * @param {{mode: string, scenario: string, label: string}} cell label names the files
+ * @param {{mode: string, scenario: string, label: string, compression?: 'off'|'gzip'}} cell label names the files;
+ *   compression: the server's COMPRESSION and what k6 asks for (default off)
  * @param {import('./settings.js').BenchSettings} settings
  * @param {ReturnType<typeof splitCores>} cores
  * @param {string} scratch folder for throw-away files
@@ -50,8 +51,8 @@ const isZero = (duration) => /^(0+(\.0+)?(ms|s|m|h))+$/.test(duration);
  * @returns {Promise<string>} path of the measured run's summary
  * @throws {BenchError} when the server does not start, its accounting cannot be read, or k6 fails
  */
-async function measure({ mode, scenario, label }, settings, cores, scratch, placement, linkCheck) {
-  const cell = await placement.start(mode, { workers: settings.WORKERS, cpus: cores.serverCpus });
+async function measure({ mode, scenario, label, compression = 'off' }, settings, cores, scratch, placement, linkCheck) {
+  const cell = await placement.start(mode, { workers: settings.WORKERS, cpus: cores.serverCpus, compression });
   const { host } = cell;
   // Replicas behind a balancer have an admin endpoint each; their windows are combined.
   const admins = cell.replicas ? cell.replicas.map((r) => r.admin) : cell.admin ? [cell.admin] : [];
@@ -59,7 +60,7 @@ async function measure({ mode, scenario, label }, settings, cores, scratch, plac
   const hostVar = MODES[mode].hostVars[placement.target];
   const k6 = { k6: settings.K6_BIN, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount };
   const common = ['-e', `${hostVar}=${host}`, '-e', `SCENARIO=${scenario}`, '-e', `CONNECTIONS=${settings.CONNECTIONS}`,
-    '-e', `REQUEST_TIMEOUT=${settings.REQUEST_TIMEOUT}`];
+    '-e', `REQUEST_TIMEOUT=${settings.REQUEST_TIMEOUT}`, '-e', `COMPRESSION=${compression}`];
   const closed = (duration) => ['--vus', String(settings.VUS), '--duration', duration];
   // The open model takes its shape from -e; --vus/--duration would replace it.
   const model = settings.RATE
@@ -112,6 +113,7 @@ async function measure({ mode, scenario, label }, settings, cores, scratch, plac
     if (run.code !== 0) throw new BenchError(`k6 run against ${host} failed (exit ${run.code}):\n${k6Failure(run.output, log)}`);
     const capacity = settings.CAPACITY ? await measureCapacity({
       listener: MODES[mode].listener, scenario, host, connections: settings.VUS, durationS: durationMs(settings.DURATION) / 1000, cpus: cores.k6Cpus,
+      compression,
     }) : undefined;
     const summary = run.summary ?? JSON.parse(await readFile(summaryFile, 'utf8'));
     const servers = cell.replicas
@@ -284,17 +286,18 @@ export async function main(settings) {
   try {
     const linkCheck = await placement.check();
     if (linkCheck) console.error(`link check: ${describeCheck(linkCheck)}`);
-    const progress = progressOf(settings.SCENARIO.length * settings.REPEATS * settings.MODES.length * placements.length);
+    const columns = columnsOf(settings);
+    const progress = progressOf(settings.SCENARIO.length * settings.REPEATS * columns.length * placements.length);
     const reports = [];
     for (const scenario of settings.SCENARIO) {
-      const runs = placements.map(() => Object.fromEntries(settings.MODES.map((mode) => [mode, []])));
-      // Modes (and placements) interleaved (A B A B ...), so a drift of the machine over time touches all alike.
+      const runs = placements.map(() => Object.fromEntries(columns.map(({ key }) => [key, []])));
+      // Columns (and placements) interleaved (A B A B ...), so a drift of the machine over time touches all alike.
       for (let repeat = 1; repeat <= settings.REPEATS; repeat++) {
         for (const [p, { placement: where, where: name, via }] of placements.entries()) {
-          for (const mode of settings.MODES) {
-            const label = `${mode}-${name}-${scenario}-${stamp}-r${repeat}`;
-            progress.next(`${scenario} · ${mode}${via ? ` · ${via.title}` : ''} · run ${repeat} of ${settings.REPEATS}`);
-            runs[p][mode].push(await readSummary(await measure({ mode, scenario, label }, settings, cores, scratch, where, linkCheck)));
+          for (const { key, mode, compression, prefix } of columns) {
+            const label = `${prefix}-${name}-${scenario}-${stamp}-r${repeat}`;
+            progress.next(`${scenario} · ${key}${via ? ` · ${via.title}` : ''} · run ${repeat} of ${settings.REPEATS}`);
+            runs[p][key].push(await readSummary(await measure({ mode, scenario, label, compression }, settings, cores, scratch, where, linkCheck)));
           }
         }
       }
@@ -319,6 +322,21 @@ export async function main(settings) {
     await placement.close();
     await rm(scratch, { recursive: true, force: true });
   }
+}
+
+/**
+ * The measured columns of each scenario, in report order: every mode raw, then with COMPRESSION=gzip every
+ * mode again with gzipped responses.
+ * @param {import('./settings.js').BenchSettings} settings
+ * @returns {Array<{key: string, mode: string, compression: 'off'|'gzip', prefix: string}>} key: the report's
+ *   (bench/modes.js columnKey); prefix: how its files are named (`http`, `http-gzip`)
+ */
+function columnsOf(settings) {
+  const compressions = settings.COMPRESSION === 'gzip' ? ['off', 'gzip'] : ['off'];
+  return compressions.flatMap((compression) => settings.MODES.map((mode) => ({
+    key: columnKey(mode, compression), mode, compression: /** @type {'off'|'gzip'} */ (compression),
+    prefix: compression === 'off' ? mode : `${mode}-${compression}`,
+  })));
 }
 
 /**

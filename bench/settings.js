@@ -8,6 +8,7 @@ import { BenchError } from './errors.js';
 import { hostPort } from './hosts.js';
 import { linkSpec, PROFILES, rate, rttMs } from './network.js';
 import { DEFAULTS as HOSTS } from '../config.js';
+import { COMPRESSIONS, GZIP_LEVEL } from '../server/compression.js';
 
 // k6's duration syntax (https://grafana.com/docs/k6/latest/using-k6/k6-options/reference/#duration), e.g. 30s, 1m30s, 500ms.
 const DURATION_MS = { ms: 1, s: 1000, m: 60000, h: 3600000 };
@@ -119,6 +120,7 @@ const code = (names) => names.map((n) => `\`${n}\``).join(', ');
  * @property {string[]} SCENARIO
  * @property {'reuse'|'per-request'} CONNECTIONS
  * @property {string} REQUEST_TIMEOUT k6 duration
+ * @property {'off'|'gzip'} COMPRESSION
  * @property {number|undefined} RATE requests per second
  * @property {boolean} CAPACITY
  * @property {boolean} DECOMPOSE
@@ -201,6 +203,15 @@ export function benchSettingSpecs(cores = splitCores(allowedCpus())) {
       default: '5s',
       desc: 'how long one request may take, the same for both modes (k6 duration; the HTTP `timeout` param, the gRPC `timeout` in the invoke params); a request past it is ended, counted as failed and as timed out. Raise it for large payloads over a slow link',
       example: '30s',
+    }),
+    COMPRESSION: str({
+      choices: [...COMPRESSIONS],
+      default: 'off',
+      desc: '`gzip`: each mode is measured twice, interleaved: raw, and with gzip-compressed responses (columns `http+gzip`, '
+        + `\`grpc+gzip\`: the server started with COMPRESSION=gzip, zlib level ${GZIP_LEVEL} both ways; k6 asks with \`Accept-Encoding: gzip\`, `
+        + 'and its gRPC client lists gzip in `grpc-accept-encoding` on every call); the report adds raw against gzip received bytes '
+        + 'and server CPU per request (docs/compression.md). `off`: raw only',
+      example: 'gzip',
     }),
     RATE: withDefaultText(positiveInt({
       default: undefined,
@@ -303,6 +314,10 @@ export function readBenchSettings(env = process.env) {
   }
   if (settings.SERVERS > 1 && (link || settings.TARGET === 'remote')) {
     throw new BenchError('SERVERS runs the replicas and HAProxy on this machine\'s loopback: run it without NETWORK/BANDWIDTH/RTT and TARGET=remote');
+  }
+  if (settings.COMPRESSION === 'gzip' && settings.TARGET === 'remote') {
+    throw new BenchError('COMPRESSION=gzip starts each mode\'s server twice, raw and with COMPRESSION=gzip (k6\'s gRPC client always '
+      + 'asks for gzip, so only the server can keep a column raw): run it without TARGET=remote');
   }
   if (settings.K6_INSTANCES > settings.VUS) {
     throw new BenchError(`K6_INSTANCES=${settings.K6_INSTANCES} is more than VUS=${settings.VUS}: each k6 instance needs at least one VU`);

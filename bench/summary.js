@@ -31,6 +31,9 @@ const PERCENTILES = { p50: 'med', p90: 'p(90)', p95: 'p(95)', p99: 'p(99)' };
  * @property {string} connections connection policy: reuse or per-request
  * @property {string} model load model: closed (VUs) or open (constant arrival RATE)
  * @property {number|null} rate target arrival rate of the open model (req/s)
+ * @property {'off'|'gzip'} compression response compression k6 asked for (COMPRESSION; 'off' in a summary
+ *   from before it was recorded): with gzip, the byte counts are of the compressed responses, payload_bytes
+ *   of the payload before compression
  * @property {number|null} dropped_iterations iterations the open model could not start for lack of VUs (null in the closed model)
  * @property {number|null} capacity_rps the server's rate under wrk/h2load (req/s; null without CAPACITY=1)
  * @property {number|null} wire_sent_bytes TCP payload bytes client to server in a capture of the run (null without VERIFY_BYTES=1)
@@ -162,6 +165,7 @@ export function figuresOf(file, data) {
     connections: data.bench?.connections ?? 'reuse',
     model: data.bench?.model ?? 'closed',
     rate: data.bench?.rate ?? null,
+    compression: data.bench?.compression ?? 'off',
     // k6 reports dropped_iterations only when the open model dropped some.
     dropped_iterations: data.bench?.model === 'open' ? data.metrics.dropped_iterations?.values?.count ?? 0 : null,
     capacity_rps: data.bench?.run?.capacity?.rps ?? null,

@@ -2,6 +2,7 @@
 // response sampling and the payload check.
 import { Counter } from 'k6/metrics';
 import { SCENARIOS } from '../proto/payload.js';
+import { COMPRESSIONS } from '../server/compression.js';
 
 function positiveIntEnv(name, fallback) {
   const raw = __ENV[name];
@@ -52,6 +53,14 @@ export const SCENARIO = choiceEnv('SCENARIO', Object.keys(SCENARIOS), 'user');
  */
 export const CONNECTIONS = choiceEnv('CONNECTIONS', ['reuse', 'per-request'], 'reuse');
 
+/**
+ * Response compression asked of the server (-e COMPRESSION=off|gzip; default off). gzip: the HTTP script
+ * sends `Accept-Encoding: gzip` (k6 sends none of its own and decompresses what comes); the gRPC script
+ * sends nothing more, as k6's gRPC client lists gzip in `grpc-accept-encoding` on every call anyway
+ * (docs/compression.md): whether gRPC responses come compressed is the server's COMPRESSION.
+ */
+export const COMPRESSION = choiceEnv('COMPRESSION', COMPRESSIONS, 'off');
+
 // Open model when RATE is set: k6 starts RATE iterations a second whatever the
 // latency (constant-arrival-rate), instead of VUs looping as fast as answers come.
 const RATE = positiveIntEnv('RATE', null);
@@ -81,6 +90,7 @@ export const RUN_SHAPE = Object.freeze({
   model: RATE === null ? 'closed' : 'open',
   rate: RATE,
   request_timeout: REQUEST_TIMEOUT,
+  compression: COMPRESSION,
 });
 
 /**

@@ -4,12 +4,14 @@ import { check } from 'k6';
 import exec from 'k6/execution';
 import { SCENARIOS } from '../proto/payload.js';
 import {
-  baseOptions, CONNECTIONS, isThePayload, REQUEST_TIMEOUT, requestsTimedOut, RUN_SHAPE, sampler, SCENARIO,
+  baseOptions, COMPRESSION, CONNECTIONS, isThePayload, REQUEST_TIMEOUT, requestsTimedOut, RUN_SHAPE, sampler, SCENARIO,
 } from './common.js';
 import { summaryHandler } from './summary.js';
 
-const PARAMS = { timeout: REQUEST_TIMEOUT };
-const SAMPLED = { responseType: 'text', timeout: REQUEST_TIMEOUT };
+// COMPRESSION=gzip asks for a gzipped body; k6 counts the bytes as received and decompresses them.
+const HEADERS = COMPRESSION === 'gzip' ? { 'Accept-Encoding': 'gzip' } : {};
+const PARAMS = { timeout: REQUEST_TIMEOUT, headers: HEADERS };
+const SAMPLED = { responseType: 'text', timeout: REQUEST_TIMEOUT, headers: HEADERS };
 // k6's error code of a request that reached its timeout.
 const TIMEOUT_ERROR_CODE = 1050;
 
@@ -32,10 +34,16 @@ export function httpTest({ host, target }) {
     options: { ...baseOptions, noConnectionReuse: CONNECTIONS === 'per-request' },
     // Fails fast, naming the host, when no server answers; returns the body's size for the report.
     setup() {
-      const res = http.get(url, { responseType: 'binary', timeout: '5s' });
+      const res = http.get(url, { responseType: 'binary', timeout: '5s', headers: HEADERS });
       if (res.status !== 200) {
         exec.test.abort(`cannot reach the HTTP server at ${host}: ${res.error || `status ${res.status}`}`);
       }
+      // A server that ignores the ask would make the gzip column a raw one.
+      const encoding = res.headers['Content-Encoding'] || 'identity';
+      if (COMPRESSION === 'gzip' && encoding !== 'gzip') {
+        exec.test.abort(`COMPRESSION=gzip: the HTTP server at ${host} answered Content-Encoding ${encoding}, not gzip (start it with COMPRESSION=gzip)`);
+      }
+      // The body as decoded: k6 has already decompressed a gzipped one.
       return { mode: 'http', host, sampleBytes: res.body.byteLength };
     },
     iteration() {

@@ -10,6 +10,7 @@ import {
 } from '../proto/index.js';
 import { SERVICE_NAME } from '../proto/payload.js';
 import { guardHttp2Server } from './h2-guard.js';
+import { gzipResponses } from './grpc-gzip.js';
 import { GRPC_HEALTH_SERVICES } from './health.js';
 import { servedRequests } from './served.js';
 
@@ -19,7 +20,7 @@ import { servedRequests } from './served.js';
  * http2 servers in `createHttp2Server` (grpc-js 1.10 to 1.14 at least); startGrpc checks that
  * the override ran, so a grpc-js that stops calling it fails at start, not silently.
  */
-function guardedServer(options, guardOptions) {
+function guardedServer(options, guardOptions, onHttp2Server = (http2Server) => void http2Server) {
   const guards = [];
   // @ts-expect-error grpc-js declares createHttp2Server private; overriding it is the only way in (see above).
   class GuardedServer extends grpc.Server {
@@ -27,6 +28,7 @@ function guardedServer(options, guardOptions) {
       // @ts-expect-error the same private method
       const http2Server = super.createHttp2Server(credentials);
       guards.push(guardHttp2Server(http2Server, guardOptions));
+      onHttp2Server(http2Server);
       return http2Server;
     }
   }
@@ -71,14 +73,18 @@ export const requireRequestMessage = (method, call) => {
  * Builds and starts the gRPC server of one worker.
  * @param {{host: string, port: number, log: import('pino').Logger,
  *   health: import('./health.js').Health, settings: import('./settings.js').ServerSettings}} options
- *   `settings` gives the limit MAX_BODY_BYTES (largest request message), GRPC_CODEC, GRPC_CHANNELZ
+ *   `settings` gives the limit MAX_BODY_BYTES (largest request message), GRPC_CODEC, GRPC_CHANNELZ,
+ *   COMPRESSION (gzip: responses gzipped for clients that list gzip in grpc-accept-encoding, server/grpc-gzip.js)
  *   and the HTTP/2 bounds (H2_*)
  * @returns {Promise<{close: () => Promise<void>, forceClose: () => void}>} `close` announces the
  *   shutdown (GOAWAY with the largest stream id, a PING), then stops accepting and resolves once
  *   in-flight calls are answered; `forceClose` cancels the calls left
- * @throws {Error & {code: string}} EADDRINUSE (or the bind's reason) when the port cannot be bound
+ * @throws {Error & {code: string}} EADDRINUSE (or the bind's reason) when the port cannot be bound; EGZIP when
+ *   COMPRESSION=gzip and this grpc-js cannot be made to compress
  */
 export async function startGrpc({ host, port, log, health, settings }) {
+  // grpc-js compresses no response itself; with COMPRESSION=gzip its first interceptor does (server/grpc-gzip.js).
+  const gzip = settings.COMPRESSION === 'gzip' ? gzipResponses() : null;
   // Larger messages are refused with RESOURCE_EXHAUSTED before they are decoded.
   // No 'grpc.max_connection_idle_ms': grpc-js would then do bookkeeping on every call.
   const { server, guards } = guardedServer({
@@ -92,8 +98,8 @@ export async function startGrpc({ host, port, log, health, settings }) {
       'grpc.max_connection_age_ms': settings.GRPC_MAX_CONNECTION_AGE_MS,
       'grpc.max_connection_age_grace_ms': settings.SHUTDOWN_TIMEOUT_MS,
     } : {}),
-    interceptors: [requireRequestMessage],
-  }, { settings, log, listener: 'grpc' });
+    interceptors: gzip ? [gzip.interceptor, requireRequestMessage] : [requireRequestMessage],
+  }, { settings, log, listener: 'grpc' }, gzip?.watch);
   const payloads = scenarioPayloads({ port, workerPid: process.pid });
   // GRPC_CODEC=proto-loader answers plain objects through @grpc/proto-loader's codec, which
   // converts each one (fromObject) before encoding it: the common setup, kept to measure its cost.

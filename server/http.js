@@ -1,6 +1,7 @@
 // The fastify listeners: the User (and the other scenarios) as its proto3 JSON mapping over HTTP/1.1 or h2c
 // (json-h2), or as protobuf over HTTP/1.1 (protobuf-h1), and the health route.
 import Fastify from 'fastify';
+import fastifyCompress from '@fastify/compress';
 import { jsonSchemaOf, responseTypeOf, scenarioKey, scenarioKeyOf, scenarioPayloads, scenarioRoutes } from '../proto/index.js';
 import { guardHttp2Server } from './h2-guard.js';
 import { HEALTH_PATH } from './health.js';
@@ -8,9 +9,21 @@ import { replyErrorsAsJson } from './http-errors.js';
 import { logsRequests } from './log.js';
 import { servedRequests } from './served.js';
 import { guardedHttp1Server } from './h1-guard.js';
+import { GZIP_LEVEL } from './compression.js';
 
 // How a payload leaves its handler: the proto3 JSON mapping through fastify's
 // schema-compiled serializer, or the protobuf message encoded per request, as gRPC does.
+/**
+ * @fastify/compress as COMPRESSION=gzip uses it: gzip only, at the level gRPC's gzip uses (GZIP_LEVEL), every
+ * response of every type however small (threshold 0: its default, 1024 bytes, would leave the `user` scenario raw),
+ * always by zlib.gzipSync on the worker's thread (syncThreshold: its default streams larger payloads through the
+ * threadpool; grpc-js's serializer, where the gRPC side compresses, is synchronous).
+ */
+/** @type {import('@fastify/compress').FastifyCompressOptions} */
+const GZIP_OPTIONS = {
+  encodings: ['gzip'], threshold: 0, syncThreshold: Infinity, zlibOptions: { level: GZIP_LEVEL }, customTypes: () => true,
+};
+
 const ENCODINGS = {
   json: {
     schemaOf: (rpc) => ({ response: { 200: jsonSchemaOf(responseTypeOf(rpc)) } }),
@@ -27,7 +40,8 @@ const ENCODINGS = {
  * @param {{host: string, port: number, log: import('pino').Logger,
  *   health: import('./health.js').Health, settings: import('./settings.js').ServerSettings,
  *   http2?: boolean, encoding?: 'json'|'protobuf'}} options
- *   `settings` gives the limits: MAX_BODY_BYTES, MAX_CONNECTIONS, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS;
+ *   `settings` gives the limits: MAX_BODY_BYTES, MAX_CONNECTIONS, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, and
+ *   COMPRESSION (gzip: responses gzipped for clients that send `Accept-Encoding: gzip`);
  *   `http2` serves cleartext HTTP/2 instead of HTTP/1.1; `encoding` 'protobuf' serves the
  *   protobuf message as application/x-protobuf instead of its proto3 JSON mapping
  * @returns {Promise<{close: () => Promise<void>, forceClose: () => void}>} `close` stops accepting
@@ -74,6 +88,8 @@ export async function startHttp({ host, port, log, health, settings, http2 = fal
   const guard = http2 ? guardHttp2Server(/** @type {any} */ (app.server), { settings, log, listener: 'json-h2' }) : null;
 
   replyErrorsAsJson(app);
+  // Before the routes: the plugin adds its onSend hook to each route as it is declared.
+  if (settings.COMPRESSION === 'gzip') await app.register(fastifyCompress, GZIP_OPTIONS);
   // Bodies are built once: the per-request cost is the encoding, as in a real service.
   const { schemaOf, send } = ENCODINGS[encoding];
   const payloads = scenarioPayloads({ port, workerPid: process.pid });

@@ -4,6 +4,7 @@ import { bool, host, makeValidator, port, str } from 'envalid';
 import { positiveInt, readEnv, wholeNumber, withDefaultText } from './env.js';
 import { SettingsError } from './errors.js';
 import { LISTENER_NAMES, LISTENERS } from './listeners.js';
+import { COMPRESSIONS, GZIP_LEVEL } from './compression.js';
 
 // setTimeout fires at once for delays past 2^31-1 ms, so no duration may exceed it.
 const durationMs = wholeNumber(1, 2 ** 31 - 1);
@@ -59,6 +60,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
  * @property {number} REQUEST_TIMEOUT_MS ms
  * @property {'protobufjs'|'proto-loader'} GRPC_CODEC
  * @property {boolean} GRPC_CHANNELZ
+ * @property {'off'|'gzip'} COMPRESSION
  * @property {number|undefined} ADMIN_PORT
  * @property {string} ADMIN_HOST
  * @property {number} H2_MAX_CONCURRENT_STREAMS
@@ -131,6 +133,15 @@ export function serverSettingSpecs(cores = os.availableParallelism()) {
       default: false,
       desc: 'grpc-js\'s channelz statistics (its option `grpc.enable_channelz`, on by default in grpc-js); off here because '
         + 'they cost the gRPC server about 15% of its capacity (README, Performance targets)',
+    }),
+    COMPRESSION: str({
+      choices: [...COMPRESSIONS],
+      default: 'off',
+      desc: `response compression of the fastify listeners and the grpc listener: \`gzip\` compresses every response, at zlib level ${GZIP_LEVEL}, `
+        + 'for a client that asks (HTTP: `Accept-Encoding: gzip`, by @fastify/compress; gRPC: `gzip` in `grpc-accept-encoding`, '
+        + 'by server/grpc-gzip.js, as grpc-js compresses no response itself), and sends the raw bytes to any other; `off` never compresses. '
+        + 'The baselines never do (docs/compression.md)',
+      example: 'gzip',
     }),
     GRPC_MAX_CONNECTION_AGE_MS: withDefaultText(durationMs({
       default: undefined,

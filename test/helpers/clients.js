@@ -29,15 +29,18 @@ export function assertNoInternals(received) {
  * One HTTP/1.1 request on its own connection (no agent, `Connection: close`).
  * @param {number} port
  * @param {{method?: string, path?: string, headers?: object, body?: string|Buffer, timeoutMs?: number}} [options]
- * @returns {Promise<{status: number, headers: object, body: string}>}
+ * @returns {Promise<{status: number, headers: object, body: string, raw: Buffer}>} body: the bytes as UTF-8 text; raw: as received
+ *   (still compressed when the server compressed them)
  */
 export function httpRequest(port, { method = 'GET', path = '/', headers = {}, body, timeoutMs = 5000 } = {}) {
   return new Promise((resolve, reject) => {
     const req = http.request({ host: HOST, port, method, path, agent: false, headers: { connection: 'close', ...headers }, timeout: timeoutMs }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk) => { text += chunk; });
-      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: text }));
+      const chunks = [];
+      res.on('data', (chunk) => chunks.push(chunk));
+      res.on('end', () => {
+        const raw = Buffer.concat(chunks);
+        resolve({ status: res.statusCode, headers: res.headers, body: raw.toString('utf8'), raw });
+      });
     });
     req.on('timeout', () => req.destroy(new Error(`no answer in ${timeoutMs} ms`)));
     req.on('error', reject);

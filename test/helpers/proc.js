@@ -37,7 +37,7 @@ export async function eventually(check, timeoutMs) {
  * One request on a fresh node:http2 connection to 127.0.0.1.
  * @param {number} port
  * @param {{path?: string, method?: string, headers?: object, body?: Buffer, timeoutMs?: number}} [options]
- * @returns {Promise<{status: number, grpcStatus: string|undefined, body: Buffer}>}
+ * @returns {Promise<{status: number, grpcStatus: string|undefined, headers: object, body: Buffer}>} headers: the response's
  * @throws {Error} when the connection or the stream fails or nothing comes in time
  */
 export function h2Request(port, { path = '/', method = 'GET', headers = {}, body, timeoutMs = 5000 } = {}) {
@@ -50,11 +50,12 @@ export function h2Request(port, { path = '/', method = 'GET', headers = {}, body
     const chunks = [];
     let status;
     let grpcStatus;
-    stream.on('response', (h) => { status = h[':status']; grpcStatus = h['grpc-status']; });
+    let responseHeaders;
+    stream.on('response', (h) => { status = h[':status']; grpcStatus = h['grpc-status']; responseHeaders = h; });
     stream.on('trailers', (t) => { grpcStatus = t['grpc-status']; });
     stream.on('data', (c) => chunks.push(c));
     stream.on('error', fail);
-    stream.on('end', () => { clearTimeout(timer); session.close(); resolve({ status, grpcStatus, body: Buffer.concat(chunks) }); });
+    stream.on('end', () => { clearTimeout(timer); session.close(); resolve({ status, grpcStatus, headers: responseHeaders, body: Buffer.concat(chunks) }); });
     if (body) stream.end(body);
   });
 }

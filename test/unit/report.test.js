@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fileStamp, formatNumber, k6Reason } from '../../bench/format.js';
 import { provenanceDifferences } from '../../bench/provenance.js';
-import { aggregate, buildReport, renderMarkdown } from '../../bench/report.js';
+import { aggregate, buildReport, ratioPairs, renderMarkdown } from '../../bench/report.js';
+import { columnsOf } from '../../bench/compare.js';
 
 /** Figures of one run as bench/summary.js gives them, with the fields the report reads. */
 const run = (mode, rps, extra = {}) => ({
@@ -68,4 +69,41 @@ test('a column whose requests one worker mostly served is flagged UNEVEN; an eve
   // One worker: nothing to share.
   const single = buildReport([{ key: 'grpc', runs: [run('grpc', 100, { server_worker_share_max_pct: 100, run: { workers: 1 } })] }]);
   assert.ok(!single.notes.some((n) => n.startsWith('UNEVEN')));
+});
+
+test('COMPRESSION=gzip\'s columns: each divided by the first of its compression and by its raw twin; raw beside gzip per mode', () => {
+  const server = (cpu) => ({ server_cpu_us_per_request: cpu, server_gc_ms_per_1k_requests: 1, server_eventloop_p99_ms: 1, server_rss_peak_mib: 90,
+    server_worker_share_min_pct: 100, server_worker_share_max_pct: 100 });
+  const gz = (mode, rps, received, cpu) => run(mode, rps, { compression: 'gzip', received_per_request: received, ...server(cpu) });
+  const report = buildReport([
+    { key: 'http', runs: [run('http', 200, { compression: 'off', ...server(20) })] },
+    { key: 'grpc', runs: [run('grpc', 100, { compression: 'off', ...server(60) })] },
+    { key: 'http+gzip', runs: [gz('http', 150, 130, 40)] },
+    { key: 'grpc+gzip', runs: [gz('grpc', 80, 90, 75)] },
+  ]);
+  assert.deepEqual(Object.keys(report.ratios), ['grpc/http', 'http+gzip/http', 'grpc+gzip/http+gzip', 'grpc+gzip/grpc']);
+  assert.ok(Math.abs(report.ratios['grpc+gzip/http+gzip']['received per request (bytes)'] - 90 / 130) < 1e-12);
+  assert.ok(!report.notes.some((n) => /NOT COMPARABLE/.test(n)), report.notes.join('\n'));
+  // The reading compares like with like: grpc with http, grpc+gzip with http+gzip, whose payload row is before compression.
+  assert.match(report.reading.join(' '), /grpc\+gzip served 0\.53× the RPS of http\+gzip .* Both gzip-compressed; before compression the payload is 25 vs 117 bytes/);
+  assert.deepEqual(report.compression.map((c) => [c.raw, c.compressed, c.received_per_request.compressed, c.server_cpu_us_per_request.added]),
+    [['http', 'http+gzip', 130, 20], ['grpc', 'grpc+gzip', 90, 15]]);
+  const text = renderMarkdown(report);
+  assert.match(text, /\| HTTP \(JSON\) local \| gRPC \(protobuf\) local \| HTTP \(JSON\) \+ gzip local \| gRPC \(protobuf\) \+ gzip local \|/);
+  assert.match(text, /\| http → http\+gzip +\| +289\.0 \| +130\.0 \| +0\.450 \| +20\.0 \| +40\.0 \| +20\.0 \|/);
+  // Without compressed columns nothing changes: each by the first, no compression section.
+  assert.deepEqual(ratioPairs(['http', 'grpc'], { http: { compression: 'off' }, grpc: { compression: 'off' } }), [['grpc', 'http']]);
+  assert.equal(buildReport([{ key: 'http', runs: [run('http', 200)] }, { key: 'grpc', runs: [run('grpc', 100)] }]).compression, null);
+});
+
+test('raw and gzip never mix silently: unnamed columns are flagged, a mixed column too, and compare keeps them apart', () => {
+  const unnamed = buildReport([{ key: 'http', runs: [run('http', 200, { compression: 'off' })] },
+    { key: 'grpc', runs: [run('grpc', 100, { compression: 'gzip' })] }]);
+  assert.ok(unnamed.notes.some((n) => /^NOT COMPARABLE: the response compression differs \(http: off, grpc: gzip\)/.test(n)), unnamed.notes.join('\n'));
+  const mixed = buildReport([{ key: 'http', runs: [run('http', 200, { compression: 'off' }), run('http', 210, { compression: 'gzip' })] },
+    { key: 'grpc', runs: [run('grpc', 100, { compression: 'off' })] }]);
+  assert.equal(mixed.modes.http.compression, 'mixed');
+  assert.ok(mixed.notes.some((n) => /^NOT COMPARABLE: the response compression differs/.test(n)), mixed.notes.join('\n'));
+  const columns = columnsOf([run('http', 200, { compression: 'off' }), run('http', 190, { compression: 'gzip' }), run('http', 210, { compression: 'off' })]);
+  assert.deepEqual(columns.map((c) => [c.key, c.runs.length]), [['http', 2], ['http+gzip', 1]]);
 });

@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { durationMs, readBenchSettings, splitCores } from '../../bench/settings.js';
 import { createRestartPolicy, RESTART_DEFAULTS } from '../../server/restart-policy.js';
+import { readSettings } from '../../server/settings.js';
+import { acceptsGzip } from '../../server/compression.js';
 
 test('k6 durations in ms, and what is not one', () => {
   assert.equal(durationMs('1m30s'), 90000);
@@ -37,6 +39,22 @@ test('bench settings: link settings parsed, conflicts refused with one line nami
   assert.throws(() => readBenchSettings({ DECOMPOSE: '1', RTT: '5' }), /DECOMPOSE=1 .* loopback/);
   assert.throws(() => readBenchSettings({ NETWORK: 'moon', REMOTE_HTTP_HOST: 'https://a:1' }),
     /NETWORK="moon".*REMOTE_HTTP_HOST="https:\/\/a:1".*https:\/\/ is not accepted/);
+});
+
+test('COMPRESSION: off by default, gzip accepted, anything else one line naming it, in the job and in the server', () => {
+  assert.equal(readBenchSettings({}).COMPRESSION, 'off');
+  assert.equal(readBenchSettings({ COMPRESSION: 'gzip' }).COMPRESSION, 'gzip');
+  assert.equal(readSettings({}).COMPRESSION, 'off');
+  assert.equal(readSettings({ COMPRESSION: 'gzip' }).COMPRESSION, 'gzip');
+  assert.throws(() => readBenchSettings({ COMPRESSION: 'brotli' }), /^BenchError: invalid setting COMPRESSION="brotli": [^\n]*$/);
+  assert.throws(() => readSettings({ COMPRESSION: 'brotli' }), /^SettingsError: invalid setting COMPRESSION="brotli": [^\n]*$/);
+  // k6's gRPC client asks for gzip whatever the script says, so only a server the job starts can keep a column raw.
+  assert.throws(() => readBenchSettings({ COMPRESSION: 'gzip', TARGET: 'remote' }), /COMPRESSION=gzip .* without TARGET=remote/);
+});
+
+test('a gRPC client asks for gzip by listing it in grpc-accept-encoding, in any place of the list', () => {
+  for (const yes of ['gzip', 'identity,gzip', 'gzip, identity', 'identity, deflate, gzip']) assert.equal(acceptsGzip(yes), true, yes);
+  for (const no of [undefined, '', 'identity', 'deflate,identity', 'x-gzip', 'gzipx']) assert.equal(acceptsGzip(no), false, String(no));
 });
 
 test('restart policy: a first quick death is replaced at once, then delays double, then it gives up', () => {
