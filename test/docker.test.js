@@ -271,7 +271,7 @@ describe('compose.yaml', () => {
         return [path.posix.normalize(source), mode];
       }));
       assert.deepEqual(mounts, {
-        'config.js': 'ro', k6: 'ro', 'http-tests': 'ro', 'grpc-tests': 'ro', proto: 'ro', results: 'rw',
+        'config.js': 'ro', k6: 'ro', 'http-tests': 'ro', 'grpc-tests': 'ro', proto: 'ro', 'server/compression.js': 'ro', results: 'rw',
       });
       const scripts = ['http-tests', 'grpc-tests'].flatMap((dir) => fs.readdirSync(path.join(ROOT, dir)).map((f) => `${dir}/${f}`));
       const { files } = importGraph(scripts);
