@@ -5,6 +5,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { markdownTable } from 'markdown-table';
 import path from 'node:path';
 import { BenchError } from './errors.js';
+import { formatNumber } from './format.js';
+import { spread } from './stats.js';
 import { ROOT } from './processes.js';
 
 /**
@@ -205,12 +207,8 @@ const TOP_FUNCTIONS = 10;
  * @property {number} interval_us the sampling interval
  */
 
-const medianOf = (values) => {
-  if (!values.length || !values.every((v) => typeof v === 'number')) return null;
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
+/** The median of the runs' values; null when a run lacks one. */
+const medianOf = (values) => (values.length && values.every((v) => typeof v === 'number') ? spread(values).median : null);
 
 /**
  * Where each column's server CPU went, from its profiled runs: self time per request by package, the CPU the
@@ -254,20 +252,16 @@ export function profileBreakdown(columns, measured = {}) {
   }));
   const top = Object.fromEntries(columns.filter(([, runs]) => runs.length).map(([key, runs]) => {
     const requests = runs.reduce((a, r) => a + r.requests, 0);
-    const pooled = new Map();
-    for (const f of runs.flatMap((r) => r.profile.functions)) {
-      const k = `${f.name}\0${f.where}`;
-      pooled.set(k, { ...f, self_us: (pooled.get(k)?.self_us ?? 0) + f.self_us });
-    }
-    return [key, [...pooled.values()].sort((a, b) => b.self_us - a.self_us).slice(0, TOP_FUNCTIONS)
+    // The runs' functions pooled as sumTotals pools the workers' of one run.
+    const { functions } = sumTotals(runs.map((r) => ({ sampled_us: 0, idle_us: 0, by_package: {}, functions: r.profile.functions })));
+    return [key, functions.slice(0, TOP_FUNCTIONS)
       .map((f) => ({ name: f.name, package: f.package, where: f.where, us_per_request: f.self_us / requests }))];
   }));
   const first = columns.flatMap(([, runs]) => runs)[0];
   return { packages, totals, top, interval_us: first?.profile.interval_us ?? null };
 }
 
-const fmt = (n, digits) => (typeof n === 'number' && Number.isFinite(n)
-  ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : 'n/a');
+const fmt = formatNumber;
 
 /**
  * A breakdown as Markdown: self time per request by package with each column's ratio to the first, the CPU the

@@ -20,6 +20,9 @@ import { MODES } from './modes.js';
 /** The one balancer configuration, shared with compose.yaml's `scale` profile. */
 export const HAPROXY_CONFIG = path.join(ROOT, 'deploy/haproxy/haproxy.cfg');
 
+/** The name of replica `index`'s (0-based) slot in each backend of haproxy.cfg (its server-template's prefix and number). */
+export const slotName = (index) => `replica${index + 1}`;
+
 /** The loopback address of replica `index` (0-based): 127.0.0.2 upwards; 127.0.0.1 is the balancer's. */
 export const replicaAddress = (index) => `127.0.0.${index + 2}`;
 
@@ -170,7 +173,7 @@ async function startBalancer(listener, replicas, cpus) {
   for (const [i, address] of replicas.entries()) {
     // Each slot of the backend's server-template starts disabled at a dummy address: the bench saw the replica
     // ready, so it takes requests once it has its address (no health check here).
-    const name = `${listener}/replica${i + 1}`;
+    const name = `${listener}/${slotName(i)}`;
     const [host, port] = [address.slice(0, address.lastIndexOf(':')), address.slice(address.lastIndexOf(':') + 1)];
     const set = await haproxyCommand(socket, `set server ${name} addr ${host} port ${port}`);
     const ready = await haproxyCommand(socket, `set server ${name} state ready`);

@@ -13,6 +13,7 @@ import { GZIP_LEVEL } from '../server/compression.js';
 import { formatRate } from './network.js';
 import { provenanceDifferences } from './provenance.js';
 import { profileBreakdown, renderBreakdown } from './profile.js';
+import { replicaShares } from './summary.js';
 
 // One k6 process using 90% of its cores or more is the bottleneck, not the server.
 const CLIENT_BOUND_PCT = 90;
@@ -349,13 +350,11 @@ function profileOf(modes) {
 function replicasOf(modes) {
   return Object.fromEntries(Object.entries(modes).map(([key, mode]) => [key, mode.runs.map((r) => {
     const replicas = r.run?.replicas ?? [];
-    const total = replicas.reduce((a, x) => a + (x.requests ?? 0), 0);
-    const counted = Object.values(r.run?.balancer?.requests ?? {});
+    const shares = replicaShares(replicas);
     return {
       file: r.file,
       replicas: replicas.map((x, i) => ({
-        host: x.host, requests: x.requests ?? null, share_pct: total > 0 && x.requests !== null ? (x.requests / total) * 100 : null,
-        balancer_requests: counted[i] ?? null,
+        host: x.host, requests: x.requests ?? null, share_pct: shares?.[i] ?? null, balancer_requests: x.balancer_requests ?? null,
       })),
       balancer_cpu_s: r.run?.balancer?.cpu_s ?? null,
     };

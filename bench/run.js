@@ -18,7 +18,7 @@ import { combineWindows, scrapeServer, serverWindow } from './server-stats.js';
 import { requireLinkTools } from './link.js';
 import { formatRate } from './network.js';
 import { placementOf } from './placement.js';
-import { replicasPlacement, requireBalancer } from './replicas.js';
+import { replicasPlacement, requireBalancer, slotName } from './replicas.js';
 import { startProfiles, stopProfiles } from './profile.js';
 import { PROFILE_INTERVAL_US } from '../server/profiling.js';
 import { columnKey, MODES } from './modes.js';
@@ -135,7 +135,11 @@ async function measure({ mode, scenario, label, compression = 'off' }, settings,
       wire,
       server: accounting,
       link: linkRecord(settings, placement, linkCheck, linkRun),
-      replicas: cell.replicas?.map((r, i) => ({ ...r, requests: windows[i]?.workers.reduce((a, w) => a + w.requests, 0) ?? null })),
+      replicas: cell.replicas?.map((r, i) => ({
+        ...r,
+        requests: windows[i]?.workers.reduce((a, w) => a + w.requests, 0) ?? null,
+        balancer_requests: balancerRun?.requests[slotName(i)] ?? null, // HAProxy's own count of what it sent there
+      })),
       balancer: balancerRun,
       profile,
     };

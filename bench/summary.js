@@ -178,14 +178,25 @@ export function figuresOf(file, data) {
   return { ...figures, ...linkFigures(figures, data.bench?.run) };
 }
 
+/**
+ * Each replica's share of the requests the replicas served in a run, by their own counts.
+ * @param {Array<{requests: number|null}>} [replicas] bench.run.replicas
+ * @returns {number[]|null} % per replica, in order; null when a count is missing or none was served
+ */
+export function replicaShares(replicas = []) {
+  const counts = replicas.map((r) => r.requests);
+  const total = counts.reduce((a, n) => a + (n ?? 0), 0);
+  if (counts.some((n) => typeof n !== 'number') || total === 0) return null;
+  return counts.map((n) => (n / total) * 100);
+}
+
 /** The replicas' shares and the balancer's CPU per request of a run through HAProxy (all null otherwise). */
 function replicaFigures(run) {
-  const counts = (run?.replicas ?? []).map((r) => r.requests);
-  const total = counts.reduce((a, n) => a + (n ?? 0), 0);
-  if (counts.length < 2 || counts.some((n) => typeof n !== 'number') || total === 0) {
+  const shares = replicaShares(run?.replicas);
+  if (!shares || shares.length < 2) {
     return { server_replica_share_min_pct: null, server_replica_share_max_pct: null, balancer_cpu_us_per_request: null };
   }
-  const shares = counts.map((n) => (n / total) * 100);
+  const total = run.replicas.reduce((a, r) => a + r.requests, 0);
   return {
     server_replica_share_min_pct: Math.min(...shares),
     server_replica_share_max_pct: Math.max(...shares),

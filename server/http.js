@@ -11,19 +11,19 @@ import { servedRequests } from './served.js';
 import { guardedHttp1Server } from './h1-guard.js';
 import { GZIP_LEVEL } from './compression.js';
 
-// How a payload leaves its handler: the proto3 JSON mapping through fastify's
-// schema-compiled serializer, or the protobuf message encoded per request, as gRPC does.
 /**
  * @fastify/compress as COMPRESSION=gzip uses it: gzip only, at the level gRPC's gzip uses (GZIP_LEVEL), every
  * response of every type however small (threshold 0: its default, 1024 bytes, would leave the `user` scenario raw),
  * always by zlib.gzipSync on the worker's thread (syncThreshold: its default streams larger payloads through the
  * threadpool; grpc-js's serializer, where the gRPC side compresses, is synchronous).
+ * @type {import('@fastify/compress').FastifyCompressOptions}
  */
-/** @type {import('@fastify/compress').FastifyCompressOptions} */
 const GZIP_OPTIONS = {
   encodings: ['gzip'], threshold: 0, syncThreshold: Infinity, zlibOptions: { level: GZIP_LEVEL }, customTypes: () => true,
 };
 
+// How a payload leaves its handler: the proto3 JSON mapping through fastify's
+// schema-compiled serializer, or the protobuf message encoded per request, as gRPC does.
 const ENCODINGS = {
   json: {
     schemaOf: (rpc) => ({ response: { 200: jsonSchemaOf(responseTypeOf(rpc)) } }),
