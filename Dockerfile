@@ -2,8 +2,9 @@
 # One image for both modes of the server; MODE (http | grpc | both) selects at run time.
 # Build: bash build.sh   Run: bash starthttp.sh | bash startgrpc.sh   (see README.md, Docker)
 
-# Pinned Node LTS on Debian 12; build and runtime share it so native add-ons would match.
-ARG NODE_IMAGE=node:22.23.4-bookworm-slim
+# The Node release the project pins (NODE_PIN in scripts/ensure-tool.sh), on Debian 12; build and
+# runtime share it so native add-ons would match.
+ARG NODE_IMAGE=node:24.21.0-bookworm-slim
 
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app

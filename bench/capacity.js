@@ -8,26 +8,23 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { grpcFrame, methodOf } from '../proto/index.js';
-import { requireTool } from './format.js';
 import { rpcPath, SCENARIOS } from '../proto/payload.js';
 import { BenchError } from './errors.js';
 import { pinned } from './processes.js';
 import { LISTENERS } from '../server/listeners.js';
+import { ensureTools } from './tools.js';
 
 const run = promisify(execFile);
 const WRK_BYTES = fileURLToPath(new URL('wrk-bytes.lua', import.meta.url));
-const PACKAGE = { wrk: 'wrk', h2load: 'nghttp2-client' };
 
 /**
- * Fails early, naming the Debian package, when a listener's capacity tool is missing.
+ * Provisions the listeners' capacity tools before anything starts (scripts/ensure-tool.sh).
  * @param {readonly string[]} listeners listener names (server/listeners.js)
- * @returns {Promise<void>}
- * @throws {BenchError}
+ * @returns {void}
+ * @throws {BenchError} naming the command that installs a missing tool
  */
-export async function requireCapacityTools(listeners) {
-  for (const tool of new Set(listeners.map((l) => LISTENERS[l].load.tool))) {
-    await requireTool(tool, `the capacity pass needs ${tool}: install it (Debian/Ubuntu: apt-get install ${PACKAGE[tool]})`);
-  }
+export function requireCapacityTools(listeners) {
+  ensureTools(new Set(listeners.map((l) => LISTENERS[l].load.tool)), 'the capacity pass');
 }
 
 /**

@@ -1,7 +1,4 @@
-// What the bench commands share in how they say things: numbers, file time stamps, k6's reason for failing, and the check that a required tool is installed.
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-import { BenchError } from './errors.js';
+// What the bench commands share in how they say things: numbers, file time stamps, k6's reason for failing.
 
 /**
  * A number for a table: thousands separated, fixed digits; 'n/a' when there is none.
@@ -26,17 +23,3 @@ export const fileStamp = (time = new Date()) => (typeof time === 'string' ? time
  */
 export const k6Reason = (output) => output.split('\n').filter((l) => /level=(error|fatal)|test aborted/.test(l)).slice(-3).join('\n');
 
-/**
- * Fails when a command is not on PATH.
- * @param {string} tool command name
- * @param {string} message the whole error line, naming what installs it
- * @returns {Promise<void>}
- * @throws {BenchError} with the message
- */
-export async function requireTool(tool, message) {
-  try {
-    await promisify(execFile)('sh', ['-c', `command -v ${tool}`]);
-  } catch {
-    throw new BenchError(message);
-  }
-}

@@ -14,6 +14,7 @@ import { median } from 'simple-statistics';
 import { BenchError } from './errors.js';
 import { formatRate } from './network.js';
 import { cpuSecondsOf, isAlive, pinned, ROOT } from './processes.js';
+import { ensureTools } from './tools.js';
 
 const NS_PREFIX = 'jvgb';
 const NS_NAME = new RegExp(`^${NS_PREFIX}-(\\d+)-(\\d+)$`);
@@ -49,13 +50,14 @@ export function requireLinkTools() {
   if (process.getuid?.() !== 0) {
     throw new BenchError('a network profile other than loopback builds a network namespace and shapes it with tc: run as root (sudo -E bash bench.sh)');
   }
-  /** @type {Array<[string, string[], string]>} */
-  const needed = [['ip', ['netns', 'list'], 'iproute2'], ['tc', ['qdisc', 'show', 'dev', 'lo'], 'iproute2']];
-  for (const [command, args, pkg] of needed) {
+  ensureTools(['ip', 'tc'], 'a network profile');
+  /** @type {Array<[string, string[]]>} */
+  const needed = [['ip', ['netns', 'list']], ['tc', ['qdisc', 'show', 'dev', 'lo']]];
+  for (const [command, args] of needed) {
     try {
       run(command, args);
     } catch (err) {
-      throw new BenchError(`a network profile needs \`${command} ${args.join(' ')}\`, which failed (${stderrOf(err)}): install ${pkg} (apt-get install ${pkg})`);
+      throw new BenchError(`a network profile needs \`${command} ${args.join(' ')}\`, which failed (${stderrOf(err)})`);
     }
   }
 }

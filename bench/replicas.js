@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BenchError } from './errors.js';
-import { requireTool } from './format.js';
+import { ensureTools } from './tools.js';
 import { cpuSecondsOf, freePort, pinned, ROOT, startServer } from './processes.js';
 import { MODES } from './modes.js';
 
@@ -27,11 +27,11 @@ export const slotName = (index) => `replica${index + 1}`;
 export const replicaAddress = (index) => `127.0.0.${index + 2}`;
 
 /**
- * Checks that HAProxy is installed.
- * @returns {Promise<void>}
- * @throws {BenchError} naming the package
+ * Provisions HAProxy before anything starts (scripts/ensure-tool.sh).
+ * @returns {void}
+ * @throws {BenchError} naming the command that installs it
  */
-export const requireBalancer = () => requireTool('haproxy', 'SERVERS > 1 puts the replicas behind HAProxy: install it (Debian/Ubuntu: apt-get install haproxy)');
+export const requireBalancer = () => ensureTools(['haproxy'], 'SERVERS > 1 (the replicas behind HAProxy)');
 
 /**
  * One command on HAProxy's admin socket (its runtime API), answered in full.

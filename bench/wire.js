@@ -10,19 +10,18 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { BenchError } from './errors.js';
-import { requireTool } from './format.js';
+import { ensureTools } from './tools.js';
 
 const run = promisify(execFile);
 
 /**
- * Fails early when dumpcap or tshark is missing.
- * @returns {Promise<void>}
- * @throws {BenchError} naming the Debian package
+ * Provisions dumpcap and tshark before anything starts (scripts/ensure-tool.sh); capturing also
+ * needs root or the wireshark group.
+ * @returns {void}
+ * @throws {BenchError} naming the command that installs a missing tool
  */
-export async function requireCaptureTools() {
-  for (const tool of ['dumpcap', 'tshark']) {
-    await requireTool(tool, `VERIFY_BYTES=1 needs ${tool}: install it (Debian/Ubuntu: apt-get install tshark), and run as root or in the wireshark group`);
-  }
+export function requireCaptureTools() {
+  ensureTools(['dumpcap', 'tshark'], 'VERIFY_BYTES=1');
 }
 
 /** Opens and closes one TCP connection to the port. */

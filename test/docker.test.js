@@ -16,6 +16,7 @@ import * as config from '../config.js';
 import { readSettings } from '../server/settings.js';
 import { MODE_NAMES, MODES as MODE_REGISTRY } from '../bench/modes.js';
 import { LISTENERS } from '../server/listeners.js';
+import { ensureTool } from '../bench/tools.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const read = (file) => fs.readFileSync(path.join(ROOT, file), 'utf8');
@@ -93,15 +94,16 @@ function importGraph(entries) {
 }
 
 describe('Dockerfile', () => {
-  test('every stage starts from one pinned Node LTS bookworm-slim image that package.json allows', () => {
+  test('every stage starts from the Node release the project pins, on bookworm-slim, and package.json asks for it', () => {
     const images = new Set(stages.map((s) => s.image));
     assert.equal(images.size, 1, `stages use different images: ${[...images]}`);
     const [image] = images;
-    const match = /^node:(\d+)\.\d+\.\d+-bookworm-slim$/.exec(image);
-    assert.ok(match, `${image} is not a pinned node:X.Y.Z-bookworm-slim tag`);
-    const major = Number(match[1]);
-    assert.equal(major % 2, 0, `Node ${major} is not an LTS line`);
-    assert.ok(major >= Number(/\d+/.exec(pkg.engines.node)[0]), `Node ${major} is below engines.node ${pkg.engines.node}`);
+    // The pin lives in one place: ensure-tool.sh's NODE_PIN (a release the npm registry carries, so the tag exists).
+    const pin = /^NODE_PIN=(\d+\.\d+\.\d+)$/m.exec(read('scripts/ensure-tool.sh'))?.[1];
+    assert.ok(pin, 'no NODE_PIN=X.Y.Z in scripts/ensure-tool.sh');
+    assert.equal(image, `node:${pin}-bookworm-slim`);
+    assert.equal(Number(pin.split('.')[0]) % 2, 0, `Node ${pin} is not an LTS line`);
+    assert.equal(pkg.engines.node, `>=${pin}`);
   });
 
   test('a build stage runs npm ci --omit=dev and the final stage takes node_modules from it', () => {
@@ -311,9 +313,9 @@ describe('compose.yaml profile scale: replicas behind the bench\'s HAProxy confi
     assert.deepEqual(haproxy.ports.map(String), [`${DEFAULTS.HTTP_PORT}:${DEFAULTS.HTTP_PORT}`, `${DEFAULTS.GRPC_PORT}:${DEFAULTS.GRPC_PORT}`]);
   });
 
-  test('haproxy -c accepts the file in both forms, and rejects a broken one', (t) => {
-    const check = (file, env) => spawnSync('haproxy', ['-c', '-q', '-f', file], { env: { ...process.env, ...env }, encoding: 'utf8' });
-    if (check('/dev/null', {}).error) return t.skip('haproxy is not installed (Debian: apt-get install haproxy; .ci/run installs it)');
+  test('haproxy -c accepts the file in both forms, and rejects a broken one', () => {
+    const haproxy = ensureTool('haproxy'); // npm test provisions it; a machine without it fails here, naming the install
+    const check = (file, env) => spawnSync(haproxy, ['-c', '-q', '-f', file], { env: { ...process.env, ...env }, encoding: 'utf8' });
     const file = path.join(ROOT, 'deploy/haproxy/haproxy.cfg');
     assert.equal(check(file, {}).status, 0, check(file, {}).stderr);
     assert.equal(check(file, haproxyEnv).status, 0, check(file, haproxyEnv).stderr);
@@ -368,8 +370,8 @@ describe('build.sh, starthttp.sh, startgrpc.sh', () => {
       assert.match(res.stderr, new RegExp(`^${script}: Docker is not installed .*npm run start:${mode}\\n$`));
     });
 
-    test(`${script} with docker but no engine: one clear line, nonzero exit`, (t) => {
-      if (!spawnSync('docker', ['--version']).stdout?.length) return t.skip('no docker client here');
+    test(`${script} with docker but no engine: one clear line, nonzero exit`, () => {
+      ensureTool('docker'); // the real client (npm test provisions Debian's docker.io), pointed at no engine
       const res = runScript(script, { ...baseEnv, DOCKER_HOST: `unix://${path.join(tmp, 'no-engine.sock')}` });
       assert.notEqual(res.status, 0);
       assert.equal(res.stdout, '');

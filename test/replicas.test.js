@@ -1,6 +1,6 @@
 // Replicas behind HAProxy (SERVERS=2 bash bench.sh), end to end: two server clusters on their own
 // loopback addresses, HAProxy in front with deploy/haproxy/haproxy.cfg, k6 through it, beside the
-// usual one-server run. Needs haproxy (Debian: apt-get install haproxy; .ci/run installs it).
+// usual one-server run. Needs haproxy, which `npm test` provisions (scripts/ensure-tool.sh).
 import assert from 'node:assert/strict';
 import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -41,6 +41,7 @@ test('SERVERS=2: each replica serves 35–65% of the requests through HAProxy, i
 });
 
 test('the same run without the balancer is beside it, and the report says what the shared cores make of the throughput', () => {
+  assert.ok(report, `bench.sh wrote no report: ${bench.stderr}`);
   const direct = report.scenarios.user;
   for (const mode of ['http', 'grpc']) {
     assert.ok(direct.modes[mode].requests > 0);

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# The fresh-machine check: the README's two commands, run in a fresh clone inside a fresh Debian 12
+# container that has only the README's prerequisites (Node, npm and Go, mounted from this machine),
+# root, and the package registries. Each command must provision all it needs; nothing of this
+# machine's installs, caches or ../shared is visible inside.
+#   bash scripts/fresh-machine.sh [COMMAND...]   default: bash bench.sh && npm test
+# Needs root (podman runs the container rootful, --privileged for the network-namespace tests).
+# The base is Debian's minbase made by mmdebstrap (no image registry is reached), cached in
+# .tools/fresh/; podman, mmdebstrap and runc come from Debian (scripts/ensure-tool.sh --set container).
+# Prints each phase's wall time; exits with the commands' status.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+root="$PWD"
+[ "$(id -u)" = 0 ] || { echo "fresh-machine: needs root (podman rootful, --privileged): sudo bash scripts/fresh-machine.sh" >&2; exit 1; }
+bash scripts/ensure-tool.sh --set container
+
+cache="$root/.tools/fresh"
+mkdir -p "$cache"
+# runc and cgroupfs: crun refuses this kind of host's hybrid cgroup layout; rlimits within the hard limits.
+cat > "$cache/containers.conf" <<'EOF'
+[containers]
+default_ulimits = ["nofile=4096:4096", "nproc=4096:4096"]
+[engine]
+cgroup_manager = "cgroupfs"
+runtime = "runc"
+events_logger = "file"
+EOF
+export CONTAINERS_CONF="$cache/containers.conf"
+
+image=localhost/json-vs-grpc-fresh:bookworm
+rootfs="$cache/bookworm-minbase.tar"
+started=$SECONDS
+if [ ! -s "$rootfs" ]; then
+  echo "fresh-machine: making a Debian 12 minbase rootfs with mmdebstrap (about a minute)..." >&2
+  mmdebstrap --quiet --variant=minbase --include=ca-certificates,git bookworm "$rootfs.part" http://deb.debian.org/debian
+  mv "$rootfs.part" "$rootfs"
+fi
+if ! podman image exists "$image"; then
+  podman import --quiet "$rootfs" "$image" >/dev/null
+fi
+echo "fresh-machine: base image ready in $((SECONDS - started)) s" >&2
+
+# A fresh clone of what is committed: no node_modules, no .tools, no results.
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+git clone --quiet --no-hardlinks "$root" "$work/json-vs-grpc-bench"
+
+# The prerequisites, from this machine: node and npm, and Go.
+node_bin="$(readlink -f "$(command -v node)")"
+npm_dir="$(cd "$(dirname "$(readlink -f "$(command -v npm)")")/.." && pwd)" # .../node_modules/npm
+go_root="$(go env GOROOT)"
+# The registries are reached through the certificate authority this machine's environment names.
+env_args=()
+for v in NODE_EXTRA_CA_CERTS SSL_CERT_FILE SSL_CERT_DIR PIP_CERT GIT_SSL_CAINFO REQUESTS_CA_BUNDLE CURL_CA_BUNDLE; do
+  if [ -n "${!v:-}" ]; then env_args+=(--env "$v=${!v}"); fi
+done
+if [ $# -eq 0 ]; then set -- bash -c 'bash bench.sh && npm test'; fi
+
+echo "fresh-machine: running in a fresh container: $*" >&2
+started=$SECONDS
+status=0
+podman run --rm --privileged --network host --pull never \
+  --volume /etc/ssl/certs:/etc/ssl/certs:ro \
+  --volume "$node_bin:/usr/local/bin/node:ro" \
+  --volume "$npm_dir:/usr/local/lib/node_modules/npm:ro" \
+  --volume "$go_root:/usr/local/go:ro" \
+  --volume "$work/json-vs-grpc-bench:/root/json-vs-grpc-bench" \
+  --workdir /root/json-vs-grpc-bench \
+  --env PATH=/usr/local/go/bin:/root/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+  --env CI="${CI:-}" \
+  "${env_args[@]}" \
+  "$image" \
+  bash -c 'ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm && exec "$@"' fresh "$@" || status=$?
+echo "fresh-machine: the commands ran $((SECONDS - started)) s and exited $status" >&2
+exit "$status"

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# What the README's two commands run first, so that each works on a fresh machine with only Node, npm,
+# Go and root (or stops at once with the one command that provisions what is missing):
+#   bash scripts/provision.sh SET COMMAND [ARGS...]
+# 1. the pinned Node (scripts/ensure-tool.sh node) goes first on PATH, so COMMAND, npm and every
+#    server the jobs and tests start run on it;
+# 2. `npm ci` when node_modules is missing or older than package-lock.json;
+# 3. the tools of SET (scripts/ensure-tool.sh --set SET; `-` for none);
+# then COMMAND runs in the repository's root.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+set_name="${1:?usage: bash scripts/provision.sh SET|- COMMAND [ARGS...]}"
+shift
+
+node_bin="$(bash scripts/ensure-tool.sh node)"
+PATH="$(dirname "$node_bin"):$PATH"
+export PATH
+
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "Installing dependencies (npm ci)..." >&2
+  npm ci --no-audit --no-fund >&2
+fi
+[ "$set_name" = - ] || bash scripts/ensure-tool.sh --set "$set_name"
+exec "$@"
