@@ -45,7 +45,7 @@ declare -A PACKAGE=(
 # lint: scripts/lint-docker.sh; container: the fresh-machine check (scripts/fresh-machine.sh).
 declare -A SETS=(
   [test]="node wrk h2load tshark dumpcap ip tc haproxy python3 pip docker taskset setpriv k6 h2spec grpcurl toxiproxy-server"
-  [lint]="shellcheck docker-compose"
+  [lint]="shellcheck docker-compose haproxy python3 pip"
   [container]="podman mmdebstrap runc"
 )
 PACKAGE+=([podman]=podman [mmdebstrap]=mmdebstrap [runc]=runc)

