@@ -107,3 +107,30 @@ test('raw and gzip never mix silently: unnamed columns are flagged, a mixed colu
   const columns = columnsOf([run('http', 200, { compression: 'off' }), run('http', 190, { compression: 'gzip' }), run('http', 210, { compression: 'off' })]);
   assert.deepEqual(columns.map((c) => [c.key, c.runs.length]), [['http', 2], ['http+gzip', 1]]);
 });
+
+test('client-bound is the median run\'s k6 CPU at 90% or more; a column where only some runs reached it says in how many', () => {
+  const cpu = (...pcts) => pcts.map((k6, i) => run('http', 200 + i, { k6_cpu_pct: k6 }));
+  const grpc = { key: 'grpc', runs: [run('grpc', 100)] };
+  // One run of three at 95%: not client-bound, and the reading and the notes count the run.
+  const some = buildReport([{ key: 'http', runs: cpu(95, 60, 70) }, grpc]);
+  assert.equal(some.modes.http.client_bound, false);
+  assert.deepEqual(some.modes.http.k6_cpu_runs, { measured: 3, client_bound: 1 });
+  assert.deepEqual(some.client_bound, []);
+  const reading = some.reading.join(' ');
+  assert.match(reading, /For http, k6 reached 90% of its core in 1 of 3 runs, not in the median run/);
+  assert.doesNotMatch(reading, /client-bound for/);
+  assert.match(reading, /k6 used less than 90% of its core in the median run; CAPACITY=1/);
+  assert.ok(some.notes.includes('http: k6 reached 90% of its core in 1 of 3 runs, not in the median run: '
+    + 'those runs measure k6 as much as the server.'), some.notes.join('\n'));
+  // Median run at 92%: client-bound.
+  const bound = buildReport([{ key: 'http', runs: cpu(95, 60, 92) }, grpc]);
+  assert.equal(bound.modes.http.client_bound, true);
+  assert.deepEqual(bound.client_bound, ['http']);
+  assert.match(bound.reading.join(' '), /k6 was client-bound for http \(90% of its core or more in the median run\)/);
+  assert.doesNotMatch(bound.reading.join(' '), /reached 90% of its core in/);
+  assert.ok(bound.notes.some((n) => n.startsWith('http: k6 used 90% or more of its core in the median run (2 of 3 runs)')), bound.notes.join('\n'));
+  // No run near it: neither.
+  const none = buildReport([{ key: 'http', runs: cpu(50, 60, 70) }, grpc]);
+  assert.equal(none.modes.http.client_bound, false);
+  assert.ok(!none.notes.some((n) => /of its core/.test(n)), none.notes.join('\n'));
+});
