@@ -85,18 +85,21 @@ function clientLimit(report, base, key) {
   const columns = [base, key];
   const mode = (k) => report.modes[k];
   const bound = columns.filter((k) => mode(k).client_bound);
+  const capacity = columns.some((k) => typeof mode(k).capacity_rps === 'number');
   const sentences = [];
   if (bound.length) {
+    // Points at the capacity figures only where they exist; otherwise at the setting that measures them.
     sentences.push(`k6 was client-bound for ${bound.join(' and ')} (${CLIENT_BOUND_PCT}% of its core or more in the median run), `
       + `so this compares k6's own ${bound.join('/')} client cost as much as the servers; `
-      + 'the server capacity pass (wrk/h2load) shows the servers\' ceilings.');
+      + (capacity ? 'the server capacity pass (wrk/h2load) below shows the servers\' ceilings.'
+        : 'no server capacity pass ran: CAPACITY=1 runs one (wrk/h2load), which shows the servers\' ceilings.'));
   }
   for (const k of columns.filter((c) => !mode(c).client_bound && mode(c).k6_cpu_runs?.client_bound > 0)) {
     const { client_bound: atLimit, measured } = mode(k).k6_cpu_runs;
     sentences.push(`For ${k}, k6 reached ${CLIENT_BOUND_PCT}% of its core in ${atLimit} of ${measured} runs, not in the median run: `
       + 'those runs measure k6 as much as the server.');
   }
-  if (!bound.length && mode(base).model !== 'open' && typeof mode(base).capacity_rps !== 'number') {
+  if (!bound.length && mode(base).model !== 'open' && !capacity) {
     sentences.push(`k6 used less than ${CLIENT_BOUND_PCT}% of its core in the median run; CAPACITY=1 shows whether the servers could serve more.`);
   }
   return sentences;

@@ -134,3 +134,15 @@ test('client-bound is the median run\'s k6 CPU at 90% or more; a column where on
   assert.equal(none.modes.http.client_bound, false);
   assert.ok(!none.notes.some((n) => /of its core/.test(n)), none.notes.join('\n'));
 });
+
+test('a client-bound reading points at the capacity pass only when it ran, else at CAPACITY=1', () => {
+  const columns = (capacity) => [{ key: 'http', runs: [run('http', 200, { k6_cpu_pct: 99, capacity_rps: capacity })] },
+    { key: 'grpc', runs: [run('grpc', 100, { capacity_rps: capacity && capacity / 2 })] }];
+  const without = buildReport(columns(null)).reading.join(' ');
+  assert.match(without, /k6 was client-bound for http .*; no server capacity pass ran: CAPACITY=1 runs one \(wrk\/h2load\), which shows the servers' ceilings\./);
+  assert.doesNotMatch(without, /the server capacity pass \(wrk\/h2load\) below shows/);
+  const withPass = buildReport(columns(40000)).reading.join(' ');
+  assert.match(withPass, /k6 was client-bound for http .*; the server capacity pass \(wrk\/h2load\) below shows the servers' ceilings\./);
+  assert.match(withPass, /Under native load generators .* the servers reach 20,000 vs 40,000 req\/s/);
+  assert.doesNotMatch(withPass, /CAPACITY=1/);
+});
