@@ -75,7 +75,7 @@ export function readingOf(report, base, key) {
 
 /**
  * What the runs say of k6 as the limit of the two columns: client-bound (the median run at CLIENT_BOUND_PCT or more),
- * at the limit in some runs only, or below it.
+ * at the limit in some runs only, not measured, or below it.
  * @param {{modes: Record<string, object>}} report
  * @param {string} base baseline column key
  * @param {string} key compared column key
@@ -99,8 +99,16 @@ function clientLimit(report, base, key) {
     sentences.push(`For ${k}, k6 reached ${CLIENT_BOUND_PCT}% of its core in ${atLimit} of ${measured} runs, not in the median run: `
       + 'those runs measure k6 as much as the server.');
   }
-  if (!bound.length && mode(base).model !== 'open' && !capacity) {
-    sentences.push(`k6 used less than ${CLIENT_BOUND_PCT}% of its core in the median run; CAPACITY=1 shows whether the servers could serve more.`);
+  // A summary of a k6 run started by hand (npm run compare of its files) records no k6 CPU: say so, claim nothing.
+  const unmeasured = columns.filter((k) => typeof mode(k).k6_cpu_pct !== 'number');
+  if (unmeasured.length) {
+    sentences.push(`k6's CPU was not measured for ${unmeasured.join(' and ')} (bash bench.sh measures it; a k6 run started by hand `
+      + 'records none), so whether k6 set the limit is not known.');
+  }
+  const below = columns.filter((k) => !unmeasured.includes(k));
+  if (!bound.length && below.length && mode(base).model !== 'open' && !capacity) {
+    sentences.push(`k6 used less than ${CLIENT_BOUND_PCT}% of its core in the median run${unmeasured.length ? ` for ${below.join(' and ')}` : ''}; `
+      + 'CAPACITY=1 shows whether the servers could serve more.');
   }
   return sentences;
 }

@@ -146,3 +146,16 @@ test('a client-bound reading points at the capacity pass only when it ran, else 
   assert.match(withPass, /Under native load generators .* the servers reach 20,000 vs 40,000 req\/s/);
   assert.doesNotMatch(withPass, /CAPACITY=1/);
 });
+
+test('compare of k6 runs started by hand (no k6 CPU in their summaries) says k6\'s CPU was not measured, not that it was below 90%', () => {
+  const manual = (mode, rps) => run(mode, rps, { k6_cpu_pct: null, run: undefined });
+  const both = buildReport(columnsOf([manual('http', 200), manual('grpc', 100)]));
+  assert.deepEqual(both.modes.http.k6_cpu_runs, { measured: 0, client_bound: 0 });
+  const reading = both.reading.join(' ');
+  assert.match(reading, /k6's CPU was not measured for http and grpc \(bash bench\.sh measures it; a k6 run started by hand records none\), so whether k6 set the limit is not known\./);
+  assert.doesNotMatch(reading, /less than 90%/);
+  // One column measured, the other not: each said of its own.
+  const one = buildReport([{ key: 'http', runs: [run('http', 200)] }, { key: 'grpc', runs: [manual('grpc', 100)] }]).reading.join(' ');
+  assert.match(one, /k6's CPU was not measured for grpc \(/);
+  assert.match(one, /k6 used less than 90% of its core in the median run for http; CAPACITY=1/);
+});
