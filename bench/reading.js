@@ -27,7 +27,11 @@ export function readingOf(report, base, key) {
   const rpsLine = a.model === 'open'
     ? `Offered ${a.rate} req/s, ${key} completed ${round(b.rps)} and ${base} ${round(a.rps)} req/s (medians).`
     : `${key} served ${times(b.rps / a.rps)} the RPS of ${base} (${round(b.rps)} vs ${round(a.rps)} req/s, medians).`;
-  lines.push([rpsLine, ...clientLimit(report, base, key)].join(' '));
+  // The ratio is only as firm as the runs under each median (report.js WIDE_SPREAD, warned about above the table).
+  const unsteady = [base, key].filter((k) => report.modes[k].wide_spread?.some((w) => w.field === 'rps'));
+  const spreadLine = unsteady.length
+    ? [`The runs of ${unsteady.join(' and ')} disagree on RPS (WIDE SPREAD, above the table): read this ratio with that in mind.`] : [];
+  lines.push([rpsLine, ...spreadLine, ...clientLimit(report, base, key)].join(' '));
   if (typeof a.capacity_rps === 'number' && typeof b.capacity_rps === 'number') {
     lines.push(`Under native load generators (wrk for HTTP/1.1, h2load for gRPC, same concurrency) the servers reach ${round(b.capacity_rps)} vs `
       + `${round(a.capacity_rps)} req/s (${times(b.capacity_rps / a.capacity_rps)}), their own ceilings; k6 reached `

@@ -3,7 +3,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { markdownTable } from 'markdown-table';
-import { max, median, min } from 'simple-statistics';
 import { chartSvg } from './chart.js';
 import { renderDecomposition } from './decompose.js';
 import { CLIENT_BOUND_PCT, readingOf } from './reading.js';
@@ -14,6 +13,14 @@ import { formatRate } from './network.js';
 import { provenanceDifferences } from './provenance.js';
 import { profileBreakdown, renderBreakdown } from './profile.js';
 import { replicaShares } from './summary.js';
+import { spread, wideSpread } from './stats.js';
+
+/**
+ * The largest min–max range of a checked row's runs, as a fraction of their median, that passes without a warning:
+ * beyond it the runs disagree (a busy machine: 6,343–10,918 HTTP RPS in one column), and the runs more than half of it
+ * from the median are named (stats.js wideSpread).
+ */
+export const WIDE_SPREAD = 0.25;
 
 /**
  * @typedef {object} Row one row of the report's table, and its JSON field
@@ -21,6 +28,8 @@ import { replicaShares } from './summary.js';
  * @property {string} field its JSON field under `modes.<mode>` (dotted: `latency_ms.p50`)
  * @property {number} digits decimals shown in the table
  * @property {'median'|'sum'} how how repeated runs combine: failures add up, so none is hidden by a median
+ * @property {boolean} [checkSpread] a headline row whose runs should agree: a range over WIDE_SPREAD of its median is
+ *   warned about above the table (`wide_spread`)
  * @property {string} what what it is, for docs/report.md (generated from here by npm run docs)
  */
 
@@ -29,7 +38,7 @@ import { replicaShares } from './summary.js';
  * @type {ReadonlyArray<Readonly<Row>>}
  */
 export const ROWS = Object.freeze([
-  { label: 'RPS (req/s)', field: 'rps', digits: 0, how: 'median',
+  { label: 'RPS (req/s)', field: 'rps', digits: 0, how: 'median', checkSpread: true,
     what: 'requests / k6\'s test run duration' },
   { label: 'requests', field: 'requests', digits: 0, how: 'median',
     what: 'requests made, answered or not (`http_reqs`; for gRPC the samples of `grpc_req_failed`, one per call: k6\'s `grpc_req_duration` leaves out calls that reached their deadline), including the one request `setup()` makes' },
@@ -71,7 +80,7 @@ export const ROWS = Object.freeze([
   // The server's own accounting of the measured window (bench/server-stats.js); the largest or worst worker where per worker.
   { label: 'requests served, server count', field: 'server_requests', digits: 0, how: 'median',
     what: 'the server\'s own count of requests over the measured window, warm-up left out (should equal k6\'s `requests`)' },
-  { label: 'server CPU per request (µs)', field: 'server_cpu_us_per_request', digits: 1, how: 'median',
+  { label: 'server CPU per request (µs)', field: 'server_cpu_us_per_request', digits: 1, how: 'median', checkSpread: true,
     what: 'CPU time (user + system) of the workers and the primary over the window / requests served' },
   { label: 'server user CPU per request (µs)', field: 'server_cpu_user_us_per_request', digits: 1, how: 'median',
     what: 'its user part' },
@@ -162,7 +171,9 @@ function set(object, field, value) {
  * @param {import('./summary.js').ModeFigures[]} runs at least one
  * @returns {object} the figures' shape, plus `spread[field] = {min, max}`, `repeats`, `runs` (summary files),
  *   `client_bound` (the median run's k6 CPU ≥ 90% of its core) and `k6_cpu_runs` ({measured, client_bound}: the runs
- *   whose k6 CPU was measured, and of them those at ≥ 90%)
+ *   whose k6 CPU was measured, and of them those at ≥ 90%) and `wide_spread` (the checked rows whose runs disagree by more
+ *   than WIDE_SPREAD of their median: {field, label, digits, median, min, max, range_pct, outliers: [{run (1-based, in
+ *   `runs` order), file, value, off_pct (from the median)}]})
  */
 export function aggregate(runs) {
   const [first] = runs;
@@ -173,11 +184,20 @@ export function aggregate(runs) {
     compression: new Set(runs.map((r) => r.compression ?? 'off')).size > 1 ? 'mixed' : first.compression ?? 'off',
   };
   for (const { field, how } of ROWS) {
-    const values = runs.map((r) => get(r, field)).filter((v) => typeof v === 'number');
-    if (values.length === 0) { set(combined, field, null); continue; }
-    set(combined, field, how === 'sum' ? values.reduce((a, b) => a + b, 0) : median(values));
-    combined.spread[field] = { min: min(values), max: max(values) };
+    const values = runs.map((r) => get(r, field));
+    const range = spread(values);
+    if (!range) { set(combined, field, null); continue; }
+    set(combined, field, how === 'sum' ? values.reduce((a, b) => a + (typeof b === 'number' ? b : 0), 0) : range.median);
+    combined.spread[field] = { min: range.min, max: range.max };
   }
+  combined.wide_spread = ROWS.filter((row) => row.checkSpread).flatMap(({ label, field, digits }) => {
+    const wide = wideSpread(runs.map((r) => get(r, field)), WIDE_SPREAD);
+    if (!wide) return [];
+    return [{
+      field, label, digits, median: wide.median, min: wide.min, max: wide.max, range_pct: wide.range * 100,
+      outliers: wide.outliers.map(({ index, value, off }) => ({ run: index + 1, file: runs[index].file, value, off_pct: off * 100 })),
+    }];
+  });
   // Client-bound by the median run, as the column's figures are its median: one run at the limit does not make the
   // column client-bound, but the runs that reached it are counted for the reading and the notes to say so.
   const cpu = runs.map((r) => r.k6_cpu_pct).filter((v) => typeof v === 'number');
@@ -491,13 +511,27 @@ export function renderMarkdown(report) {
     + `${report.k6_instances ? renderInstances(report) : ''}`
     + `${report.profile ? renderBreakdown(report.profile, report.order, 'Where the server\'s CPU goes') : ''}`;
   const { differences = [], missing = [], recorded = null } = report.provenance ?? {};
-  const setup = differences.length
+  const setup = renderWideSpread(report) + (differences.length
     ? `> **NOT THE SAME SETUP:** the runs compared differ in ${differences.length} recorded field(s), so the ratios mix them with the protocol:\n`
       + `${differences.map((d) => `> - \`${d.field}\`: ${Object.entries(d.values).map(([k, v]) => `${k} ${v}`).join('; ')}`).join('\n')}\n\n`
-    : '';
+    : '');
   const unrecorded = missing.length ? [`provenance: not recorded for ${missing.join(', ')} (a manual k6 run records none)`] : [];
   const notes = [...report.notes, ...(recorded ? [provenanceLine(recorded)] : []), ...unrecorded];
   return `${warnings}${setup}${title}${link}${table}\n\n${reading}${instances}${notes.map((n) => `- ${n}`).join('\n')}\n`;
+}
+
+/** The warning above the table for columns whose runs disagree (aggregate's `wide_spread`); '' when none do. */
+function renderWideSpread(report) {
+  const lines = report.order.flatMap((key) => report.modes[key].wide_spread.map((w) => {
+    const runs = w.outliers.map((o) => `run ${o.run} (${number(o.value, w.digits)}, ${o.off_pct > 0 ? '+' : '−'}${Math.abs(o.off_pct).toFixed(0)}%)`);
+    return `> - ${w.label}, ${key}: ${number(w.min, w.digits)}–${number(w.max, w.digits)} over ${report.modes[key].repeats} runs, `
+      + `${w.range_pct.toFixed(0)}% of the median ${number(w.median, w.digits)}; distrust ${runs.join(', ')}`;
+  }));
+  if (!lines.length) return '';
+  const limit = WIDE_SPREAD * 100;
+  return `> **WIDE SPREAD:** in these columns the runs disagree by more than ${limit}% of their median (max − min), `
+    + 'as on a busy machine, so the median and the ratios are less certain than the table suggests. The runs named are those '
+    + `more than ${limit / 2}% from the median (run N: the column's N-th summary in the notes below):\n${lines.join('\n')}\n\n`;
 }
 
 /** The provenance in one line; the JSON report has all of it. */

@@ -6,6 +6,7 @@ import { fileStamp, formatNumber, k6Reason } from '../../bench/format.js';
 import { provenanceDifferences } from '../../bench/provenance.js';
 import { aggregate, buildReport, ratioPairs, renderMarkdown } from '../../bench/report.js';
 import { columnsOf } from '../../bench/compare.js';
+import { wideSpread } from '../../bench/stats.js';
 
 /** Figures of one run as bench/summary.js gives them, with the fields the report reads. */
 const run = (mode, rps, extra = {}) => ({
@@ -158,4 +159,39 @@ test('compare of k6 runs started by hand (no k6 CPU in their summaries) says k6\
   const one = buildReport([{ key: 'http', runs: [run('http', 200)] }, { key: 'grpc', runs: [manual('grpc', 100)] }]).reading.join(' ');
   assert.match(one, /k6's CPU was not measured for grpc \(/);
   assert.match(one, /k6 used less than 90% of its core in the median run for http; CAPACITY=1/);
+});
+
+test('wideSpread: a range over the limit of the median names the runs more than half the limit from it', () => {
+  // 10,552–14,244 around 13,870: 26.6% of the median; only 10,552 (−24%) is more than 12.5% from it.
+  const wide = wideSpread([10552, 13870, 14244], 0.25);
+  assert.equal(wide.median, 13870);
+  assert.ok(Math.abs(wide.range - (14244 - 10552) / 13870) < 1e-12);
+  assert.deepEqual(wide.outliers.map((o) => [o.index, o.value]), [[0, 10552]]);
+  assert.equal(wideSpread([80, 100, 105], 0.25), null); // exactly 25%: within the limit
+  assert.equal(wideSpread([100], 0.25), null);
+  assert.equal(wideSpread([0, 0, 5], 0.25), null); // no median to be relative to
+  // A value left out (null) keeps the others' indexes.
+  assert.deepEqual(wideSpread([null, 6343, 9100, 10918], 0.25).outliers.map((o) => o.index), [1, 3]);
+});
+
+test('a column whose RPS runs disagree by more than 25% of the median is warned about above the table, naming its outlying runs', () => {
+  const server = (cpu) => ({ server_cpu_us_per_request: cpu, server_gc_ms_per_1k_requests: 1, server_eventloop_p99_ms: 1, server_rss_peak_mib: 90,
+    server_worker_share_min_pct: 100, server_worker_share_max_pct: 100 });
+  const report = buildReport([
+    { key: 'http', runs: [run('http', 10552, server(52.7)), run('http', 13870, server(40.8)), run('http', 14244, server(39))] },
+    { key: 'grpc', runs: [run('grpc', 5562, server(143.6)), run('grpc', 5438, server(124.3)), run('grpc', 6291, server(145.6))] },
+  ]);
+  assert.deepEqual(report.modes.grpc.wide_spread, []);
+  assert.deepEqual(report.modes.http.wide_spread.map((w) => [w.field, w.outliers.map((o) => [o.run, o.file])]),
+    [['rps', [[1, 'http-10552.json']]], ['server_cpu_us_per_request', [[1, 'http-10552.json']]]]);
+  const text = renderMarkdown(report);
+  assert.ok(text.indexOf('WIDE SPREAD') < text.indexOf('| RPS'), text);
+  assert.match(text, /> \*\*WIDE SPREAD:\*\* in these columns the runs disagree by more than 25% of their median .* more than 12\.5% from the median/);
+  assert.match(text, /> - RPS \(req\/s\), http: 10,552–14,244 over 3 runs, 27% of the median 13,870; distrust run 1 \(10,552, −24%\)\n/);
+  assert.match(text, /> - server CPU per request \(µs\), http: 39\.0–52\.7 over 3 runs, 34% of the median 40\.8; distrust run 1 \(52\.7, \+29%\)\n/);
+  assert.doesNotMatch(text, /, grpc: /);
+  assert.match(report.reading.join(' '), /The runs of http disagree on RPS \(WIDE SPREAD, above the table\): read this ratio with that in mind\./);
+  // Steady runs: no warning, no sentence.
+  const steady = buildReport([{ key: 'http', runs: [run('http', 13000), run('http', 13870)] }, { key: 'grpc', runs: [run('grpc', 5562)] }]);
+  assert.doesNotMatch(renderMarkdown(steady), /WIDE SPREAD/);
 });
