@@ -511,13 +511,14 @@ export function renderMarkdown(report) {
     + `${report.k6_instances ? renderInstances(report) : ''}`
     + `${report.profile ? renderBreakdown(report.profile, report.order, 'Where the server\'s CPU goes') : ''}`;
   const { differences = [], missing = [], recorded = null } = report.provenance ?? {};
-  const setup = renderWideSpread(report) + (differences.length
+  const setup = differences.length
     ? `> **NOT THE SAME SETUP:** the runs compared differ in ${differences.length} recorded field(s), so the ratios mix them with the protocol:\n`
       + `${differences.map((d) => `> - \`${d.field}\`: ${Object.entries(d.values).map(([k, v]) => `${k} ${v}`).join('; ')}`).join('\n')}\n\n`
-    : '');
+    : '';
   const unrecorded = missing.length ? [`provenance: not recorded for ${missing.join(', ')} (a manual k6 run records none)`] : [];
   const notes = [...report.notes, ...(recorded ? [provenanceLine(recorded)] : []), ...unrecorded];
-  return `${warnings}${setup}${title}${link}${table}\n\n${reading}${instances}${notes.map((n) => `- ${n}`).join('\n')}\n`;
+  // Under the scenario's title, so that with several scenarios it is not read as the previous one's.
+  return `${warnings}${setup}${title}${link}${renderWideSpread(report)}${table}\n\n${reading}${instances}${notes.map((n) => `- ${n}`).join('\n')}\n`;
 }
 
 /** The warning above the table for columns whose runs disagree (aggregate's `wide_spread`); '' when none do. */

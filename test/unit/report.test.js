@@ -185,7 +185,7 @@ test('a column whose RPS runs disagree by more than 25% of the median is warned 
   assert.deepEqual(report.modes.http.wide_spread.map((w) => [w.field, w.outliers.map((o) => [o.run, o.file])]),
     [['rps', [[1, 'http-10552.json']]], ['server_cpu_us_per_request', [[1, 'http-10552.json']]]]);
   const text = renderMarkdown(report);
-  assert.ok(text.indexOf('WIDE SPREAD') < text.indexOf('| RPS'), text);
+  assert.ok(text.indexOf('### Scenario') < text.indexOf('WIDE SPREAD') && text.indexOf('WIDE SPREAD') < text.indexOf('| RPS'), text);
   assert.match(text, /> \*\*WIDE SPREAD:\*\* in these columns the runs disagree by more than 25% of their median .* more than 12\.5% from the median/);
   assert.match(text, /> - RPS \(req\/s\), http: 10,552–14,244 over 3 runs, 27% of the median 13,870; distrust run 1 \(10,552, −24%\)\n/);
   assert.match(text, /> - server CPU per request \(µs\), http: 39\.0–52\.7 over 3 runs, 34% of the median 40\.8; distrust run 1 \(52\.7, \+29%\)\n/);
