@@ -1,6 +1,9 @@
 // A short plain-language reading of a report: what differs between two columns and why.
 import { formatNumber as round } from './format.js';
 
+/** k6 at this share of its core (%) or more is the bottleneck, not the server. */
+export const CLIENT_BOUND_PCT = 90;
+
 const pct = (ratio) => `${ratio < 1 ? '−' : '+'}${Math.abs((ratio - 1) * 100).toFixed(0)}%`;
 const times = (ratio) => `${ratio.toFixed(2)}×`;
 
@@ -9,7 +12,7 @@ const times = (ratio) => `${ratio.toFixed(2)}×`;
  * Byte overheads are derived: bytes per request minus the payload is what the
  * protocol adds (HTTP/1.1 text headers; HTTP/2 frames, HPACK headers, gRPC's
  * 5-byte message prefix and trailers).
- * @param {{modes: Record<string, object>, client_bound: string[]}} report
+ * @param {{modes: Record<string, object>}} report
  * @param {string} base baseline column key (e.g. 'http')
  * @param {string} key compared column key (e.g. 'grpc')
  * @returns {string[]}
@@ -21,18 +24,14 @@ export function readingOf(report, base, key) {
   const failed = a.failed + b.failed + a.checks_failed + b.checks_failed;
   if (failed > 0) lines.push(`${failed} request(s) or check(s) failed: read the figures below with that in mind.`);
 
-  const bound = report.client_bound.filter((k) => k === base || k === key);
   const rpsLine = a.model === 'open'
     ? `Offered ${a.rate} req/s, ${key} completed ${round(b.rps)} and ${base} ${round(a.rps)} req/s (medians).`
     : `${key} served ${times(b.rps / a.rps)} the RPS of ${base} (${round(b.rps)} vs ${round(a.rps)} req/s, medians).`;
-  if (bound.length) {
-    lines.push(`${rpsLine} k6 was client-bound for ${bound.join(' and ')}, so this compares k6's own ${bound.join('/')} client cost as much as the servers; `
-      + 'the server capacity pass (wrk/h2load) shows the servers\' ceilings.');
-  } else if (a.model === 'open' || typeof a.capacity_rps === 'number') {
-    lines.push(rpsLine);
-  } else {
-    lines.push(`${rpsLine} k6 used less than 90% of its core; CAPACITY=1 shows whether the servers could serve more.`);
-  }
+  // The ratio is only as firm as the runs under each median (report.js WIDE_SPREAD, warned about above the table).
+  const unsteady = [base, key].filter((k) => report.modes[k].wide_spread?.some((w) => w.field === 'rps'));
+  const spreadLine = unsteady.length
+    ? [`The runs of ${unsteady.join(' and ')} disagree on RPS (WIDE SPREAD, above the table): read this ratio with that in mind.`] : [];
+  lines.push([rpsLine, ...spreadLine, ...clientLimit(report, base, key)].join(' '));
   if (typeof a.capacity_rps === 'number' && typeof b.capacity_rps === 'number') {
     lines.push(`Under native load generators (wrk for HTTP/1.1, h2load for gRPC, same concurrency) the servers reach ${round(b.capacity_rps)} vs `
       + `${round(a.capacity_rps)} req/s (${times(b.capacity_rps / a.capacity_rps)}), their own ceilings; k6 reached `
@@ -76,4 +75,44 @@ export function readingOf(report, base, key) {
       + 'which these byte and latency figures include.');
   }
   return lines;
+}
+
+/**
+ * What the runs say of k6 as the limit of the two columns: client-bound (the median run at CLIENT_BOUND_PCT or more),
+ * at the limit in some runs only, not measured, or below it.
+ * @param {{modes: Record<string, object>}} report
+ * @param {string} base baseline column key
+ * @param {string} key compared column key
+ * @returns {string[]} sentences
+ */
+function clientLimit(report, base, key) {
+  const columns = [base, key];
+  const mode = (k) => report.modes[k];
+  const bound = columns.filter((k) => mode(k).client_bound);
+  const capacity = columns.some((k) => typeof mode(k).capacity_rps === 'number');
+  const sentences = [];
+  if (bound.length) {
+    // Points at the capacity figures only where they exist; otherwise at the setting that measures them.
+    sentences.push(`k6 was client-bound for ${bound.join(' and ')} (${CLIENT_BOUND_PCT}% of its core or more in the median run), `
+      + `so this compares k6's own ${bound.join('/')} client cost as much as the servers; `
+      + (capacity ? 'the server capacity pass (wrk/h2load) below shows the servers\' ceilings.'
+        : 'no server capacity pass ran: CAPACITY=1 runs one (wrk/h2load), which shows the servers\' ceilings.'));
+  }
+  for (const k of columns.filter((c) => !mode(c).client_bound && mode(c).k6_cpu_runs?.client_bound > 0)) {
+    const { client_bound: atLimit, measured } = mode(k).k6_cpu_runs;
+    sentences.push(`For ${k}, k6 reached ${CLIENT_BOUND_PCT}% of its core in ${atLimit} of ${measured} runs, not in the median run: `
+      + 'those runs measure k6 as much as the server.');
+  }
+  // A summary of a k6 run started by hand (npm run compare of its files) records no k6 CPU: say so, claim nothing.
+  const unmeasured = columns.filter((k) => typeof mode(k).k6_cpu_pct !== 'number');
+  if (unmeasured.length) {
+    sentences.push(`k6's CPU was not measured for ${unmeasured.join(' and ')} (bash bench.sh measures it; a k6 run started by hand `
+      + 'records none), so whether k6 set the limit is not known.');
+  }
+  const below = columns.filter((k) => !unmeasured.includes(k));
+  if (!bound.length && below.length && mode(base).model !== 'open' && !capacity) {
+    sentences.push(`k6 used less than ${CLIENT_BOUND_PCT}% of its core in the median run${unmeasured.length ? ` for ${below.join(' and ')}` : ''}; `
+      + 'CAPACITY=1 shows whether the servers could serve more.');
+  }
+  return sentences;
 }

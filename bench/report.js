@@ -3,10 +3,9 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { markdownTable } from 'markdown-table';
-import { max, median, min } from 'simple-statistics';
 import { chartSvg } from './chart.js';
 import { renderDecomposition } from './decompose.js';
-import { readingOf } from './reading.js';
+import { CLIENT_BOUND_PCT, readingOf } from './reading.js';
 import { fileStamp, formatNumber } from './format.js';
 import { columnKey, MODES, modeLabel } from './modes.js';
 import { GZIP_LEVEL } from '../server/compression.js';
@@ -14,10 +13,14 @@ import { formatRate } from './network.js';
 import { provenanceDifferences } from './provenance.js';
 import { profileBreakdown, renderBreakdown } from './profile.js';
 import { replicaShares } from './summary.js';
+import { spread, wideSpread } from './stats.js';
 
-// One k6 process using 90% of its cores or more is the bottleneck, not the server.
-const CLIENT_BOUND_PCT = 90;
-
+/**
+ * The largest min–max range of a checked row's runs, as a fraction of their median, that passes without a warning:
+ * beyond it the runs disagree (a busy machine: 6,343–10,918 HTTP RPS in one column), and the runs more than half of it
+ * from the median are named (stats.js wideSpread).
+ */
+export const WIDE_SPREAD = 0.25;
 
 /**
  * @typedef {object} Row one row of the report's table, and its JSON field
@@ -25,6 +28,8 @@ const CLIENT_BOUND_PCT = 90;
  * @property {string} field its JSON field under `modes.<mode>` (dotted: `latency_ms.p50`)
  * @property {number} digits decimals shown in the table
  * @property {'median'|'sum'} how how repeated runs combine: failures add up, so none is hidden by a median
+ * @property {boolean} [checkSpread] a headline row whose runs should agree: a range over WIDE_SPREAD of its median is
+ *   warned about above the table (`wide_spread`)
  * @property {string} what what it is, for docs/report.md (generated from here by npm run docs)
  */
 
@@ -33,7 +38,7 @@ const CLIENT_BOUND_PCT = 90;
  * @type {ReadonlyArray<Readonly<Row>>}
  */
 export const ROWS = Object.freeze([
-  { label: 'RPS (req/s)', field: 'rps', digits: 0, how: 'median',
+  { label: 'RPS (req/s)', field: 'rps', digits: 0, how: 'median', checkSpread: true,
     what: 'requests / k6\'s test run duration' },
   { label: 'requests', field: 'requests', digits: 0, how: 'median',
     what: 'requests made, answered or not (`http_reqs`; for gRPC the samples of `grpc_req_failed`, one per call: k6\'s `grpc_req_duration` leaves out calls that reached their deadline), including the one request `setup()` makes' },
@@ -70,11 +75,12 @@ export const ROWS = Object.freeze([
   { label: 'duration (s)', field: 'duration_s', digits: 1, how: 'median',
     what: 'k6\'s test run duration, as run' },
   { label: 'k6 CPU (% of its cores)', field: 'k6_cpu_pct', digits: 0, how: 'median',
-    what: 'k6\'s user + system CPU time over the run / (wall time × its cores); ≥ 90% marks the column client-bound (`client_bound`)' },
+    what: 'k6\'s user + system CPU time over the run / (wall time × its cores); ≥ 90% in the median run marks the column client-bound '
+      + '(`client_bound`); `k6_cpu_runs` counts the runs that reached it' },
   // The server's own accounting of the measured window (bench/server-stats.js); the largest or worst worker where per worker.
   { label: 'requests served, server count', field: 'server_requests', digits: 0, how: 'median',
     what: 'the server\'s own count of requests over the measured window, warm-up left out (should equal k6\'s `requests`)' },
-  { label: 'server CPU per request (µs)', field: 'server_cpu_us_per_request', digits: 1, how: 'median',
+  { label: 'server CPU per request (µs)', field: 'server_cpu_us_per_request', digits: 1, how: 'median', checkSpread: true,
     what: 'CPU time (user + system) of the workers and the primary over the window / requests served' },
   { label: 'server user CPU per request (µs)', field: 'server_cpu_user_us_per_request', digits: 1, how: 'median',
     what: 'its user part' },
@@ -163,7 +169,11 @@ function set(object, field, value) {
  * Combines repeated runs of one mode: the median of each figure (failures
  * summed), and each figure's min and max in `spread`.
  * @param {import('./summary.js').ModeFigures[]} runs at least one
- * @returns {object} the figures' shape, plus `spread[field] = {min, max}`, `repeats` and `runs` (summary files)
+ * @returns {object} the figures' shape, plus `spread[field] = {min, max}`, `repeats`, `runs` (summary files),
+ *   `client_bound` (the median run's k6 CPU ≥ 90% of its core) and `k6_cpu_runs` ({measured, client_bound}: the runs
+ *   whose k6 CPU was measured, and of them those at ≥ 90%) and `wide_spread` (the checked rows whose runs disagree by more
+ *   than WIDE_SPREAD of their median: {field, label, digits, median, min, max, range_pct, outliers: [{run (1-based, in
+ *   `runs` order), file, value, off_pct (from the median)}]})
  */
 export function aggregate(runs) {
   const [first] = runs;
@@ -174,12 +184,25 @@ export function aggregate(runs) {
     compression: new Set(runs.map((r) => r.compression ?? 'off')).size > 1 ? 'mixed' : first.compression ?? 'off',
   };
   for (const { field, how } of ROWS) {
-    const values = runs.map((r) => get(r, field)).filter((v) => typeof v === 'number');
-    if (values.length === 0) { set(combined, field, null); continue; }
-    set(combined, field, how === 'sum' ? values.reduce((a, b) => a + b, 0) : median(values));
-    combined.spread[field] = { min: min(values), max: max(values) };
+    const values = runs.map((r) => get(r, field));
+    const range = spread(values);
+    if (!range) { set(combined, field, null); continue; }
+    set(combined, field, how === 'sum' ? values.reduce((a, b) => a + (typeof b === 'number' ? b : 0), 0) : range.median);
+    combined.spread[field] = { min: range.min, max: range.max };
   }
-  combined.client_bound = runs.some((r) => r.k6_cpu_pct >= CLIENT_BOUND_PCT);
+  combined.wide_spread = ROWS.filter((row) => row.checkSpread).flatMap(({ label, field, digits }) => {
+    const wide = wideSpread(runs.map((r) => get(r, field)), WIDE_SPREAD);
+    if (!wide) return [];
+    return [{
+      field, label, digits, median: wide.median, min: wide.min, max: wide.max, range_pct: wide.range * 100,
+      outliers: wide.outliers.map(({ index, value, off }) => ({ run: index + 1, file: runs[index].file, value, off_pct: off * 100 })),
+    }];
+  });
+  // Client-bound by the median run, as the column's figures are its median: one run at the limit does not make the
+  // column client-bound, but the runs that reached it are counted for the reading and the notes to say so.
+  const cpu = runs.map((r) => r.k6_cpu_pct).filter((v) => typeof v === 'number');
+  combined.client_bound = typeof combined.k6_cpu_pct === 'number' && combined.k6_cpu_pct >= CLIENT_BOUND_PCT;
+  combined.k6_cpu_runs = { measured: cpu.length, client_bound: cpu.filter((v) => v >= CLIENT_BOUND_PCT).length };
   combined.limits = runs.map((r) => r.limit).filter(Boolean);
   combined.link = first.run?.link ?? null;
   combined.runs = runs.map((r) => ({
@@ -432,9 +455,15 @@ function notesOf(modes, clientBound) {
         + 'set REMOTE_ADMIN_HOST to the remote server\'s admin endpoint (ADMIN_PORT, ADMIN_HOST) to have them');
     }
   }
-  for (const key of clientBound) {
-    notes.push(`${key}: k6 used ${CLIENT_BOUND_PCT}% or more of its cores, so the RPS is client-bound: `
-      + 'the load generator, not the server, set the limit.');
+  for (const [key, mode] of Object.entries(modes)) {
+    const { measured, client_bound: atLimit } = mode.k6_cpu_runs;
+    if (clientBound.includes(key)) {
+      notes.push(`${key}: k6 used ${CLIENT_BOUND_PCT}% or more of its core in the median run (${atLimit} of ${measured} runs), `
+        + 'so the RPS is client-bound: the load generator, not the server, set the limit.');
+    } else if (atLimit > 0) {
+      notes.push(`${key}: k6 reached ${CLIENT_BOUND_PCT}% of its core in ${atLimit} of ${measured} runs, not in the median run: `
+        + 'those runs measure k6 as much as the server.');
+    }
   }
   return notes;
 }
@@ -488,7 +517,22 @@ export function renderMarkdown(report) {
     : '';
   const unrecorded = missing.length ? [`provenance: not recorded for ${missing.join(', ')} (a manual k6 run records none)`] : [];
   const notes = [...report.notes, ...(recorded ? [provenanceLine(recorded)] : []), ...unrecorded];
-  return `${warnings}${setup}${title}${link}${table}\n\n${reading}${instances}${notes.map((n) => `- ${n}`).join('\n')}\n`;
+  // Under the scenario's title, so that with several scenarios it is not read as the previous one's.
+  return `${warnings}${setup}${title}${link}${renderWideSpread(report)}${table}\n\n${reading}${instances}${notes.map((n) => `- ${n}`).join('\n')}\n`;
+}
+
+/** The warning above the table for columns whose runs disagree (aggregate's `wide_spread`); '' when none do. */
+function renderWideSpread(report) {
+  const lines = report.order.flatMap((key) => report.modes[key].wide_spread.map((w) => {
+    const runs = w.outliers.map((o) => `run ${o.run} (${number(o.value, w.digits)}, ${o.off_pct > 0 ? '+' : '−'}${Math.abs(o.off_pct).toFixed(0)}%)`);
+    return `> - ${w.label}, ${key}: ${number(w.min, w.digits)}–${number(w.max, w.digits)} over ${report.modes[key].repeats} runs, `
+      + `${w.range_pct.toFixed(0)}% of the median ${number(w.median, w.digits)}; distrust ${runs.join(', ')}`;
+  }));
+  if (!lines.length) return '';
+  const limit = WIDE_SPREAD * 100;
+  return `> **WIDE SPREAD:** in these columns the runs disagree by more than ${limit}% of their median (max − min), `
+    + 'as on a busy machine, so the median and the ratios are less certain than the table suggests. The runs named are those '
+    + `more than ${limit / 2}% from the median (run N: the column's N-th summary in the notes below):\n${lines.join('\n')}\n\n`;
 }
 
 /** The provenance in one line; the JSON report has all of it. */

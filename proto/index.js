@@ -1,5 +1,6 @@
 // Node-side view of proto/: the compiled types, the proto3 JSON mapping and the
 // gRPC service definition with protobufjs codecs. Everything derives from user.proto.
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -216,53 +217,102 @@ export function loaderPackageDefinition() {
   return protoLoader.loadSync(PROTO_PATH);
 }
 
-// The standard services the gRPC listener serves beside UserService, as their packages ship them.
+// What server reflection describes, each .proto as [include dir, import path]: user.proto, and the
+// standard services the gRPC listener serves beside UserService, as their packages ship them.
 const require = createRequire(import.meta.url);
 const packageDir = (name) => path.dirname(require.resolve(`${name}/package.json`));
-const STANDARD_PROTOS = [
+const REFLECTED_PROTOS = [
+  [path.dirname(PROTO_PATH), PROTO_FILE],
   [path.join(packageDir('grpc-health-check'), 'proto'), 'health/v1/health.proto'],
   [path.join(packageDir('@grpc/reflection'), 'build', 'proto'), 'grpc/reflection/v1/reflection.proto'],
   [path.join(packageDir('@grpc/reflection'), 'build', 'proto'), 'grpc/reflection/v1alpha/reflection.proto'],
 ];
 
 /**
- * What server reflection describes: user.proto and the health and reflection services, with the
- * .proto files' own field names (`size_bytes`, not protobufjs's `sizeBytes`), so grpcurl, Postman
- * and ghz send and print the names of the contract.
+ * What server reflection describes: user.proto and the health and reflection services, each file
+ * described as protoc describes it (see asProtocDescribes): the .proto's own field names
+ * (`size_bytes`, not protobufjs's `sizeBytes`) with their `json_name` (`sizeBytes`), and the file
+ * named by its import path (`user.proto`), so grpcurl, Postman and ghz send the names of the
+ * contract and print the names of the HTTP API.
  * @returns {import('@grpc/proto-loader').PackageDefinition}
+ * @throws {Error} when two of the files declare one package (protobufjs would describe them as one file)
  */
 export function reflectionPackageDefinition() {
-  const definition = protoLoader.loadSync([PROTO_FILE, ...STANDARD_PROTOS.map(([, file]) => file)], {
+  const definition = protoLoader.loadSync(REFLECTED_PROTOS.map(([, file]) => file), {
     keepCase: true,
-    includeDirs: [path.dirname(PROTO_PATH), ...new Set(STANDARD_PROTOS.map(([dir]) => dir))],
+    includeDirs: [...new Set(REFLECTED_PROTOS.map(([dir]) => dir))],
   });
+  const fileOf = importPathsByPackage(REFLECTED_PROTOS);
   const fixed = new Map(); // the same file's bytes are shared by every type it defines
   for (const entry of Object.values(definition)) {
     if (!Array.isArray(entry.fileDescriptorProtos)) continue;
     entry.fileDescriptorProtos = entry.fileDescriptorProtos.map((bytes) => {
-      if (!fixed.has(bytes)) fixed.set(bytes, withProtocMapEntries(bytes));
+      if (!fixed.has(bytes)) fixed.set(bytes, asProtocDescribes(bytes, fileOf));
       return fixed.get(bytes);
     });
   }
   return definition;
 }
 
+/**
+ * protobufjs builds one file descriptor per package and names it after the package
+ * (`user_v1.proto`); protoc names a file by its import path, the path relative to the include
+ * dir that holds it. One file per package makes the two the same.
+ * @param {string[][]} protos [include dir, import path] of each file
+ * @returns {Map<string, string>} package ('' for none) to import path
+ * @throws {Error} when two files declare one package
+ */
+function importPathsByPackage(protos) {
+  const byPackage = new Map();
+  for (const [dir, file] of protos) {
+    const pkg = protobuf.parse(readFileSync(path.join(dir, file), 'utf8'), { keepCase: true }).package ?? '';
+    if (byPackage.has(pkg)) {
+      throw new Error(`${file} and ${byPackage.get(pkg)} both declare package "${pkg}": protobufjs describes them as one file, `
+        + 'which reflection cannot name as protoc would');
+    }
+    byPackage.set(pkg, file);
+  }
+  return byPackage;
+}
+
+/**
+ * A field's JSON name as protoc derives it (descriptor.cc, ToJsonName): every underscore dropped,
+ * the character after it upper-cased, the rest kept. protoc writes it into every
+ * FieldDescriptorProto; the proto3 JSON mapping (and so the HTTP API) names fields by it.
+ * @param {string} name the .proto field name, e.g. 'next_billing_date'
+ * @returns {string} e.g. 'nextBillingDate'
+ */
+export const protocJsonName = (name) => name.replace(/_+(.?)/g, (_, next) => next.toUpperCase());
+
 const { FileDescriptorProto } = require('protobufjs/ext/descriptor');
 
 /**
- * protobufjs names a map field's entry message after the field (`Statuses`, type name relative);
- * protoc names it `<FieldInCamelCase>Entry` with a fully qualified type name, and reflection
- * clients check that (grpcurl: "invalid map: incorrect implicit map entry name" for
- * grpc.health.v1.HealthListResponse.statuses). Source: descriptor.proto, MessageOptions.map_entry.
+ * One file descriptor of proto-loader (protobufjs) rewritten as protoc writes it, where reflection
+ * clients see the difference:
+ * - the file's name: its import path, not protobufjs's `<package>.proto` (user_v1.proto);
+ * - `json_name` on every field: protobufjs leaves it out, and grpcurl, Postman and grpcui then
+ *   print the .proto names (`next_billing_date`) where the HTTP API says `nextBillingDate`;
+ * - map entries: protobufjs names a map field's entry message after the field (`Statuses`, type
+ *   name relative); protoc names it `<FieldInCamelCase>Entry` with a fully qualified type name,
+ *   and clients check that (grpcurl: "invalid map: incorrect implicit map entry name" for
+ *   grpc.health.v1.HealthListResponse.statuses). Source: descriptor.proto, MessageOptions.map_entry.
  * @param {Uint8Array} bytes a serialized FileDescriptorProto
- * @returns {Uint8Array} the same file with protoc's map entry names
+ * @param {Map<string, string>} fileOf package to import path (importPathsByPackage)
+ * @returns {Uint8Array} the same file, rewritten
+ * @throws {Error} when no file of `fileOf` declares the descriptor's package
  */
-function withProtocMapEntries(bytes) {
+function asProtocDescribes(bytes, fileOf) {
   // Reflection types have no static shape: the fields used are descriptor.proto's.
   const file = /** @type {any} */ (FileDescriptorProto.decode(bytes));
-  const camel = (name) => name.replace(/(^|_)([a-z])/g, (_, __, c) => c.toUpperCase());
+  const name = fileOf.get(file.package ?? '');
+  if (!name) throw new Error(`reflection: protobufjs described package "${file.package}", which no reflected .proto declares`);
+  file.name = name;
+  const withJsonNames = (fields) => { for (const field of fields ?? []) field.jsonName = protocJsonName(field.name); };
+  const camel = (fieldName) => fieldName.replace(/(^|_)([a-z])/g, (_, __, c) => c.toUpperCase());
   const visit = (message, scope) => {
     const here = `${scope}.${message.name}`;
+    withJsonNames(message.field);
+    withJsonNames(message.extension);
     for (const nested of message.nestedType ?? []) {
       if (nested.options?.mapEntry) {
         const field = message.field.find((f) => f.typeName === nested.name || f.typeName === `${here}.${nested.name}`);
@@ -274,6 +324,7 @@ function withProtocMapEntries(bytes) {
       visit(nested, here);
     }
   };
+  withJsonNames(file.extension);
   for (const message of file.messageType ?? []) visit(message, file.package ? `.${file.package}` : '');
   return FileDescriptorProto.encode(file).finish();
 }

@@ -11,7 +11,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { benchSettingSpecs } from '../bench/settings.js';
 import { soakSettingSpecs } from '../bench/soak-helpers.js';
 import { faultSettingSpecs } from '../bench/faults.js';
-import { ROWS } from '../bench/report.js';
+import { ROWS, WIDE_SPREAD } from '../bench/report.js';
 import { serverSettingSpecs } from '../server/settings.js';
 
 /** The repository's root. */
@@ -78,9 +78,10 @@ export function settingsTable(specs) {
  * @throws {Error} when a row has no `what`
  */
 export function rowsTable(rows) {
-  const body = rows.map(({ label, field, how, what }) => {
+  const body = rows.map(({ label, field, how, what, checkSpread }) => {
     if (typeof what !== 'string' || what.trim() === '') throw new Error(`report row ${label} has no what`);
-    return [label, code(field), how === 'sum' ? `${what}; summed over the repeats` : what];
+    const spread = checkSpread ? `; runs more than ${WIDE_SPREAD * 100}% of the median apart are warned about (WIDE SPREAD)` : '';
+    return [label, code(field), `${how === 'sum' ? `${what}; summed over the repeats` : what}${spread}`];
   });
   return table(['row', 'JSON field', 'what it is'], body);
 }

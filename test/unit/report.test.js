@@ -6,6 +6,7 @@ import { fileStamp, formatNumber, k6Reason } from '../../bench/format.js';
 import { provenanceDifferences } from '../../bench/provenance.js';
 import { aggregate, buildReport, ratioPairs, renderMarkdown } from '../../bench/report.js';
 import { columnsOf } from '../../bench/compare.js';
+import { wideSpread } from '../../bench/stats.js';
 
 /** Figures of one run as bench/summary.js gives them, with the fields the report reads. */
 const run = (mode, rps, extra = {}) => ({
@@ -106,4 +107,91 @@ test('raw and gzip never mix silently: unnamed columns are flagged, a mixed colu
   assert.ok(mixed.notes.some((n) => /^NOT COMPARABLE: the response compression differs/.test(n)), mixed.notes.join('\n'));
   const columns = columnsOf([run('http', 200, { compression: 'off' }), run('http', 190, { compression: 'gzip' }), run('http', 210, { compression: 'off' })]);
   assert.deepEqual(columns.map((c) => [c.key, c.runs.length]), [['http', 2], ['http+gzip', 1]]);
+});
+
+test('client-bound is the median run\'s k6 CPU at 90% or more; a column where only some runs reached it says in how many', () => {
+  const cpu = (...pcts) => pcts.map((k6, i) => run('http', 200 + i, { k6_cpu_pct: k6 }));
+  const grpc = { key: 'grpc', runs: [run('grpc', 100)] };
+  // One run of three at 95%: not client-bound, and the reading and the notes count the run.
+  const some = buildReport([{ key: 'http', runs: cpu(95, 60, 70) }, grpc]);
+  assert.equal(some.modes.http.client_bound, false);
+  assert.deepEqual(some.modes.http.k6_cpu_runs, { measured: 3, client_bound: 1 });
+  assert.deepEqual(some.client_bound, []);
+  const reading = some.reading.join(' ');
+  assert.match(reading, /For http, k6 reached 90% of its core in 1 of 3 runs, not in the median run/);
+  assert.doesNotMatch(reading, /client-bound for/);
+  assert.match(reading, /k6 used less than 90% of its core in the median run; CAPACITY=1/);
+  assert.ok(some.notes.includes('http: k6 reached 90% of its core in 1 of 3 runs, not in the median run: '
+    + 'those runs measure k6 as much as the server.'), some.notes.join('\n'));
+  // Median run at 92%: client-bound.
+  const bound = buildReport([{ key: 'http', runs: cpu(95, 60, 92) }, grpc]);
+  assert.equal(bound.modes.http.client_bound, true);
+  assert.deepEqual(bound.client_bound, ['http']);
+  assert.match(bound.reading.join(' '), /k6 was client-bound for http \(90% of its core or more in the median run\)/);
+  assert.doesNotMatch(bound.reading.join(' '), /reached 90% of its core in/);
+  assert.ok(bound.notes.some((n) => n.startsWith('http: k6 used 90% or more of its core in the median run (2 of 3 runs)')), bound.notes.join('\n'));
+  // No run near it: neither.
+  const none = buildReport([{ key: 'http', runs: cpu(50, 60, 70) }, grpc]);
+  assert.equal(none.modes.http.client_bound, false);
+  assert.ok(!none.notes.some((n) => /of its core/.test(n)), none.notes.join('\n'));
+});
+
+test('a client-bound reading points at the capacity pass only when it ran, else at CAPACITY=1', () => {
+  const columns = (capacity) => [{ key: 'http', runs: [run('http', 200, { k6_cpu_pct: 99, capacity_rps: capacity })] },
+    { key: 'grpc', runs: [run('grpc', 100, { capacity_rps: capacity && capacity / 2 })] }];
+  const without = buildReport(columns(null)).reading.join(' ');
+  assert.match(without, /k6 was client-bound for http .*; no server capacity pass ran: CAPACITY=1 runs one \(wrk\/h2load\), which shows the servers' ceilings\./);
+  assert.doesNotMatch(without, /the server capacity pass \(wrk\/h2load\) below shows/);
+  const withPass = buildReport(columns(40000)).reading.join(' ');
+  assert.match(withPass, /k6 was client-bound for http .*; the server capacity pass \(wrk\/h2load\) below shows the servers' ceilings\./);
+  assert.match(withPass, /Under native load generators .* the servers reach 20,000 vs 40,000 req\/s/);
+  assert.doesNotMatch(withPass, /CAPACITY=1/);
+});
+
+test('compare of k6 runs started by hand (no k6 CPU in their summaries) says k6\'s CPU was not measured, not that it was below 90%', () => {
+  const manual = (mode, rps) => run(mode, rps, { k6_cpu_pct: null, run: undefined });
+  const both = buildReport(columnsOf([manual('http', 200), manual('grpc', 100)]));
+  assert.deepEqual(both.modes.http.k6_cpu_runs, { measured: 0, client_bound: 0 });
+  const reading = both.reading.join(' ');
+  assert.match(reading, /k6's CPU was not measured for http and grpc \(bash bench\.sh measures it; a k6 run started by hand records none\), so whether k6 set the limit is not known\./);
+  assert.doesNotMatch(reading, /less than 90%/);
+  // One column measured, the other not: each said of its own.
+  const one = buildReport([{ key: 'http', runs: [run('http', 200)] }, { key: 'grpc', runs: [manual('grpc', 100)] }]).reading.join(' ');
+  assert.match(one, /k6's CPU was not measured for grpc \(/);
+  assert.match(one, /k6 used less than 90% of its core in the median run for http; CAPACITY=1/);
+});
+
+test('wideSpread: a range over the limit of the median names the runs more than half the limit from it', () => {
+  // 10,552–14,244 around 13,870: 26.6% of the median; only 10,552 (−24%) is more than 12.5% from it.
+  const wide = wideSpread([10552, 13870, 14244], 0.25);
+  assert.equal(wide.median, 13870);
+  assert.ok(Math.abs(wide.range - (14244 - 10552) / 13870) < 1e-12);
+  assert.deepEqual(wide.outliers.map((o) => [o.index, o.value]), [[0, 10552]]);
+  assert.equal(wideSpread([80, 100, 105], 0.25), null); // exactly 25%: within the limit
+  assert.equal(wideSpread([100], 0.25), null);
+  assert.equal(wideSpread([0, 0, 5], 0.25), null); // no median to be relative to
+  // A value left out (null) keeps the others' indexes.
+  assert.deepEqual(wideSpread([null, 6343, 9100, 10918], 0.25).outliers.map((o) => o.index), [1, 3]);
+});
+
+test('a column whose RPS runs disagree by more than 25% of the median is warned about above the table, naming its outlying runs', () => {
+  const server = (cpu) => ({ server_cpu_us_per_request: cpu, server_gc_ms_per_1k_requests: 1, server_eventloop_p99_ms: 1, server_rss_peak_mib: 90,
+    server_worker_share_min_pct: 100, server_worker_share_max_pct: 100 });
+  const report = buildReport([
+    { key: 'http', runs: [run('http', 10552, server(52.7)), run('http', 13870, server(40.8)), run('http', 14244, server(39))] },
+    { key: 'grpc', runs: [run('grpc', 5562, server(143.6)), run('grpc', 5438, server(124.3)), run('grpc', 6291, server(145.6))] },
+  ]);
+  assert.deepEqual(report.modes.grpc.wide_spread, []);
+  assert.deepEqual(report.modes.http.wide_spread.map((w) => [w.field, w.outliers.map((o) => [o.run, o.file])]),
+    [['rps', [[1, 'http-10552.json']]], ['server_cpu_us_per_request', [[1, 'http-10552.json']]]]);
+  const text = renderMarkdown(report);
+  assert.ok(text.indexOf('### Scenario') < text.indexOf('WIDE SPREAD') && text.indexOf('WIDE SPREAD') < text.indexOf('| RPS'), text);
+  assert.match(text, /> \*\*WIDE SPREAD:\*\* in these columns the runs disagree by more than 25% of their median .* more than 12\.5% from the median/);
+  assert.match(text, /> - RPS \(req\/s\), http: 10,552–14,244 over 3 runs, 27% of the median 13,870; distrust run 1 \(10,552, −24%\)\n/);
+  assert.match(text, /> - server CPU per request \(µs\), http: 39\.0–52\.7 over 3 runs, 34% of the median 40\.8; distrust run 1 \(52\.7, \+29%\)\n/);
+  assert.doesNotMatch(text, /, grpc: /);
+  assert.match(report.reading.join(' '), /The runs of http disagree on RPS \(WIDE SPREAD, above the table\): read this ratio with that in mind\./);
+  // Steady runs: no warning, no sentence.
+  const steady = buildReport([{ key: 'http', runs: [run('http', 13000), run('http', 13870)] }, { key: 'grpc', runs: [run('grpc', 5562)] }]);
+  assert.doesNotMatch(renderMarkdown(steady), /WIDE SPREAD/);
 });
