@@ -16,10 +16,12 @@ bash scripts/ensure-tool.sh --set container
 
 cache="$root/.tools/fresh"
 mkdir -p "$cache"
-# runc and cgroupfs: crun refuses this kind of host's hybrid cgroup layout; rlimits within the hard limits.
-cat > "$cache/containers.conf" <<'EOF'
+# runc and cgroupfs: crun refuses this kind of host's hybrid cgroup layout. Open files: this machine's
+# hard limit, which podman cannot raise (no CAP_SYS_RESOURCE here) and which HAProxy's maxconn needs
+# (a lower one fails SERVERS=N); processes: 4096, as runc may not set this machine's own.
+cat > "$cache/containers.conf" <<EOF
 [containers]
-default_ulimits = ["nofile=4096:4096", "nproc=4096:4096"]
+default_ulimits = ["nofile=$(ulimit -Hn):$(ulimit -Hn)", "nproc=4096:4096"]
 [engine]
 cgroup_manager = "cgroupfs"
 runtime = "runc"
@@ -40,7 +42,8 @@ if ! podman image exists "$image"; then
 fi
 echo "fresh-machine: base image ready in $((SECONDS - started)) s" >&2
 
-# A fresh clone of what is committed: no node_modules, no .tools, no results.
+# A fresh clone of what is committed: no node_modules, no .tools, no results. Inside, it is in a
+# folder every user can read (not under /root), as the tests that drop root need.
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 git clone --quiet --no-hardlinks "$root" "$work/json-vs-grpc-bench"
@@ -64,8 +67,8 @@ podman run --rm --privileged --network host --pull never \
   --volume "$node_bin:/usr/local/bin/node:ro" \
   --volume "$npm_dir:/usr/local/lib/node_modules/npm:ro" \
   --volume "$go_root:/usr/local/go:ro" \
-  --volume "$work/json-vs-grpc-bench:/root/json-vs-grpc-bench" \
-  --workdir /root/json-vs-grpc-bench \
+  --volume "$work/json-vs-grpc-bench:/work/json-vs-grpc-bench" \
+  --workdir /work/json-vs-grpc-bench \
   --env PATH=/usr/local/go/bin:/root/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
   --env CI="${CI:-}" \
   "${env_args[@]}" \
