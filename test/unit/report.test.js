@@ -1,12 +1,13 @@
 // The report's arithmetic and what it says about its own conditions (bench/report.js,
-// bench/provenance.js, bench/format.js): pure, from synthetic figures.
+// bench/provenance.js, bench/format.js), and the main job's columns (bench/run.js columnsOf): pure, from synthetic figures.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fileStamp, formatNumber, k6Reason } from '../../bench/format.js';
 import { provenanceDifferences } from '../../bench/provenance.js';
 import { aggregate, buildReport, ratioPairs, renderMarkdown } from '../../bench/report.js';
 import { columnsOf } from '../../bench/compare.js';
-import { columnKey } from '../../bench/modes.js';
+import { columnKey, onNode } from '../../bench/modes.js';
+import { columnsOf as columnsOfRun } from '../../bench/run.js';
 
 /** Figures of one run as bench/summary.js gives them, with the fields the report reads. */
 const run = (mode, rps, extra = {}) => ({
@@ -107,6 +108,26 @@ test('raw and gzip never mix silently: unnamed columns are flagged, a mixed colu
   assert.ok(mixed.notes.some((n) => /^NOT COMPARABLE: the response compression differs/.test(n)), mixed.notes.join('\n'));
   const columns = columnsOf([run('http', 200, { compression: 'off' }), run('http', 190, { compression: 'gzip' }), run('http', 210, { compression: 'off' })]);
   assert.deepEqual(columns.map((c) => [c.key, c.runs.length]), [['http', 2], ['http+gzip', 1]]);
+});
+
+test('NODE_VERSIONS\'s columns: one per mode, compression and release, in that order, named and filed by release', () => {
+  const nodes = [{ release: '20', path: '/n20/node', version: 'v20.19.5' }, { release: '24.21.0', path: '/n24/node', version: 'v24.21.0' }];
+  const columns = columnsOfRun({ MODES: ['http', 'grpc'], COMPRESSION: 'gzip' }, nodes);
+  assert.deepEqual(columns.map((c) => [c.key, c.mode, c.compression, c.node?.path, c.prefix]), [
+    ['http@node20', 'http', 'off', '/n20/node', 'http-node20'],
+    ['http@node24.21.0', 'http', 'off', '/n24/node', 'http-node24.21.0'],
+    ['grpc@node20', 'grpc', 'off', '/n20/node', 'grpc-node20'],
+    ['grpc@node24.21.0', 'grpc', 'off', '/n24/node', 'grpc-node24.21.0'],
+    ['http@node20+gzip', 'http', 'gzip', '/n20/node', 'http-node20-gzip'],
+    ['http@node24.21.0+gzip', 'http', 'gzip', '/n24/node', 'http-node24.21.0-gzip'],
+    ['grpc@node20+gzip', 'grpc', 'gzip', '/n20/node', 'grpc-node20-gzip'],
+    ['grpc@node24.21.0+gzip', 'grpc', 'gzip', '/n24/node', 'grpc-node24.21.0-gzip'],
+  ]);
+  // Without NODE_VERSIONS the columns are as before: the job's own node (null), keys and files without a release.
+  assert.deepEqual(columnsOfRun({ MODES: ['http', 'grpc'], COMPRESSION: 'gzip' }).map((c) => [c.key, c.node, c.prefix]),
+    [['http', null, 'http'], ['grpc', null, 'grpc'], ['http+gzip', null, 'http-gzip'], ['grpc+gzip', null, 'grpc-gzip']]);
+  assert.equal(onNode('grpc@node24.21.0+gzip', '20'), 'grpc@node20+gzip');
+  assert.equal(columnKey('grpc', 'gzip', '20'), 'grpc@node20+gzip');
 });
 
 test('NODE_VERSIONS\'s report: each release by the first release, gRPC by HTTP within a release; no warning, every release named', () => {
