@@ -13,20 +13,21 @@ const USAGE = 'usage: npm run compare -- <summary-a.json> <summary-b.json> [more
 
 /**
  * Groups figures into report columns, in the order first seen. A compressed run is never a repeat of a raw
- * one: its column's key says `+gzip` (bench/modes.js columnKey).
+ * one, nor a run of one NODE_VERSIONS release a repeat of another's: its column's key says `+gzip` or `@node20`
+ * (bench/modes.js columnKey).
  * @param {import('./summary.js').ModeFigures[]} figures
  * @returns {Array<{key: string, runs: import('./summary.js').ModeFigures[]}>}
  */
 export function columnsOf(figures) {
   const targets = new Set(figures.map((f) => f.target));
-  const keyOf = (f) => columnKey(targets.size > 1 && f.target ? `${f.mode}-${f.target}` : f.mode, f.compression);
+  const keyOf = (f) => columnKey(targets.size > 1 && f.target ? `${f.mode}-${f.target}` : f.mode, f.compression, f.node_release);
   const columns = new Map();
   for (const f of figures) {
     if (!columns.has(keyOf(f))) columns.set(keyOf(f), []);
     columns.get(keyOf(f)).push(f);
   }
   if (columns.size > 1) return [...columns].map(([key, runs]) => ({ key, runs }));
-  return figures.map((f, i) => ({ key: columnKey(`${f.mode}-${i + 1}`, f.compression), runs: [f] }));
+  return figures.map((f, i) => ({ key: columnKey(`${f.mode}-${i + 1}`, f.compression, f.node_release), runs: [f] }));
 }
 
 /**

@@ -58,10 +58,32 @@ export const MODE_NAMES = Object.freeze(Object.keys(MODES));
 export const modeLabel = (mode) => MODES[mode]?.label ?? mode;
 
 /**
- * A report column's key: the mode, with `+gzip` when its responses were gzip-compressed (COMPRESSION=gzip),
- * so that no column, ratio or file name takes a compressed run for a raw one.
- * @param {string} mode
+ * A report column's key: the mode, with `@node<release>` when its server ran under a Node release of
+ * NODE_VERSIONS, and `+gzip` last when its responses were gzip-compressed (COMPRESSION=gzip), so that no
+ * column, ratio or file name takes a compressed run for a raw one, or one release's run for another's.
+ * @param {string} mode (or any column key without the two, e.g. `http-local`)
  * @param {string} [compression] 'off' (default) or 'gzip'
- * @returns {string} e.g. 'http', 'grpc+gzip'
+ * @param {string|null} [node] the NODE_VERSIONS release as listed, e.g. '20' (default null: none named)
+ * @returns {string} e.g. 'http', 'grpc+gzip', 'http@node20', 'grpc@node24.21.0+gzip'
  */
-export const columnKey = (mode, compression = 'off') => (compression === 'off' ? mode : `${mode}+${compression}`);
+export const columnKey = (mode, compression = 'off', node = null) => `${mode}${node ? `@node${node}` : ''}`
+  + `${compression === 'off' ? '' : `+${compression}`}`;
+
+/**
+ * A column key with its Node release replaced by another (or added, or removed with null): the same mode and
+ * compression on another release.
+ * @param {string} key e.g. 'grpc@node24.21.0+gzip'
+ * @param {string|null} node e.g. '20'
+ * @returns {string} e.g. 'grpc@node20+gzip'
+ */
+export const onNode = (key, node) => {
+  const [, base, compressed = ''] = /** @type {RegExpMatchArray} */ (key.replace(/@node[0-9.]+/, '').match(/^(.*?)(\+[a-z]+)?$/));
+  return `${base}${node ? `@node${node}` : ''}${compressed}`;
+};
+
+/**
+ * The Node release a column key names (`@node<release>`), or null.
+ * @param {string} key
+ * @returns {string|null}
+ */
+export const nodeOfKey = (key) => key.match(/@node([0-9.]+)/)?.[1] ?? null;

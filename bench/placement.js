@@ -32,8 +32,9 @@ const LINK_ADMIN_PORT = 9100;
  * @typedef {object} Placement
  * @property {'local'|'remote'} target which k6 script runs: local.js on loopback, remote.js otherwise
  * @property {import('./link.js').Link|null} link the emulated link, if any
- * @property {(mode: string, options: {workers: number, cpus?: string, compression?: 'off'|'gzip'}) => Promise<Cell>} start
- *   compression: the server's COMPRESSION (default off; set either way, so that the job's own environment never decides it)
+ * @property {(mode: string, options: {workers: number, cpus?: string, compression?: 'off'|'gzip', node?: string}) => Promise<Cell>} start
+ *   compression: the server's COMPRESSION (default off; set either way, so that the job's own environment never decides it);
+ *   node: the node binary the server runs on (default the job's, process.execPath; a remote server runs on its own)
  * @property {() => Promise<object|null>} check the link as measured before the runs (null on loopback)
  * @property {() => Promise<void>} close
  */
@@ -56,10 +57,10 @@ function loopbackPlacement() {
   return {
     target: 'local',
     link: null,
-    async start(mode, { workers, cpus, compression = 'off' }) {
+    async start(mode, { workers, cpus, compression = 'off', node }) {
       const adminPort = await freePort();
       const env = { MODE: mode, WORKERS: String(workers), ADMIN_PORT: String(adminPort), HOST: '127.0.0.1', COMPRESSION: compression };
-      const server = await launch(mode, env, { cpus });
+      const server = await launch(mode, env, { cpus, node });
       const port = server.ports[MODES[mode].listener];
       return { host: `127.0.0.1:${port}`, port, admin: `127.0.0.1:${adminPort}`, capture: { iface: 'lo', host: '127.0.0.1' }, env, stop: () => server.stop() };
     },
@@ -84,12 +85,12 @@ async function linkPlacement(settings, cores) {
   return {
     target: 'remote',
     link,
-    async start(mode, { workers, cpus, compression = 'off' }) {
+    async start(mode, { workers, cpus, compression = 'off', node }) {
       const env = {
         ...ports, MODE: mode, WORKERS: String(workers), HOST: link.bindHost, COMPRESSION: compression,
         ADMIN_PORT: String(LINK_ADMIN_PORT), ADMIN_HOST: link.serverAddress,
       };
-      const server = await launch(mode, env, { cpus, wrap: (command, args) => link.command(command, args, null) });
+      const server = await launch(mode, env, { cpus, node, wrap: (command, args) => link.command(command, args, null) });
       const port = server.ports[MODES[mode].listener];
       return {
         host: link.hostOf(port), port, admin: `${link.serverAddress}:${LINK_ADMIN_PORT}`, env,

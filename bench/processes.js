@@ -103,18 +103,19 @@ export async function waitGone(pids, timeoutMs) {
  * Spawns `node server` (on 127.0.0.1, one worker unless env says otherwise,
  * every listener on a free port unless env sets it) and resolves once the
  * primary has logged `ready` and every worker its `worker listening` line.
- * @param {{env?: Record<string, string>, cpus?: string, readyTimeoutMs?: number,
+ * @param {{env?: Record<string, string>, cpus?: string, readyTimeoutMs?: number, node?: string,
  *   wrap?: (command: string, args: string[]) => [string, string[]]}} [options]
  *   env: extra environment (MODE, WORKERS, COMPRESSION, ...; COMPRESSION is off unless given); cpus: taskset CPU list to pin the cluster to;
+ *   node: the node binary the server runs on (default this process's, process.execPath; NODE_VERSIONS gives others);
  *   wrap: runs the (pinned) command through another, e.g. `ip netns exec` (it must exec, keeping the pid)
  * @returns {Promise<RunningServer>}
  * @throws {Error} with the server's output if it exits or is not ready in time
  */
-export async function startServer({ env = {}, cpus, readyTimeoutMs = 15000, wrap = (c, a) => [c, a] } = {}) {
+export async function startServer({ env = {}, cpus, readyTimeoutMs = 15000, node = process.execPath, wrap = (c, a) => [c, a] } = {}) {
   /** @type {Record<string, number>} */
   const ports = {};
   for (const [name, { portSetting }] of Object.entries(LISTENERS)) ports[name] = Number(env[portSetting] ?? await freePort());
-  const [command, args] = wrap(...pinned(cpus, process.execPath, ['server']));
+  const [command, args] = wrap(...pinned(cpus, node, ['server']));
   const proc = spawn(command, args, {
     cwd: ROOT,
     // COMPRESSION off unless env says: the main job's setting of that name must not reach the servers of its other passes.

@@ -59,7 +59,8 @@ const plain = (settings) => Object.fromEntries(Object.entries(settings).map(([k,
  * @typedef {object} Provenance
  * @property {string|null} commit git HEAD of the checkout (null outside git)
  * @property {boolean|null} dirty whether tracked files differed from it
- * @property {Record<string, string|null>} versions node, k6, @grpc/grpc-js, fastify, protobufjs
+ * @property {Record<string, string|null>} versions node (the server's: the release it was started with, NODE_VERSIONS), k6,
+ *   @grpc/grpc-js, fastify, protobufjs
  * @property {{kernel: string, cpu_model: string, cpu_count: number}} machine
  * @property {string} pinning how cores were shared between server and k6
  * @property {Record<string, unknown>} bench every setting of the job (bench/settings.js), K6_BIN left out
@@ -69,14 +70,17 @@ const plain = (settings) => Object.fromEntries(Object.entries(settings).map(([k,
 
 /**
  * The provenance of one run of the main job.
- * @param {{settings: import('./settings.js').BenchSettings, pinning: string, serverEnv: Record<string, string>|null}} run
- *   serverEnv: what the job set in the server's environment (null when it started no server)
+ * @param {{settings: import('./settings.js').BenchSettings, pinning: string, serverEnv: Record<string, string>|null, node?: string}} run
+ *   serverEnv: what the job set in the server's environment (null when it started no server); node: the Node release the
+ *   server ran on, e.g. `v20.19.5` (default the job's own, process.version)
  * @returns {Provenance}
  */
-export function provenanceOf({ settings, pinning, serverEnv }) {
+export function provenanceOf({ settings, pinning, serverEnv, node = process.version }) {
   const { K6_BIN, link, ...bench } = settings;
+  const same = unchanging(K6_BIN);
   return {
-    ...unchanging(K6_BIN),
+    ...same,
+    versions: { ...same.versions, node },
     pinning,
     bench: plain({ ...bench, link: link ? `${link.name}: down ${link.down}, up ${link.up} bit/s, RTT ${link.rttMs} ms` : null }),
     // The server reads the same environment the job gave it; ports are per run and left out.
@@ -96,9 +100,10 @@ function flatten(object, prefix = '') {
 
 // Expected to differ between modes and runs without changing a figure: which server mode ran, where files went.
 const PER_MODE = new Set(['server.MODE', 'bench.MODES', 'bench.RESULTS_DIR']);
-// Differs between the raw and gzip columns of COMPRESSION=gzip by design; each summary records it (bench.compression)
-// and the report's shape check flags columns that differ in it without naming it (bench/report.js SHAPE).
-const IN_SHAPE = new Set(['server.COMPRESSION']);
+// Differ between the raw and gzip columns of COMPRESSION=gzip, and between the releases of NODE_VERSIONS, by design; each
+// summary records them (bench.compression, bench.run.node) and the report flags columns that differ in them without
+// their keys naming it, and a column whose runs differ in them (bench/report.js SHAPE, nodeMismatch).
+const IN_SHAPE = new Set(['server.COMPRESSION', 'versions.node']);
 
 /**
  * What differs between the provenance of the columns of a report.

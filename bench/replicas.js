@@ -89,7 +89,7 @@ export function replicasPlacement(settings) {
   return {
     target: 'local',
     link: null,
-    async start(mode, { workers, cpus, compression = 'off' }) {
+    async start(mode, { workers, cpus, compression = 'off', node }) {
       const { listener } = MODES[mode];
       const started = [];
       let balancer = null;
@@ -103,7 +103,7 @@ export function replicasPlacement(settings) {
           const env = { MODE: mode, WORKERS: String(workers), ADMIN_PORT: String(adminPort), HOST: replicaAddress(i), COMPRESSION: compression };
           let server;
           try {
-            server = await startServer({ env, cpus });
+            server = await startServer({ env, cpus, node });
           } catch (err) {
             throw new BenchError(`replica ${i + 1} of the ${mode} server did not start: ${err.message}`);
           }

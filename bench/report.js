@@ -7,7 +7,7 @@ import { chartSvg } from './chart.js';
 import { renderDecomposition } from './decompose.js';
 import { CLIENT_BOUND_PCT, readingOf } from './reading.js';
 import { fileStamp, formatNumber } from './format.js';
-import { columnKey, MODES, modeLabel } from './modes.js';
+import { columnKey, MODES, modeLabel, nodeOfKey, onNode } from './modes.js';
 import { GZIP_LEVEL } from '../server/compression.js';
 import { formatRate } from './network.js';
 import { provenanceDifferences } from './provenance.js';
@@ -182,6 +182,9 @@ export function aggregate(runs) {
     scenario: first.scenario, connections: first.connections, model: first.model, rate: first.rate,
     // Raw and gzip runs in one column would make a median of both: `mixed`, which the shape check flags.
     compression: new Set(runs.map((r) => r.compression ?? 'off')).size > 1 ? 'mixed' : first.compression ?? 'off',
+    // Likewise runs of two Node releases (summaries of two jobs) in one column: nodeMismatch flags it.
+    node: new Set(runs.map((r) => r.node ?? null)).size > 1 ? 'mixed' : first.node ?? null,
+    node_release: first.node_release ?? null,
   };
   for (const { field, how } of ROWS) {
     const values = runs.map((r) => get(r, field));
@@ -264,7 +267,7 @@ export function buildReport(columns, { generatedAt = new Date(), via = null } = 
     k6_instances: splitRuns(modes),
     compression: compressionOf(modes, pairs),
     profile: profileOf(modes), // PROFILE=1 (bench/profile.js)
-    notes: [...unfairness(modes), ...unevenWorkers(modes), ...(via ? [via.note] : []), ...notesOf(modes, clientBound)],
+    notes: [...unfairness(modes), ...nodeMismatch(modes, pairs), ...unevenWorkers(modes), ...(via ? [via.note] : []), ...notesOf(modes, clientBound)],
     reading: [], // filled below: the sentences read the report's own figures
   };
   // Sentences compare columns of the same compression; raw against gzip is the compression section's.
@@ -275,22 +278,27 @@ export function buildReport(columns, { generatedAt = new Date(), via = null } = 
 
 /**
  * Which column is divided by which, as [column, baseline] pairs in table order: each column by the first column of the
- * same compression (without compressed columns: each by the first), and each compressed column by its raw one too
- * (`grpc+gzip` by `grpc`). A column with neither is divided by the first.
+ * same compression and Node release (without compressed columns and NODE_VERSIONS: each by the first), each compressed
+ * column by its raw one too (`grpc+gzip` by `grpc`), and each column on a later release of NODE_VERSIONS by the same
+ * column on the first release listed (`grpc@node24.21.0` by `grpc@node20`: what the upgrade does). A column with none of
+ * these is divided by the first.
  * @param {string[]} keys the columns, in table order
- * @param {Record<string, {compression: string}>} modes their figures
+ * @param {Record<string, {compression: string, node_release?: string|null}>} modes their figures
  * @returns {Array<[string, string]>}
  */
 export function ratioPairs(keys, modes) {
   /** @type {Array<[string, string]>} */
   const pairs = [];
+  const firstRelease = modes[keys[0]].node_release ?? null;
   for (const key of keys.slice(1)) {
-    const { compression } = modes[key];
-    const first = keys.find((k) => modes[k].compression === compression);
+    const { compression, node_release: release = null } = modes[key];
+    const first = keys.find((k) => modes[k].compression === compression && (modes[k].node_release ?? null) === release);
     const raw = compression === 'off' ? undefined : keys.find((k) => modes[k].compression === 'off' && columnKey(k, compression) === key);
+    const upgraded = release !== firstRelease ? keys.find((k) => k !== key && k === onNode(key, firstRelease)) : undefined;
     if (first !== key) pairs.push([key, first]);
     if (raw) pairs.push([key, raw]);
-    if (first === key && !raw) pairs.push([key, keys[0]]);
+    if (upgraded) pairs.push([key, upgraded]);
+    if (first === key && !raw && !upgraded) pairs.push([key, keys[0]]);
   }
   return pairs;
 }
@@ -422,6 +430,28 @@ function unfairness(modes) {
   return warnings;
 }
 
+// A column names its Node release when its key says the release its runs record (NODE_VERSIONS: `http@node20`).
+const namesNode = (key, m) => m.node !== 'mixed' && m.node_release !== null && nodeOfKey(key) === m.node_release;
+
+/**
+ * A warning when a ratio's two columns ran on different Node releases and differ in more than that, or do not name
+ * their releases (summaries of two jobs), or when one column mixes releases: such a ratio mixes the runtime with the
+ * protocol. The upgrade ratios of NODE_VERSIONS (`grpc@node24.21.0` by `grpc@node20`) differ in the release alone.
+ * @param {Record<string, {node: string|null, node_release: string|null}>} modes
+ * @param {Array<[string, string]>} pairs ratioPairs
+ * @returns {string[]} none or one warning
+ */
+function nodeMismatch(modes, pairs) {
+  const upgrade = (key, over) => namesNode(key, modes[key]) && namesNode(over, modes[over]) && onNode(key, null) === onNode(over, null);
+  // A release nothing recorded (a manual k6 run) is left out: provenance names the columns without one.
+  const differ = pairs.filter(([key, over]) => modes[key].node && modes[over].node
+    && (modes[key].node !== modes[over].node || modes[key].node === 'mixed') && !upgrade(key, over));
+  const columns = [...new Set([...differ.flat(), ...Object.keys(modes).filter((k) => modes[k].node === 'mixed')])];
+  if (!columns.length) return [];
+  return [`NOT COMPARABLE: the server's Node release differs (${columns.map((k) => `${k}: ${modes[k].node}`).join(', ')}), `
+    + 'so the ratios mix it with the protocol.'];
+}
+
 // A worker serving more than this times its fair share (100% / workers) makes the column a measure of fewer workers.
 const UNEVEN_FACTOR = 1.5;
 
@@ -488,7 +518,8 @@ export function renderMarkdown(report) {
   const heading = (k) => {
     const m = report.modes[k];
     const compressed = m.compression && m.compression !== 'off' ? ` + ${m.compression}` : '';
-    return `${MODES[k] ? modeLabel(k) : modeLabel(m.mode ?? k)}${compressed}${m.target ? ` ${m.target}` : ''}`;
+    const node = m.node_release ? ` · Node ${m.node}` : '';
+    return `${MODES[k] ? modeLabel(k) : modeLabel(m.mode ?? k)}${compressed}${node}${m.target ? ` ${m.target}` : ''}`;
   };
   const ratioKeys = Object.keys(report.ratios);
   const header = ['', ...keys.map(heading), ...ratioKeys.map((r) => `ratio ${r}`)];
@@ -516,7 +547,7 @@ export function renderMarkdown(report) {
       + `${differences.map((d) => `> - \`${d.field}\`: ${Object.entries(d.values).map(([k, v]) => `${k} ${v}`).join('; ')}`).join('\n')}\n\n`
     : '';
   const unrecorded = missing.length ? [`provenance: not recorded for ${missing.join(', ')} (a manual k6 run records none)`] : [];
-  const notes = [...report.notes, ...(recorded ? [provenanceLine(recorded)] : []), ...unrecorded];
+  const notes = [...report.notes, ...(recorded ? [provenanceLine(recorded, keys.map((k) => report.modes[k].node))] : []), ...unrecorded];
   // Under the scenario's title, so that with several scenarios it is not read as the previous one's.
   return `${warnings}${setup}${title}${link}${renderWideSpread(report)}${table}\n\n${reading}${instances}${notes.map((n) => `- ${n}`).join('\n')}\n`;
 }
@@ -535,10 +566,16 @@ function renderWideSpread(report) {
     + `more than ${limit / 2}% from the median (run N: the column's N-th summary in the notes below):\n${lines.join('\n')}\n\n`;
 }
 
-/** The provenance in one line; the JSON report has all of it. */
-function provenanceLine(p) {
+/**
+ * The provenance in one line; the JSON report has all of it.
+ * @param {Record<string, any>} p the first run's provenance (bench/provenance.js)
+ * @param {Array<string|null>} nodes each column's server Node release: all of them are named when they differ (NODE_VERSIONS)
+ */
+function provenanceLine(p, nodes) {
   const commit = p.commit ? `${p.commit.slice(0, 12)}${p.dirty ? ' (uncommitted changes)' : ''}` : 'not a git checkout';
-  const versions = Object.entries(p.versions).map(([k, v]) => `${k} ${v ?? '?'}`).join(', ');
+  const releases = [...new Set(nodes.filter(Boolean))];
+  const node = releases.length > 1 ? releases.join(' / ') : p.versions.node;
+  const versions = Object.entries({ ...p.versions, node }).map(([k, v]) => `${k} ${v ?? '?'}`).join(', ');
   const server = p.server ? `; server: ${['WORKERS', 'GRPC_CODEC', 'GRPC_CHANNELZ', 'H2_MAX_CONCURRENT_STREAMS'].map((k) => `${k}=${p.server[k]}`).join(' ')}` : '';
   return `provenance: commit ${commit}; ${versions}; ${p.machine.kernel}, ${p.machine.cpu_count} × ${p.machine.cpu_model}${server} (all settings in the JSON report)`;
 }

@@ -2,6 +2,7 @@
 // REPEATS times interleaved, the server is started natively (on loopback, or
 // behind an emulated link: bench/placement.js), warmed up, and measured by k6;
 // then one side-by-side table per scenario.
+import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,6 +25,7 @@ import { PROFILE_INTERVAL_US } from '../server/profiling.js';
 import { columnKey, MODES } from './modes.js';
 import { provenanceOf } from './provenance.js';
 import { fileStamp, k6Reason } from './format.js';
+import { ensureTool } from './tools.js';
 
 /** The last lines k6 printed about why it stopped, for an error message. */
 
@@ -41,18 +43,20 @@ const isZero = (duration) => /^(0+(\.0+)?(ms|s|m|h))+$/.test(duration);
  * down. Records the k6 CPU use, the core split, the server's own accounting of the measured run
  * (its admin endpoint read right before and right after it) and, over a link, the link's
  * byte and packet counters of the run, in the summary's `bench.run`.
- * @param {{mode: string, scenario: string, label: string, compression?: 'off'|'gzip'}} cell label names the files;
- *   compression: the server's COMPRESSION and what k6 asks for (default off)
+ * @param {{mode: string, scenario: string, label: string, compression?: 'off'|'gzip', node?: ServerNode|null}} cell label
+ *   names the files; compression: the server's COMPRESSION and what k6 asks for (default off); node: the Node release the
+ *   server runs on (default null: the job's own)
  * @param {import('./settings.js').BenchSettings} settings
  * @param {ReturnType<typeof splitCores>} cores
  * @param {string} scratch folder for throw-away files
  * @param {import('./placement.js').Placement} placement
  * @param {object|null} linkCheck the link as measured before the runs
  * @returns {Promise<string>} path of the measured run's summary
- * @throws {BenchError} when the server does not start, its accounting cannot be read, or k6 fails
+ * @throws {BenchError} when the server does not start, its accounting cannot be read or names another Node release
+ *   than it was started with, or k6 fails
  */
-async function measure({ mode, scenario, label, compression = 'off' }, settings, cores, scratch, placement, linkCheck) {
-  const cell = await placement.start(mode, { workers: settings.WORKERS, cpus: cores.serverCpus, compression });
+async function measure({ mode, scenario, label, compression = 'off', node = null }, settings, cores, scratch, placement, linkCheck) {
+  const cell = await placement.start(mode, { workers: settings.WORKERS, cpus: cores.serverCpus, compression, node: node?.path });
   const { host } = cell;
   // Replicas behind a balancer have an admin endpoint each; their windows are combined.
   const admins = cell.replicas ? cell.replicas.map((r) => r.admin) : cell.admin ? [cell.admin] : [];
@@ -105,6 +109,11 @@ async function measure({ mode, scenario, label, compression = 'off' }, settings,
       if (settings.PROFILE) profile = await stopProfiles(admins, path.join(settings.RESULTS_DIR, `profile-${label}`), PROFILE_INTERVAL_US);
       windows = before.map((b, i) => serverWindow(b, after[i]));
       accounting = windows.length ? combineWindows(windows) : undefined;
+      // The server's own word on its release, so that no column stands for a release it did not run on.
+      const started = node?.version ?? process.version;
+      if (cell.env && accounting?.node && accounting.node !== started) {
+        throw new BenchError(`the ${mode} server reported Node ${accounting.node}, not the ${started} it was started with`);
+      }
       if (cell.balancer) balancerRun = balancerRecord(cell.balancer, balancerBefore, await cell.balancer.requests());
     } finally {
       wire = await capture?.stop();
@@ -123,7 +132,9 @@ async function measure({ mode, scenario, label, compression = 'off' }, settings,
       ? `${cores.description}; ${servers}; warm-up ${settings.WARMUP} left out`
       : `k6 pinned to cpu ${cores.k6Cpus ?? 'any'}; the server on another machine; warm-up ${settings.WARMUP} left out`;
     summary.bench.run = {
-      provenance: provenanceOf({ settings, pinning, serverEnv: cell.env }),
+      provenance: provenanceOf({ settings, pinning, serverEnv: cell.env, node: node?.version }),
+      // What the job started the server with (null: a server it did not start); bench.run.server.node is what the server said.
+      node: cell.env ? { release: node?.release ?? null, version: node?.version ?? process.version, path: node?.path ?? process.execPath } : null,
       k6_cpu: run.cpu,
       k6_instances: run.instances,
       pinning,
@@ -259,6 +270,7 @@ function linkRecord(settings, placement, check, counters) {
  * @throws {BenchError} naming what is missing and what installs it
  */
 export async function preflight(settings) {
+  serverNodes(settings); // every release of NODE_VERSIONS, before anything starts
   if (settings.CAPACITY) await requireCapacityTools(settings.MODES.map((mode) => MODES[mode].listener));
   if (settings.DECOMPOSE) await requireCapacityTools(DECOMPOSITION);
   if (settings.VERIFY_BYTES) await requireCaptureTools();
@@ -290,7 +302,9 @@ export async function main(settings) {
   try {
     const linkCheck = await placement.check();
     if (linkCheck) console.error(`link check: ${describeCheck(linkCheck)}`);
-    const columns = columnsOf(settings);
+    const nodes = serverNodes(settings);
+    if (nodes.length) console.error(`server Node releases: ${nodes.map((n) => `${n.release} → ${n.version} (${n.path})`).join(', ')}`);
+    const columns = columnsOf(settings, nodes);
     const progress = progressOf(settings.SCENARIO.length * settings.REPEATS * columns.length * placements.length);
     const reports = [];
     for (const scenario of settings.SCENARIO) {
@@ -298,10 +312,10 @@ export async function main(settings) {
       // Columns (and placements) interleaved (A B A B ...), so a drift of the machine over time touches all alike.
       for (let repeat = 1; repeat <= settings.REPEATS; repeat++) {
         for (const [p, { placement: where, where: name, via }] of placements.entries()) {
-          for (const { key, mode, compression, prefix } of columns) {
+          for (const { key, mode, compression, node, prefix } of columns) {
             const label = `${prefix}-${name}-${scenario}-${stamp}-r${repeat}`;
             progress.next(`${scenario} · ${key}${via ? ` · ${via.title}` : ''} · run ${repeat} of ${settings.REPEATS}`);
-            runs[p][key].push(await readSummary(await measure({ mode, scenario, label, compression }, settings, cores, scratch, where, linkCheck)));
+            runs[p][key].push(await readSummary(await measure({ mode, scenario, label, compression, node }, settings, cores, scratch, where, linkCheck)));
           }
         }
       }
@@ -329,18 +343,58 @@ export async function main(settings) {
 }
 
 /**
- * The measured columns of each scenario, in report order: every mode raw, then with COMPRESSION=gzip every
- * mode again with gzipped responses.
- * @param {import('./settings.js').BenchSettings} settings
- * @returns {Array<{key: string, mode: string, compression: 'off'|'gzip', prefix: string}>} key: the report's
- *   (bench/modes.js columnKey); prefix: how its files are named (`http`, `http-gzip`)
+ * @typedef {object} ServerNode a Node release of NODE_VERSIONS, ready to run the server
+ * @property {string} release as listed, e.g. '20'
+ * @property {string} path its node binary
+ * @property {string} version what `node --version` says, e.g. 'v20.19.5'
  */
-function columnsOf(settings) {
+
+/**
+ * The Node releases NODE_VERSIONS lists, each provisioned (scripts/ensure-tool.sh node VERSION: found in
+ * .tools/node-VERSION or installed from the npm registry) and its exact version read from the binary.
+ * @param {import('./settings.js').BenchSettings} settings
+ * @returns {ServerNode[]} in the order listed; [] without NODE_VERSIONS
+ * @throws {BenchError} naming the release that cannot be had, does not run, or is another release than asked for
+ */
+export function serverNodes(settings) {
+  return settings.NODE_VERSIONS.map((release) => {
+    const why = `NODE_VERSIONS: node ${release}`;
+    let bin;
+    try {
+      bin = ensureTool('node', release);
+    } catch (err) {
+      throw new BenchError(`${why}: ${err.message}`);
+    }
+    let version;
+    try {
+      version = execFileSync(bin, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+    } catch (err) {
+      throw new BenchError(`${why}: ${bin} --version failed: ${String(err.stderr || err.message).trim().split('\n')[0]}`);
+    }
+    if (version !== `v${release}` && !version.startsWith(`v${release}.`)) {
+      throw new BenchError(`${why}: ${bin} is ${version}, not a ${release} release`);
+    }
+    return { release, path: bin, version };
+  });
+}
+
+/**
+ * The measured columns of each scenario, in report order: every mode raw, then with COMPRESSION=gzip every
+ * mode again with gzipped responses; with NODE_VERSIONS each of these once per release, side by side
+ * (`http@node20`, `http@node24.21.0`, `grpc@node20`, …).
+ * @param {import('./settings.js').BenchSettings} settings
+ * @param {ServerNode[]} [nodes] serverNodes(settings); [] (default): the server runs on the job's own Node
+ * @returns {Array<{key: string, mode: string, compression: 'off'|'gzip', node: ServerNode|null, prefix: string}>} key: the
+ *   report's (bench/modes.js columnKey); node: the release its server runs on (null: the job's own); prefix: how its
+ *   files are named (`http`, `http-gzip`, `http-node20`, `http-node20-gzip`)
+ */
+export function columnsOf(settings, nodes = []) {
   const compressions = settings.COMPRESSION === 'gzip' ? ['off', 'gzip'] : ['off'];
-  return compressions.flatMap((compression) => settings.MODES.map((mode) => ({
-    key: columnKey(mode, compression), mode, compression: /** @type {'off'|'gzip'} */ (compression),
-    prefix: compression === 'off' ? mode : `${mode}-${compression}`,
-  })));
+  const releases = nodes.length ? nodes : [null];
+  return compressions.flatMap((compression) => settings.MODES.flatMap((mode) => releases.map((node) => ({
+    key: columnKey(mode, compression, node?.release), mode, compression: /** @type {'off'|'gzip'} */ (compression), node,
+    prefix: [mode, node && `node${node.release}`, compression !== 'off' && compression].filter(Boolean).join('-'),
+  }))));
 }
 
 /**

@@ -23,6 +23,7 @@ const MIB = 2 ** 20;
  * @property {number} eventloop_resolution_s that sampling interval (s)
  * @property {number} gc_pause_s time in garbage collection since its accounting started (s)
  * @property {number} gc_runs garbage collections since then
+ * @property {string} [node] the Node release it runs on (`process.version`, prom-client's `nodejs_version_info`)
  */
 
 /** @typedef {{at_ms: number, primary: ProcessReading|null, workers: ProcessReading[]}} ServerScrape */
@@ -45,6 +46,7 @@ const MIB = 2 ** 20;
  * @property {number} eventloop_p99_ms its 99th percentile (ms)
  * @property {boolean} started_in_window true for a worker forked during the window (a
  *   replacement), whose figures count from its start
+ * @property {string|null} node the Node release it reported (e.g. `v24.21.0`; null: a server that does not say)
  */
 
 /**
@@ -55,6 +57,8 @@ const MIB = 2 ** 20;
  * @property {WorkerWindow[]} workers one per worker alive at the end
  * @property {number[]} workers_gone pids of workers alive at the start and gone at the end,
  *   whose work in the window is missing from the figures
+ * @property {string|null} node the Node release the primary and the workers reported at the end, e.g. `v24.21.0`
+ *   (`a | b` if they differ; null when none said): what the server really ran on
  */
 
 // The metrics read, and where each goes in a ProcessReading: prom-client's own under their
@@ -76,6 +80,8 @@ const OWN = {
   requests_served_total: 'served', // by its `handlers` label; workers only
 };
 const PRIMARY = 'server_primary_';
+// prom-client's gauge of the process's Node release: its value is 1, the release is its `version` label.
+const VERSION_INFO = 'nodejs_version_info';
 /** @type {Map<string, {field: string, primary?: boolean}>} */
 const READ = new Map(/** @type {Array<[string, {field: string, primary?: boolean}]>} */ ([
   ...Object.entries(LIBRARY).flatMap(([name, field]) => [[name, { field }], [`${PRIMARY}${name}`, { field, primary: true }]]),
@@ -92,13 +98,20 @@ const READ = new Map(/** @type {Array<[string, {field: string, primary?: boolean
 export function parseScrape(text, atMs) {
   const workers = new Map();
   let primary = null;
+  const readingOf = (pid, isPrimary) => {
+    if (isPrimary) return (primary ??= /** @type {ProcessReading} */ ({ pid, served: {} }));
+    if (!workers.has(pid)) workers.set(pid, { pid, served: {} });
+    return workers.get(pid);
+  };
   for (const family of parsePrometheusText(text)) {
+    if (family.name === VERSION_INFO || family.name === `${PRIMARY}${VERSION_INFO}`) {
+      for (const { labels = {} } of family.metrics) readingOf(Number(labels.pid), family.name !== VERSION_INFO).node = labels.version;
+      continue;
+    }
     const read = READ.get(family.name);
     if (!read) continue;
     for (const { labels = {}, value } of family.metrics) {
-      const pid = Number(labels.pid);
-      if (!read.primary && !workers.has(pid)) workers.set(pid, { pid, served: {} });
-      const reading = read.primary ? (primary ??= /** @type {ProcessReading} */ ({ pid, served: {} })) : workers.get(pid);
+      const reading = readingOf(Number(labels.pid), read.primary);
       if (read.field === 'served') reading.served[labels.handlers] = Number(value);
       else reading[read.field] = Number(value);
     }
@@ -169,6 +182,7 @@ export function serverWindow(start, end) {
       eventloop_p50_ms: delayMs(w.eventloop_p50_s, w),
       eventloop_p99_ms: delayMs(w.eventloop_p99_s, w),
       started_in_window: !before.has(w.pid),
+      node: w.node ?? null,
     };
   });
   const primary = end.primary && start.primary?.pid === end.primary.pid ? {
@@ -182,8 +196,12 @@ export function serverWindow(start, end) {
     primary,
     workers,
     workers_gone: start.workers.map((w) => w.pid).filter((pid) => !alive.has(pid)),
+    node: releaseOf([end.primary?.node, ...workers.map((w) => w.node)]),
   };
 }
+
+/** The one Node release of several processes, `a | b` when they differ, null when none said. */
+const releaseOf = (releases) => [...new Set(releases.filter(Boolean))].join(' | ') || null;
 
 /**
  * @typedef {object} ServerFigures the report's figures of a ServerWindow (all null without one)
@@ -267,5 +285,6 @@ export function combineWindows(windows) {
     workers: windows.flatMap((w, i) => w.workers.map((worker) => ({ ...worker, replica: i + 1 }))),
     workers_gone: windows.flatMap((w) => w.workers_gone),
     replicas: windows.map((w) => ({ requests: w.workers.reduce((a, worker) => a + worker.requests, 0) })),
+    node: releaseOf(windows.flatMap((w) => (w.node ?? '').split(' | '))),
   };
 }

@@ -97,6 +97,25 @@ export const listOf = (choices) => makeValidator((input) => {
   return [...new Set(items)];
 });
 
+/**
+ * envalid validator of NODE_VERSIONS: a comma-separated list of Node releases, each `MAJOR`, `MAJOR.MINOR` or
+ * `MAJOR.MINOR.PATCH` (what scripts/ensure-tool.sh node takes), in column order. Empty means none.
+ * @returns the releases as written, e.g. ['20', '24.21.0']; [] for ''
+ * @throws {Error} (reported by readEnv as one line naming NODE_VERSIONS) for a malformed item, an empty
+ *   list (`,`) or a release listed twice
+ */
+export const nodeReleases = makeValidator((input) => {
+  const text = String(input).trim();
+  if (text === '') return [];
+  const items = text.split(',').map((x) => x.trim()).filter(Boolean);
+  if (items.length === 0) throw new Error('must list at least one Node release, e.g. 20,24.21.0');
+  const bad = items.filter((x) => !/^[0-9]+(\.[0-9]+){0,2}$/.test(x));
+  if (bad.length) throw new Error(`${bad.join(', ')}: each release must be MAJOR, MAJOR.MINOR or MAJOR.MINOR.PATCH, e.g. 20 or 24.21.0`);
+  const twice = items.filter((x, i) => items.indexOf(x) !== i);
+  if (twice.length) throw new Error(`${[...new Set(twice)].join(', ')} listed twice: each release is one column per mode`);
+  return items;
+});
+
 /** The most replicas SERVERS may ask for: each gets a loopback address of its own, 127.0.0.2 upwards. */
 const MAX_SERVERS = 16;
 
@@ -117,6 +136,7 @@ const code = (names) => names.map((n) => `\`${n}\``).join(', ');
  * @property {number} K6_INSTANCES
  * @property {number} SERVERS
  * @property {string[]} MODES
+ * @property {string[]} NODE_VERSIONS Node releases the server runs under, one column each per mode ([]: the job's own node)
  * @property {string[]} SCENARIO
  * @property {'reuse'|'per-request'} CONNECTIONS
  * @property {string} REQUEST_TIMEOUT k6 duration
@@ -188,6 +208,14 @@ export function benchSettingSpecs(cores = splitCores(allowedCpus())) {
       default: [...MODE_NAMES],
       desc: `modes measured, comma-separated from ${code(MODE_NAMES)} (bench/modes.js), in column order; the first is the ratios' baseline`,
     }),
+    NODE_VERSIONS: withDefaultText(nodeReleases({
+      default: [],
+      desc: 'Node releases the server runs under, comma-separated (`MAJOR`, `MAJOR.MINOR` or `MAJOR.MINOR.PATCH`), each provisioned '
+        + 'before anything starts (`scripts/ensure-tool.sh node VERSION`, from the npm registry): every mode gets one column per '
+        + 'release, interleaved (`http@node20`, `http@node24.21.0`, `grpc@node20`, …); each column is also divided by the same mode on '
+        + 'the first release listed, gRPC by HTTP within each release (docs/report.md). k6 and the report run as usual. Local servers only',
+      example: '20,24.21.0',
+    }), 'unset: the server runs on the job\'s own Node'),
     SCENARIO: listOf(Object.keys(SCENARIOS))({
       default: ['user'],
       desc: `payload scenarios, one table each, comma-separated from ${code(Object.keys(SCENARIOS))} (proto/payload.js)`,
@@ -318,6 +346,10 @@ export function readBenchSettings(env = process.env) {
   if (settings.COMPRESSION === 'gzip' && settings.TARGET === 'remote') {
     throw new BenchError('COMPRESSION=gzip starts each mode\'s server twice, raw and with COMPRESSION=gzip (k6\'s gRPC client always '
       + 'asks for gzip, so only the server can keep a column raw): run it without TARGET=remote');
+  }
+  if (settings.NODE_VERSIONS.length && settings.TARGET === 'remote') {
+    throw new BenchError('NODE_VERSIONS starts the server under each Node release listed; a remote server runs on its own: '
+      + 'run it without TARGET=remote');
   }
   if (settings.K6_INSTANCES > settings.VUS) {
     throw new BenchError(`K6_INSTANCES=${settings.K6_INSTANCES} is more than VUS=${settings.VUS}: each k6 instance needs at least one VU`);

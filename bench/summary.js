@@ -34,6 +34,9 @@ const PERCENTILES = { p50: 'med', p90: 'p(90)', p95: 'p(95)', p99: 'p(99)' };
  * @property {'off'|'gzip'} compression response compression k6 asked for (COMPRESSION; 'off' in a summary
  *   from before it was recorded): with gzip, the byte counts are of the compressed responses, payload_bytes
  *   of the payload before compression
+ * @property {string|null} node the Node release the server ran on, e.g. `v24.21.0`: as the server reported it (bench.run.server.node),
+ *   else as the job started it (bench.run.node), else the job's own (provenance); null when nothing says (a manual k6 run)
+ * @property {string|null} node_release the NODE_VERSIONS release the column stands for, as listed (e.g. `20`); null without NODE_VERSIONS
  * @property {number|null} dropped_iterations iterations the open model could not start for lack of VUs (null in the closed model)
  * @property {number|null} capacity_rps the server's rate under wrk/h2load (req/s; null without CAPACITY=1)
  * @property {number|null} wire_sent_bytes TCP payload bytes client to server in a capture of the run (null without VERIFY_BYTES=1)
@@ -166,6 +169,8 @@ export function figuresOf(file, data) {
     model: data.bench?.model ?? 'closed',
     rate: data.bench?.rate ?? null,
     compression: data.bench?.compression ?? 'off',
+    node: data.bench?.run?.server?.node ?? data.bench?.run?.node?.version ?? data.bench?.run?.provenance?.versions?.node ?? null,
+    node_release: data.bench?.run?.node?.release ?? null,
     // k6 reports dropped_iterations only when the open model dropped some.
     dropped_iterations: data.bench?.model === 'open' ? data.metrics.dropped_iterations?.values?.count ?? 0 : null,
     capacity_rps: data.bench?.run?.capacity?.rps ?? null,

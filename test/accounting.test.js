@@ -141,6 +141,7 @@ describe('with ADMIN_PORT set and two workers', () => {
     assert.deepEqual(window.workers.map((w) => w.pid).sort(), server.workerPids().sort());
     assert.equal(window.workers.length, 2);
     assert.deepEqual(window.workers_gone, []);
+    assert.equal(window.node, process.version, 'the server runs on the node that started it');
     for (const w of window.workers) {
       assert.ok(w.rss_end_bytes > 0 && w.rss_peak_bytes >= w.rss_end_bytes, `worker ${w.pid} RSS`);
       assert.ok(w.heap_used_end_bytes > 0 && w.heap_used_peak_bytes >= w.heap_used_end_bytes, `worker ${w.pid} heap`);
@@ -216,6 +217,11 @@ test('the report figures are made from the recorded window as documented', () =>
     'server_primary_process_cpu_user_seconds_total{pid="10"} 0.1',
     '# TYPE server_primary_process_cpu_system_seconds_total counter',
     'server_primary_process_cpu_system_seconds_total{pid="10"} 0',
+    '# TYPE nodejs_version_info gauge',
+    'nodejs_version_info{version="v20.19.5",major="20",minor="19",patch="5",pid="11"} 1',
+    'nodejs_version_info{version="v20.19.5",major="20",minor="19",patch="5",pid="12"} 1',
+    '# TYPE server_primary_nodejs_version_info gauge',
+    'server_primary_nodejs_version_info{version="v20.19.5",major="20",minor="19",patch="5",pid="10"} 1',
     '',
   ].join('\n');
   const end = parseScrape(text, 2000);
@@ -225,6 +231,7 @@ test('the report figures are made from the recorded window as documented', () =>
   const start = { at_ms: 1000, primary: { pid: 10, ...zero }, workers: [{ pid: 11, ...zero }, { pid: 12, ...zero }] };
   const window = serverWindow(start, end);
   assert.equal(window.window_ms, 1000);
+  assert.equal(window.node, 'v20.19.5', 'the release the server itself reports (prom-client\'s nodejs_version_info)');
   assert.equal(window.workers[0].eventloop_p99_ms, 2, 'the 10 ms sampling interval is taken out');
   assert.equal(window.workers[1].eventloop_p99_ms, 0, 'never below 0');
   const f = serverFigures(window);

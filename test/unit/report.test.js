@@ -1,5 +1,5 @@
 // The report's arithmetic and what it says about its own conditions (bench/report.js,
-// bench/provenance.js, bench/format.js): pure, from synthetic figures.
+// bench/provenance.js, bench/format.js), and the main job's columns (bench/run.js columnsOf): pure, from synthetic figures.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fileStamp, formatNumber, k6Reason } from '../../bench/format.js';
@@ -7,6 +7,8 @@ import { provenanceDifferences } from '../../bench/provenance.js';
 import { aggregate, buildReport, ratioPairs, renderMarkdown } from '../../bench/report.js';
 import { columnsOf } from '../../bench/compare.js';
 import { wideSpread } from '../../bench/stats.js';
+import { columnKey, onNode } from '../../bench/modes.js';
+import { columnsOf as columnsOfRun } from '../../bench/run.js';
 
 /** Figures of one run as bench/summary.js gives them, with the fields the report reads. */
 const run = (mode, rps, extra = {}) => ({
@@ -194,4 +196,71 @@ test('a column whose RPS runs disagree by more than 25% of the median is warned 
   // Steady runs: no warning, no sentence.
   const steady = buildReport([{ key: 'http', runs: [run('http', 13000), run('http', 13870)] }, { key: 'grpc', runs: [run('grpc', 5562)] }]);
   assert.doesNotMatch(renderMarkdown(steady), /WIDE SPREAD/);
+});
+
+test('NODE_VERSIONS\'s columns: one per mode, compression and release, in that order, named and filed by release', () => {
+  const nodes = [{ release: '20', path: '/n20/node', version: 'v20.19.5' }, { release: '24.21.0', path: '/n24/node', version: 'v24.21.0' }];
+  const columns = columnsOfRun({ MODES: ['http', 'grpc'], COMPRESSION: 'gzip' }, nodes);
+  assert.deepEqual(columns.map((c) => [c.key, c.mode, c.compression, c.node?.path, c.prefix]), [
+    ['http@node20', 'http', 'off', '/n20/node', 'http-node20'],
+    ['http@node24.21.0', 'http', 'off', '/n24/node', 'http-node24.21.0'],
+    ['grpc@node20', 'grpc', 'off', '/n20/node', 'grpc-node20'],
+    ['grpc@node24.21.0', 'grpc', 'off', '/n24/node', 'grpc-node24.21.0'],
+    ['http@node20+gzip', 'http', 'gzip', '/n20/node', 'http-node20-gzip'],
+    ['http@node24.21.0+gzip', 'http', 'gzip', '/n24/node', 'http-node24.21.0-gzip'],
+    ['grpc@node20+gzip', 'grpc', 'gzip', '/n20/node', 'grpc-node20-gzip'],
+    ['grpc@node24.21.0+gzip', 'grpc', 'gzip', '/n24/node', 'grpc-node24.21.0-gzip'],
+  ]);
+  // Without NODE_VERSIONS the columns are as before: the job's own node (null), keys and files without a release.
+  assert.deepEqual(columnsOfRun({ MODES: ['http', 'grpc'], COMPRESSION: 'gzip' }).map((c) => [c.key, c.node, c.prefix]),
+    [['http', null, 'http'], ['grpc', null, 'grpc'], ['http+gzip', null, 'http-gzip'], ['grpc+gzip', null, 'grpc-gzip']]);
+  assert.equal(onNode('grpc@node24.21.0+gzip', '20'), 'grpc@node20+gzip');
+  assert.equal(columnKey('grpc', 'gzip', '20'), 'grpc@node20+gzip');
+});
+
+test('NODE_VERSIONS\'s report: each release by the first release, gRPC by HTTP within a release; no warning, every release named', () => {
+  const p = (node) => ({ commit: 'a'.repeat(40), dirty: false, versions: { node, k6: 'v1' }, machine: { kernel: 'Linux', cpu_model: 'x', cpu_count: 2 },
+    pinning: 'p', bench: { NODE_VERSIONS: ['20', '24.21.0'] }, server: { MODE: 'http', WORKERS: 1 } });
+  const on = (mode, rps, release, node, compression = 'off') => ({ key: columnKey(mode, compression, release),
+    runs: [run(mode, rps, { compression, node, node_release: release, run: { provenance: p(node) } })] });
+  const report = buildReport([on('http', 200, '20', 'v20.19.5'), on('http', 250, '24.21.0', 'v24.21.0'),
+    on('grpc', 100, '20', 'v20.19.5'), on('grpc', 150, '24.21.0', 'v24.21.0')]);
+  assert.deepEqual(Object.keys(report.ratios), ['http@node24.21.0/http@node20', 'grpc@node20/http@node20',
+    'grpc@node24.21.0/http@node24.21.0', 'grpc@node24.21.0/grpc@node20']);
+  assert.equal(report.ratios['grpc@node24.21.0/grpc@node20']['RPS (req/s)'], 1.5);
+  assert.equal(report.ratios['grpc@node24.21.0/http@node24.21.0']['RPS (req/s)'], 0.6);
+  assert.ok(!report.notes.some((n) => /NOT COMPARABLE/.test(n)), report.notes.join('\n'));
+  assert.deepEqual(report.provenance.differences, [], 'the columns differ in versions.node only, which their keys name');
+  const text = renderMarkdown(report);
+  assert.match(text, /\| HTTP \(JSON\) · Node v20\.19\.5 local \| HTTP \(JSON\) · Node v24\.21\.0 local \| gRPC \(protobuf\) · Node v20\.19\.5 local \|/);
+  assert.match(text, /- provenance: commit a{12}; node v20\.19\.5 \/ v24\.21\.0, k6 v1;/);
+  assert.doesNotMatch(text, /NOT THE SAME SETUP/);
+  // With gzip: the raw twin and the first release too.
+  const gz = buildReport([on('http', 200, '20', 'v20.19.5'), on('http', 250, '24.21.0', 'v24.21.0'),
+    on('http', 150, '20', 'v20.19.5', 'gzip'), on('http', 180, '24.21.0', 'v24.21.0', 'gzip')]);
+  assert.deepEqual(Object.keys(gz.ratios), ['http@node24.21.0/http@node20', 'http@node20+gzip/http@node20',
+    'http@node24.21.0+gzip/http@node24.21.0', 'http@node24.21.0+gzip/http@node20+gzip']);
+  assert.deepEqual(gz.compression.map((c) => [c.raw, c.compressed]), [['http@node20', 'http@node20+gzip'], ['http@node24.21.0', 'http@node24.21.0+gzip']]);
+  // compare regroups the job's summaries by release: no run of one release is taken for a repeat of another's.
+  const figures = [200, 250, 210].map((rps, i) => run('http', rps, { node: i === 1 ? 'v24.21.0' : 'v20.19.5', node_release: i === 1 ? '24.21.0' : '20' }));
+  assert.deepEqual(columnsOf(figures).map((c) => [c.key, c.runs.length]), [['http@node20', 2], ['http@node24.21.0', 1]]);
+});
+
+test('Node releases that differ without the columns naming them, or inside a column, are flagged NOT COMPARABLE', () => {
+  // Two jobs on two releases, compared: the ratio mixes the runtime with the protocol (or the repeat).
+  const twoJobs = buildReport(columnsOf([run('grpc', 100, { node: 'v20.19.5' }), run('grpc', 150, { node: 'v24.21.0' })]));
+  assert.ok(twoJobs.notes.some((n) => /^NOT COMPARABLE: the server's Node release differs \(grpc-2: v24\.21\.0, grpc-1: v20\.19\.5\)/.test(n)),
+    twoJobs.notes.join('\n'));
+  // Named releases, but a ratio across both release and mode.
+  const across = buildReport([{ key: 'http@node20', runs: [run('http', 200, { node: 'v20.19.5', node_release: '20' })] },
+    { key: 'grpc@node24.21.0', runs: [run('grpc', 150, { node: 'v24.21.0', node_release: '24.21.0' })] }]);
+  assert.ok(across.notes.some((n) => /^NOT COMPARABLE: the server's Node release differs/.test(n)), across.notes.join('\n'));
+  const mixed = buildReport([{ key: 'http', runs: [run('http', 200, { node: 'v20.19.5' }), run('http', 210, { node: 'v24.21.0' })] }]);
+  assert.equal(mixed.modes.http.node, 'mixed');
+  assert.ok(mixed.notes.some((n) => /^NOT COMPARABLE: the server's Node release differs \(http: mixed\)/.test(n)), mixed.notes.join('\n'));
+  // The same release everywhere, or none recorded (a manual k6 run): nothing to say.
+  for (const node of ['v24.21.0', null]) {
+    const same = buildReport([{ key: 'http', runs: [run('http', 200, { node })] }, { key: 'grpc', runs: [run('grpc', 100, { node })] }]);
+    assert.ok(!same.notes.some((n) => /Node release/.test(n)), same.notes.join('\n'));
+  }
 });

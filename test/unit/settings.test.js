@@ -52,6 +52,29 @@ test('COMPRESSION: off by default, gzip accepted, anything else one line naming 
   assert.throws(() => readBenchSettings({ COMPRESSION: 'gzip', TARGET: 'remote' }), /COMPRESSION=gzip .* without TARGET=remote/);
 });
 
+test('NODE_VERSIONS: the releases as listed, none when unset or empty; a bad list is one line naming it', () => {
+  assert.deepEqual(readBenchSettings({}).NODE_VERSIONS, []);
+  assert.deepEqual(readBenchSettings({ NODE_VERSIONS: '' }).NODE_VERSIONS, []);
+  assert.deepEqual(readBenchSettings({ NODE_VERSIONS: '20, 22.3,24.21.0' }).NODE_VERSIONS, ['20', '22.3', '24.21.0']);
+  const refused = [
+    [',', /must list at least one Node release/],
+    ['20,v22', /v22: each release must be MAJOR, MAJOR\.MINOR or MAJOR\.MINOR\.PATCH/],
+    ['1.2.3.4,lts', /1\.2\.3\.4, lts: each release must be/],
+    ['20,24,20', /20 listed twice/],
+  ];
+  for (const [value, why] of refused) {
+    assert.throws(() => readBenchSettings({ NODE_VERSIONS: value }), (err) => {
+      assert.ok(err.message.startsWith(`invalid setting NODE_VERSIONS=${JSON.stringify(value)}: `), err.message);
+      assert.match(err.message, why);
+      assert.equal(err.name, 'BenchError');
+      assert.doesNotMatch(err.message, /\n/, 'one line');
+      return true;
+    }, value);
+  }
+  // The job starts the server under each release: a remote server runs on its own.
+  assert.throws(() => readBenchSettings({ NODE_VERSIONS: '20', TARGET: 'remote' }), /NODE_VERSIONS .* without TARGET=remote/);
+});
+
 test('a gRPC client asks for gzip by listing it in grpc-accept-encoding, in any place of the list', () => {
   for (const yes of ['gzip', 'identity,gzip', 'gzip, identity', 'identity, deflate, gzip']) assert.equal(acceptsGzip(yes), true, yes);
   for (const no of [undefined, '', 'identity', 'deflate,identity', 'x-gzip', 'gzipx']) assert.equal(acceptsGzip(no), false, String(no));
