@@ -65,7 +65,7 @@ test('npm run merge: a split run\'s files from elsewhere (k6-operator pods) beco
 
   const usage = await sh('node', ['bench/cli.js', 'merge', pairs[0], '--out', out]);
   assert.equal(usage.code, 2);
-  assert.match(usage.stderr, /^merge: usage: npm run merge -- <summary.json> <samples.csv>/);
+  assert.match(usage.stderr, /^merge: needs pairs of a summary and its samples CSV, got 1 files; usage: npm run merge -- <summary.json> <samples.csv>/);
   const missing = await sh('node', ['bench/cli.js', 'merge', pairs[0], '/nonexistent.csv', '--out', out]);
   assert.equal(missing.stderr, 'merge: /nonexistent.csv: no such file\n');
 });
