@@ -20,8 +20,21 @@ export const wholeNumber = (min, max) => makeValidator((input) => {
 });
 
 /**
+ * Why a variable is invalid, in the words of the project's own validators ("must be ..."). envalid checks a
+ * spec's `choices` itself, after the validator, and says `Value "x" not in choices [a,b]`: that one is reworded.
+ * @param {{choices?: readonly unknown[]}} spec the variable's envalid spec
+ * @param {string|undefined} raw the variable's value
+ * @param {Error} err what envalid reported
+ * @returns {string}
+ */
+function reason(spec, raw, err) {
+  if (spec?.choices && !spec.choices.map(String).includes(raw)) return `must be one of ${spec.choices.join(', ')}`;
+  return err.message;
+}
+
+/**
  * envalid's cleanEnv, with every invalid variable reported in one error:
- * `invalid setting NAME="value": why; OTHER="value": why`.
+ * `invalid setting NAME="value": why; OTHER="value": why`, each why in the project's style (`must be ...`).
  * @param {Record<string, string|undefined>} env
  * @param {object} specs envalid validators by variable name
  * @param {new (message: string) => Error} ErrorClass the named error to throw
@@ -31,7 +44,7 @@ export const wholeNumber = (min, max) => makeValidator((input) => {
 export function readEnv(env, specs, ErrorClass) {
   return cleanEnv(env, specs, {
     reporter: ({ errors }) => {
-      const problems = Object.entries(errors).map(([name, err]) => `${name}=${JSON.stringify(env[name])}: ${err.message}`);
+      const problems = Object.entries(errors).map(([name, err]) => `${name}=${JSON.stringify(env[name])}: ${reason(specs[name], env[name], err)}`);
       if (problems.length) throw new ErrorClass(`invalid setting ${problems.join('; ')}`);
     },
   });

@@ -1,9 +1,11 @@
 // The settings readers and their helpers (bench/settings.js, server/restart-policy.js): pure.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { durationMs, readBenchSettings, splitCores } from '../../bench/settings.js';
+import { benchSettingSpecs, durationMs, readBenchSettings, splitCores } from '../../bench/settings.js';
+import { faultSettingSpecs, readFaultSettings } from '../../bench/faults.js';
+import { readSoakSettings, soakSettingSpecs } from '../../bench/soak-helpers.js';
 import { createRestartPolicy, RESTART_DEFAULTS } from '../../server/restart-policy.js';
-import { readSettings } from '../../server/settings.js';
+import { readSettings, serverSettingSpecs } from '../../server/settings.js';
 import { acceptsGzip } from '../../server/compression.js';
 
 test('k6 durations in ms, and what is not one', () => {
@@ -50,6 +52,23 @@ test('COMPRESSION: off by default, gzip accepted, anything else one line naming 
   assert.throws(() => readSettings({ COMPRESSION: 'brotli' }), /^SettingsError: invalid setting COMPRESSION="brotli": [^\n]*$/);
   // k6's gRPC client asks for gzip whatever the script says, so only a server the job starts can keep a column raw.
   assert.throws(() => readBenchSettings({ COMPRESSION: 'gzip', TARGET: 'remote' }), /COMPRESSION=gzip .* without TARGET=remote/);
+});
+
+test('every setting with choices, of every job and the server, refuses another value in the project\'s words, listing them', () => {
+  const readers = [[benchSettingSpecs, readBenchSettings], [soakSettingSpecs, readSoakSettings],
+    [faultSettingSpecs, readFaultSettings], [serverSettingSpecs, readSettings]];
+  const checked = [];
+  for (const [specsOf, read] of readers) {
+    for (const [name, { choices }] of Object.entries(specsOf())) {
+      if (!choices) continue;
+      // The same shape as any other bad value, e.g. VUS="abc": must be a whole number of at least 1.
+      assert.throws(() => read({ [name]: 'nope' }), (err) => err.code?.startsWith('ERR_')
+        && err.message === `invalid setting ${name}="nope": must be one of ${choices.join(', ')}`, `${name}: ${choices}`);
+      checked.push(name);
+    }
+  }
+  for (const name of ['NETWORK', 'CONNECTIONS', 'TARGET', 'COMPRESSION', 'LOG_LEVEL', 'GRPC_CODEC']) assert.ok(checked.includes(name), name);
+  assert.throws(() => readBenchSettings({ VUS: 'abc' }), { message: 'invalid setting VUS="abc": must be a whole number of at least 1' });
 });
 
 test('a gRPC client asks for gzip by listing it in grpc-accept-encoding, in any place of the list', () => {
