@@ -5,9 +5,11 @@
 // An expected failure (an error with an ERR_ code) is one line on stderr and a nonzero exit;
 // anything else is a bug and keeps its stack. This file runs on import: never import it.
 import { parseArgs } from 'node:util';
-import { readBenchSettings } from './settings.js';
-import { readFaultSettings } from './faults.js';
-import { readSoakSettings } from './soak-helpers.js';
+import { misspeltSettings } from '../server/env.js';
+import { serverSettingSpecs } from '../server/settings.js';
+import { benchSettingSpecs, readBenchSettings } from './settings.js';
+import { faultSettingSpecs, readFaultSettings } from './faults.js';
+import { readSoakSettings, soakSettingSpecs } from './soak-helpers.js';
 import { ensureTool } from './tools.js';
 
 /**
@@ -178,6 +180,14 @@ try {
   if (values.help) {
     process.stdout.write(`${commandUsage(name)}\n`);
     process.exit(0);
+  }
+  if (command.settings) {
+    // A misspelt setting would be ignored: say so (a warning; the command still runs). Every reader's names count,
+    // the servers' too (the jobs start them with their environment).
+    const names = [benchSettingSpecs, soakSettingSpecs, faultSettingSpecs, serverSettingSpecs].flatMap((specs) => Object.keys(specs()));
+    for (const { name: typo, meant } of misspeltSettings(process.env, names)) {
+      process.stderr.write(`${label}: ${typo} is not a setting; did you mean ${meant}?\n`);
+    }
   }
   const settings = command.settings ? command.settings() : null;
   const module = await command.load();

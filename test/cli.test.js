@@ -1,11 +1,14 @@
 // The command line of the jobs (bench/cli.js): strict arguments, --help on every command, and
 // compare's and merge's positionals and --out. Nothing here runs k6 or a server.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
+import { promisify } from 'node:util';
 import { sh } from './helpers/run.js';
+import { ROOT } from './helpers/server.js';
 
 const COMMANDS = ['run', 'compare', 'merge', 'targets', 'soak', 'faults'];
 // Were a command to run instead of printing its usage, these make it fail at once (exit 1 or 2) rather than
@@ -90,4 +93,44 @@ test('merge and compare take their positionals and --out as before (--out DIR an
   const odd = await sh('node', ['bench/cli.js', 'merge', pairs[0], '--out', out]);
   assert.equal(odd.code, 2);
   assert.match(odd.stderr, /^merge: needs pairs of a summary and its samples CSV, got 1 files; usage: npm run merge -- <summary\.json> <samples\.csv>[^\n]*\n$/);
+});
+
+/** `node bench/cli.js <args>` with exactly `env` (and PATH): the test's own environment might hold a near-setting. */
+async function cliWith(args, env) {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['bench/cli.js', ...args],
+      { cwd: ROOT, env: { PATH: process.env.PATH, ...env }, timeout: 20000 });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+  }
+}
+
+// What a shell, npm (NODE, INIT_CWD, npm_*), CI and a container set: 2 edits or less from HOST, MODE, RATE, RTT or UP
+// (HOME, PATH, PORT, TTY, TZ, CI, NODE), yet none is a misspelt setting.
+const SYSTEM = {
+  HOME: '/root', PWD: ROOT, OLDPWD: '/', TERM: 'xterm', USER: 'me', LOGNAME: 'me', SHELL: '/bin/bash', LANG: 'C.UTF-8', TZ: 'UTC',
+  CI: 'true', CC: 'gcc', NODE: process.execPath, INIT_CWD: ROOT, COLOR: '0', EDITOR: 'vi', HOSTNAME: 'box', PORT: '8080', TTY: '/dev/pts/0',
+  TMPDIR: os.tmpdir(), npm_lifecycle_event: 'soak', npm_config_user_agent: 'npm', _: '/usr/bin/env',
+};
+
+test('a variable one slip from a setting gets one line of warning naming the setting meant, and the job goes on', async () => {
+  const typo = await cliWith(['run', '--check-settings'], { ...SYSTEM, VU: '8' });
+  assert.equal(typo.code, 0, typo.stderr);
+  assert.equal(typo.stderr, 'bench: VU is not a setting; did you mean VUS?\n');
+  // Any job, any reader's settings (the soak's, the server's), and a swap of two letters.
+  const more = await cliWith(['soak', '--check-settings'], { ...SYSTEM, WORKER: '2', MDOE: 'grpc', SOAK_DURATON: '1m', LOG_LEVL: 'debug' });
+  assert.equal(more.code, 0, more.stderr);
+  assert.deepEqual(more.stderr.split('\n'), [
+    'soak: LOG_LEVL is not a setting; did you mean LOG_LEVEL?', 'soak: MDOE is not a setting; did you mean MODE?',
+    'soak: SOAK_DURATON is not a setting; did you mean SOAK_DURATION?', 'soak: WORKER is not a setting; did you mean WORKERS?', '']);
+  // The shell's and npm's own variables, and settings spelt right, say nothing.
+  const clean = await cliWith(['run', '--check-settings'], { ...SYSTEM, VUS: '8', MODE: 'http', WORKERS: '1' });
+  assert.equal(clean.code, 0, clean.stderr);
+  assert.equal(clean.stderr, '');
+  // A typo does not hide a bad value: both are said, the bad value stops the job.
+  const both = await cliWith(['run', '--check-settings'], { ...SYSTEM, VU: '8', NETWORK: 'moon' });
+  assert.equal(both.code, 1);
+  assert.equal(both.stderr, 'bench: VU is not a setting; did you mean VUS?\n'
+    + 'bench: invalid setting NETWORK="moon": must be one of loopback, lan, wan, mobile\n');
 });

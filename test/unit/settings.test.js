@@ -6,6 +6,7 @@ import { faultSettingSpecs, readFaultSettings } from '../../bench/faults.js';
 import { readSoakSettings, soakSettingSpecs } from '../../bench/soak-helpers.js';
 import { createRestartPolicy, RESTART_DEFAULTS } from '../../server/restart-policy.js';
 import { readSettings, serverSettingSpecs } from '../../server/settings.js';
+import { edits, misspeltSettings } from '../../server/env.js';
 import { acceptsGzip } from '../../server/compression.js';
 
 test('k6 durations in ms, and what is not one', () => {
@@ -69,6 +70,17 @@ test('every setting with choices, of every job and the server, refuses another v
   }
   for (const name of ['NETWORK', 'CONNECTIONS', 'TARGET', 'COMPRESSION', 'LOG_LEVEL', 'GRPC_CODEC']) assert.ok(checked.includes(name), name);
   assert.throws(() => readBenchSettings({ VUS: 'abc' }), { message: 'invalid setting VUS="abc": must be a whole number of at least 1' });
+});
+
+test('edits: Levenshtein, with a swap of two neighbouring letters as one; near-settings by length', () => {
+  assert.deepEqual([edits('VU', 'VUS'), edits('MDOE', 'MODE'), edits('VSU', 'VUS'), edits('HOME', 'MODE'), edits('MODE', 'MODE')],
+    [1, 1, 1, 2, 0]);
+  assert.equal(edits('ABCD', 'BADC'), 3, 'two swaps: Levenshtein\'s count');
+  const names = ['VUS', 'UP', 'MODE', 'HOST', 'WORKERS', 'FAULT_WORKERS'];
+  const env = { VU: '8', UP2: '1', TZ: 'UTC', HOME: '/', PORT: '1', NODE: '/usr/bin/node', WORKER: '2', FAULT_WORKER: '1', vus: '8', MODE: 'x' };
+  assert.deepEqual(misspeltSettings(env, names), [
+    { name: 'FAULT_WORKER', meant: 'FAULT_WORKERS' }, { name: 'VU', meant: 'VUS' }, { name: 'WORKER', meant: 'WORKERS' },
+  ]);
 });
 
 test('a gRPC client asks for gzip by listing it in grpc-accept-encoding, in any place of the list', () => {
