@@ -1,5 +1,6 @@
-// The command line of the jobs (bench/cli.js): strict arguments, --help on every command, and
-// compare's and merge's positionals and --out. Nothing here runs k6 or a server.
+// The command line of the jobs (bench/cli.js): strict arguments, --help on every command, compare's
+// and merge's positionals and --out, the warning about a misspelt setting; and `npm run k6`, the
+// provisioned k6 for the manual flow (docs/manual-flow.md). Nothing here loads a server.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
@@ -7,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
+import { k6Bin } from './helpers/k6.js';
 import { sh } from './helpers/run.js';
 import { ROOT } from './helpers/server.js';
 
@@ -133,4 +135,19 @@ test('a variable one slip from a setting gets one line of warning naming the set
   assert.equal(both.code, 1);
   assert.equal(both.stderr, 'bench: VU is not a setting; did you mean VUS?\n'
     + 'bench: invalid setting NETWORK="moon": must be one of loopback, lan, wan, mobile\n');
+});
+
+test('npm run k6 -- <args> runs the provisioned k6 (scripts/ensure-tool.sh) with the arguments after --', async () => {
+  // K6_BIN as the jobs get it (found or built once by ensure-tool.sh, which honours K6_BIN): no build here.
+  const k6 = k6Bin();
+  const expected = (await promisify(execFile)(k6, ['version'])).stdout;
+  const { code, stdout, stderr } = await sh('npm', ['run', '--silent', 'k6', '--', 'version'], { K6_BIN: k6 }, 30000);
+  assert.equal(code, 0, stderr);
+  assert.match(stdout, /^k6 v\d+\.\d+\.\d+/);
+  assert.equal(stdout, expected);
+  // Without --silent npm shows the command; more than one argument reaches k6, in order.
+  const help = await sh('npm', ['run', 'k6', '--', 'run', '--help'], { K6_BIN: k6 }, 30000);
+  assert.equal(help.code, 0, help.stderr);
+  assert.match(help.stdout, /exec "\$k6" run --help/);
+  assert.match(help.stdout, /^Usage:\n {2}k6 run \[flags\]$/m);
 });
