@@ -1,5 +1,5 @@
 // What every settings reader here shares (the server's, the main job's, the soak's):
-// envalid validators and one way to report bad values.
+// envalid validators, one way to report bad values, and the check for misspelt settings.
 import { cleanEnv, makeValidator } from 'envalid';
 import leven from 'leven';
 
@@ -66,8 +66,8 @@ export const withDefaultText = (spec, text) => Object.assign(spec, { defaultText
 const SETTING_SHAPE = /^[A-Z][A-Z0-9_]*$/;
 
 // Variables a few edits from a setting that are set for another reason: npm sets NODE for every script
-// (`npm run soak`), one letter from MODE. The length rule of maxEdits keeps the shell's own (HOME, PATH, PWD, TZ,
-// CI, ...) out, which are 2 edits from HOST, MODE, RATE or UP.
+// (`npm run soak`), one letter from MODE. The length rule of maxEdits keeps out the shell's and CI's own
+// (HOME, PATH, PORT, TTY, TZ, CI, ...), which are 2 edits from HOST, MODE, RATE, RTT or UP.
 const NOT_SETTINGS = new Set(['NODE']);
 
 /**
