@@ -49,7 +49,7 @@ const COMMANDS = {
   compare: {
     about: 'the side-by-side table of k6 summaries (summaries of the same mode and target are repeats of one column)',
     via: 'npm run compare --', args: '<summary.json> <summary.json> [more...]',
-    options: { out: { type: 'string', default: 'results', value: 'DIR', about: 'folder the table is written to, as Markdown, JSON and SVG (default results)' } },
+    options: { out: { type: 'string', default: 'results', value: 'DIR', about: 'folder the table is written to, as Markdown, JSON and SVG' } },
     load: () => import('./compare.js'), settings: null, k6: false, exitCode: 2,
   },
   merge: {
@@ -91,9 +91,10 @@ const optionText = (name, { short, value }) => `${short ? `-${short}, ` : ''}--$
 /**
  * One line: how to run a command, with its arguments and options.
  * @param {string} name a key of COMMANDS
+ * @param {string} [via] how it is run (default the command's `via`)
  */
-const synopsis = (name) => {
-  const { via, args, options } = COMMANDS[name];
+const synopsis = (name, via = COMMANDS[name].via) => {
+  const { args, options } = COMMANDS[name];
   const opts = Object.entries(options).map(([o, spec]) => (spec.required ? optionText(o, spec) : `[${optionText(o, spec)}]`));
   return [via, args, ...opts].filter(Boolean).join(' ');
 };
@@ -109,9 +110,11 @@ function commandUsage(name) {
   const width = Math.max(...Object.entries(all).map(([o, spec]) => optionText(o, spec).length)) + 2;
   return [
     `usage: ${synopsis(name)}`,
-    `${about} (node bench/cli.js ${name})`,
+    `   or: ${synopsis(name, `node bench/cli.js ${name}`)}`,
+    `${about[0].toUpperCase()}${about.slice(1)}.`,
     'options:',
-    ...Object.entries(all).map(([o, spec]) => `  ${optionText(o, spec).padEnd(width)}${spec.about}`),
+    ...Object.entries(all).map(([o, spec]) => `  ${optionText(o, spec).padEnd(width)}${spec.about}${
+      spec.default === undefined ? '' : ` (default ${spec.default})`}`),
     docs ? `Settings are environment variables: ${docs}.` : 'It reads no settings.',
   ].join('\n');
 }
