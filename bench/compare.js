@@ -1,15 +1,12 @@
-// npm run compare -- <summary.json> <summary.json> [more summaries...] [--out DIR]  (bench/cli.js compare)
+// npm run compare -- <summary.json> <summary.json> [more summaries...] [--out DIR]  (bench/cli.js compare, which declares its arguments)
 // Prints the side-by-side table of k6 summaries written by the project's scripts
 // and writes it as Markdown and JSON. Summaries of the same mode and target are
 // repeats of one column (median and spread); with only one such group, each file is a column.
-import { parseArgs } from 'node:util';
 import { parseHost } from '../config.js';
 import { SummaryError } from './errors.js';
 import { buildReport, renderMarkdown, writeReports } from './report.js';
 import { readSummary } from './summary.js';
 import { columnKey } from './modes.js';
-
-const USAGE = 'usage: npm run compare -- <summary-a.json> <summary-b.json> [more...] [--out DIR]';
 
 /**
  * Groups figures into report columns, in the order first seen. A compressed run is never a repeat of a raw
@@ -52,13 +49,13 @@ export async function readCheckedSummary(file) {
 /**
  * Reads the summaries, prints their table and writes it as Markdown and JSON.
  * @param {null} settings compare reads no settings
- * @param {string[]} args summary paths and `--out DIR`
+ * @param {{positionals: string[], values: {out?: string}}} args as bench/cli.js parsed them: the summaries' paths, and
+ *   `out`, the folder the table is written to (default `results`)
  * @returns {Promise<void>}
  * @throws {Error} ERR_USAGE with fewer than two summaries; SummaryError for an unreadable one
  */
-export async function main(settings, args) {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { out: { type: 'string', default: 'results' } } });
-  if (positionals.length < 2) throw Object.assign(new Error(USAGE), { code: 'ERR_USAGE' });
+export async function main(settings, { positionals, values }) {
+  if (positionals.length < 2) throw Object.assign(new Error(`needs two summaries or more, got ${positionals.length}`), { code: 'ERR_USAGE' });
   const figures = [];
   for (const file of positionals) figures.push(await readCheckedSummary(file));
   const report = buildReport(columnsOf(figures));

@@ -1,26 +1,26 @@
-// npm run merge -- <summary.json> <samples.csv> [<summary.json> <samples.csv> ...] --out <merged.json>  (bench/cli.js merge)
+// npm run merge -- <summary.json> <samples.csv> [<summary.json> <samples.csv> ...] --out <merged.json>  (bench/cli.js merge,
+// which declares its arguments)
 // Merges the results of one run split over k6 processes (k6-operator's `parallelism`, or k6 run by
 // hand with --execution-segment) into one summary that compare takes: each process's JSON summary
 // (the project's scripts write one) with the CSV output of its samples (`--out csv=<file>`).
 // The main job does the same itself with K6_INSTANCES (bench/k6-split.js).
 import { writeFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { mergeFiles } from './k6-split.js';
 import { figuresOf } from './summary.js';
-
-const USAGE = 'usage: npm run merge -- <summary.json> <samples.csv> [<summary.json> <samples.csv> ...] --out <merged.json>';
 
 /**
  * Merges the instances named in args and writes the merged summary.
  * @param {null} settings merge reads no settings
- * @param {string[]} args pairs of summary and CSV paths, and `--out FILE`
+ * @param {{positionals: string[], values: {out?: string}}} args as bench/cli.js parsed them: pairs of summary and
+ *   CSV paths, and `out`, the merged summary's path (required: bench/cli.js refuses to run without it)
  * @returns {Promise<void>}
  * @throws {Error} ERR_USAGE for a bad command line; ERR_MERGE naming the file that cannot be read or merged;
  *   SummaryError when the merged summary is not one of the project's scripts'
  */
-export async function main(settings, args) {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { out: { type: 'string' } } });
-  if (!values.out || positionals.length < 2 || positionals.length % 2 !== 0) throw Object.assign(new Error(USAGE), { code: 'ERR_USAGE' });
+export async function main(settings, { positionals, values }) {
+  if (positionals.length < 2 || positionals.length % 2 !== 0) {
+    throw Object.assign(new Error(`needs pairs of a summary and its samples CSV, got ${positionals.length} files`), { code: 'ERR_USAGE' });
+  }
   const files = [];
   for (let i = 0; i < positionals.length; i += 2) files.push({ summary: positionals[i], samples: positionals[i + 1] });
   let merged;

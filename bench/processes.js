@@ -88,6 +88,7 @@ export async function waitGone(pids, timeoutMs) {
  * @property {object[]} lines every JSON log line so far, primary's and workers', each with `at`
  *   (the test's Date.now() when it arrived)
  * @property {() => string} output everything printed so far, stdout and stderr
+ * @property {() => string} stderr what the primary and the workers printed on stderr so far (Node's warnings, a crash)
  * @property {(match: (line: object) => boolean, options?: {timeoutMs?: number, from?: number}) => Promise<object>} waitForLine
  *   resolves with the first line from index `from` (default 0) that matches; rejects after
  *   `timeoutMs` (default 5000) or when the primary exits first, with the output
@@ -125,6 +126,7 @@ export async function startServer({ env = {}, cpus, readyTimeoutMs = 15000, node
   const lines = [];
   const waiters = new Set();
   let output = '';
+  let errors = '';
   let buffered = '';
   const stdoutEnded = once(proc.stdout, 'end');
   // stdout may still hold lines when 'exit' comes, so `exited` waits for its end too, but
@@ -144,7 +146,7 @@ export async function startServer({ env = {}, cpus, readyTimeoutMs = 15000, node
       for (const check of waiters) check();
     }
   });
-  proc.stderr.on('data', (chunk) => { output += chunk; });
+  proc.stderr.on('data', (chunk) => { output += chunk; errors += chunk; });
 
   const waitForLine = (match, { timeoutMs = 5000, from = 0 } = {}) => new Promise((resolve, reject) => {
     const done = () => { waiters.delete(check); clearTimeout(timer); };
@@ -191,7 +193,8 @@ export async function startServer({ env = {}, cpus, readyTimeoutMs = 15000, node
     killWorkers();
     await exited;
   };
-  return { proc, ports, httpPort: ports.http, grpcPort: ports.grpc, lines, stop, kill, exited, waitForLine, workerPids, output: () => output };
+  return { proc, ports, httpPort: ports.http, grpcPort: ports.grpc, lines, stop, kill, exited, waitForLine, workerPids,
+    output: () => output, stderr: () => errors };
 }
 
 let clockTicks;

@@ -1,11 +1,12 @@
 // The main job end to end (bash bench.sh, short run), and the compare command on its summaries.
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { before, test } from 'node:test';
+import { after, before, test } from 'node:test';
 import { k6Bin } from './helpers/k6.js';
 import { sh } from './helpers/run.js';
+import { tempDir } from './helpers/tmp.js';
 import { ROOT } from './helpers/server.js';
 
 let dir;
@@ -14,6 +15,7 @@ before(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'bench-'));
   bench = await sh('bash', ['bench.sh'], { K6_BIN: k6Bin(), DURATION: '2s', WARMUP: '1s', VUS: '4', REPEATS: '2', CAPACITY: '1', RESULTS_DIR: dir });
 });
+after(() => rm(dir, { recursive: true, force: true }));
 
 const tableOf = (text) => text.split('\n').filter((line) => line.startsWith('|')).join('\n');
 
@@ -95,8 +97,8 @@ test('every result carries its provenance: commit, versions, machine and every s
   assert.match(bench.stdout, /- provenance: commit [0-9a-f]{12}.*@grpc\/grpc-js/);
 });
 
-test('compare of runs made with different settings names the difference before the table', async () => {
-  const other = await mkdtemp(path.join(os.tmpdir(), 'bench-channelz-'));
+test('compare of runs made with different settings names the difference before the table', async (t) => {
+  const other = await tempDir(t, 'bench-channelz-');
   const channelz = await sh('bash', ['bench.sh'], { K6_BIN: k6Bin(), DURATION: '1s', WARMUP: '0s', VUS: '2', REPEATS: '1', MODES: 'grpc',
     GRPC_CHANNELZ: 'true', RESULTS_DIR: other });
   assert.equal(channelz.code, 0, channelz.stderr);
@@ -111,11 +113,11 @@ test('compare of runs made with different settings names the difference before t
   assert.match(stdout, /`bench\.VUS`: grpc-1 4; grpc-2 2/);
 });
 
-test('npm run compare reproduces the main job\'s table from its summaries', async () => {
+test('npm run compare reproduces the main job\'s table from its summaries', async (t) => {
   const summaries = (await readdir(dir)).filter((f) => /^k6-(http|grpc)-local-.*\.json$/.test(f))
     .sort((a, b) => (a.startsWith('k6-http') === b.startsWith('k6-http') ? a.localeCompare(b) : a.startsWith('k6-http') ? -1 : 1));
   assert.equal(summaries.length, 4, summaries.join());
-  const out = await mkdtemp(path.join(os.tmpdir(), 'compare-'));
+  const out = await tempDir(t, 'compare-');
   const { code, stdout, stderr } = await sh('node', ['bench/cli.js', 'compare', ...summaries.map((f) => path.join(dir, f)), '--out', out]);
   assert.equal(code, 0, stderr);
   assert.equal(tableOf(stdout), tableOf(bench.stdout));
@@ -128,8 +130,8 @@ test('npm run compare reproduces the main job\'s table from its summaries', asyn
   assert.match(two.stdout, /ratio grpc\/http/);
 });
 
-test('the CLI runs a command from a path with a space and through a symlink', async () => {
-  const parent = await mkdtemp(path.join(os.tmpdir(), 'with space %20-'));
+test('the CLI runs a command from a path with a space and through a symlink', async (t) => {
+  const parent = await tempDir(t, 'with space %20-'); // rm removes the symlink in it, not the repository
   const link = path.join(parent, 'repo');
   await symlink(ROOT, link);
   const { code, stderr } = await sh('node', [path.join(link, 'bench/cli.js'), 'compare']);
@@ -163,8 +165,8 @@ test('an invalid setting stops the main job before anything starts', async () =>
   }
 });
 
-test('open model: RATE from the environment shapes the measured run only, at the default duration', async () => {
-  const out = await mkdtemp(path.join(os.tmpdir(), 'bench-open-'));
+test('open model: RATE from the environment shapes the measured run only, at the default duration', async (t) => {
+  const out = await tempDir(t, 'bench-open-');
   const env = { K6_BIN: k6Bin(), RATE: '200', VUS: '4', REPEATS: '1', WARMUP: '1s', RESULTS_DIR: out };
   const { code, stdout, stderr } = await sh('bash', ['bench.sh'], env);
   assert.equal(code, 0, stderr + stdout);

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import http2 from 'node:http2';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
@@ -19,7 +19,10 @@ before(async () => {
   server = await startServer({ MODE: 'both' });
   dir = await mkdtemp(path.join(os.tmpdir(), 'k6-scripts-'));
 });
-after(() => server?.stop());
+after(async () => {
+  await server?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
 
 // Every script of every mode (bench/modes.js): [script, its host variable, mode].
 const SCRIPTS = Object.entries(MODES).flatMap(([mode, { scripts, hostVars }]) =>

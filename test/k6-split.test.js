@@ -2,12 +2,13 @@
 // real servers on loopback, then compare on its summaries. The merge itself is proved on recorded
 // samples in test/unit/k6-split.test.js.
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { before, test } from 'node:test';
+import { after, before, test } from 'node:test';
 import { k6Bin } from './helpers/k6.js';
 import { sh } from './helpers/run.js';
+import { tempDir } from './helpers/tmp.js';
 
 let dir;
 let bench;
@@ -15,6 +16,7 @@ before(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'bench-split-'));
   bench = await sh('bash', ['bench.sh'], { K6_BIN: k6Bin(), K6_INSTANCES: '2', DURATION: '2s', WARMUP: '0s', VUS: '4', REPEATS: '1', RESULTS_DIR: dir });
 });
+after(() => rm(dir, { recursive: true, force: true }));
 
 test('K6_INSTANCES=2: merged requests = the instances\' sum = the server\'s own count, in both modes', async () => {
   assert.equal(bench.code, 0, bench.stderr + bench.stdout);
@@ -37,11 +39,11 @@ test('K6_INSTANCES=2: merged requests = the instances\' sum = the server\'s own 
   assert.match(bench.stdout, /\| http +\| +1 \| \*\*merged\*\* +\|/);
 });
 
-test('compare takes a merged summary, and refuses one instance\'s as the whole run', async () => {
+test('compare takes a merged summary, and refuses one instance\'s as the whole run', async (t) => {
   const files = await readdir(dir);
   const merged = files.filter((f) => /^k6-(http|grpc)-.*-r1\.json$/.test(f)).sort().reverse(); // http first
   assert.equal(merged.length, 2, files.join());
-  const out = await mkdtemp(path.join(os.tmpdir(), 'compare-split-'));
+  const out = await tempDir(t, 'compare-split-');
   const ok = await sh('node', ['bench/cli.js', 'compare', ...merged.map((f) => path.join(dir, f)), '--out', out]);
   assert.equal(ok.code, 0, ok.stderr);
   assert.match(ok.stdout, /\*\*k6 instances\.\*\*/);
@@ -52,9 +54,9 @@ test('compare takes a merged summary, and refuses one instance\'s as the whole r
   assert.doesNotMatch(refused.stderr, /at .*\.js:\d+/, 'one line, no stack trace');
 });
 
-test('npm run merge: a split run\'s files from elsewhere (k6-operator pods) become one summary compare takes', async () => {
+test('npm run merge: a split run\'s files from elsewhere (k6-operator pods) become one summary compare takes', async (t) => {
   const fixtures = path.join('test', 'fixtures', 'k6-split');
-  const out = path.join(await mkdtemp(path.join(os.tmpdir(), 'merge-')), 'merged.json');
+  const out = path.join(await tempDir(t, 'merge-'), 'merged.json');
   const pairs = [1, 2].flatMap((n) => [path.join(fixtures, `instance-${n}.json`), path.join(fixtures, `instance-${n}.csv`)]);
   const merged = await sh('node', ['bench/cli.js', 'merge', ...pairs, '--out', out]);
   assert.equal(merged.code, 0, merged.stderr);
@@ -65,7 +67,7 @@ test('npm run merge: a split run\'s files from elsewhere (k6-operator pods) beco
 
   const usage = await sh('node', ['bench/cli.js', 'merge', pairs[0], '--out', out]);
   assert.equal(usage.code, 2);
-  assert.match(usage.stderr, /^merge: usage: npm run merge -- <summary.json> <samples.csv>/);
+  assert.match(usage.stderr, /^merge: needs pairs of a summary and its samples CSV, got 1 files; usage: npm run merge -- <summary.json> <samples.csv>/);
   const missing = await sh('node', ['bench/cli.js', 'merge', pairs[0], '/nonexistent.csv', '--out', out]);
   assert.equal(missing.stderr, 'merge: /nonexistent.csv: no such file\n');
 });

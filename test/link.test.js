@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -17,6 +17,7 @@ import { ensureTool } from '../bench/tools.js';
 import { LISTENERS, portEnv } from '../server/listeners.js';
 import { k6Bin, k6Run } from './helpers/k6.js';
 import { isAlive, ROOT } from './helpers/server.js';
+import { tempDir } from './helpers/tmp.js';
 
 const run = promisify(execFile);
 const root = process.getuid?.() === 0;
@@ -65,6 +66,7 @@ describe('an emulated link: 4 Mbit/s down, 2 Mbit/s up, 10 ms RTT', { skip }, ()
   after(async () => {
     await server?.stop();
     await link?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   test('measures the RTT and the bandwidth it was built with, each within 20%', async () => {
@@ -148,8 +150,8 @@ describe('cleanup after a killed run, and on Ctrl-C', { skip }, () => {
 });
 
 describe('the main job over a link', { skip }, () => {
-  test('BANDWIDTH=1mbit RTT=10ms: both modes over the link, report with the link section', async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'bench-link-'));
+  test('BANDWIDTH=1mbit RTT=10ms: both modes over the link, report with the link section', async (t) => {
+    const dir = await tempDir(t, 'bench-link-');
     const { code, stdout, stderr } = await bench({ BANDWIDTH: '1mbit', RTT: '10ms', RESULTS_DIR: dir });
     assert.equal(code, 0, stderr + stdout);
     assert.match(stdout, /\*\*Link\.\*\*/);
@@ -201,8 +203,8 @@ describe('TARGET=remote: servers already running on another machine', { skip }, 
     await link?.close();
   });
 
-  test('measures both, with the server rows from REMOTE_ADMIN_HOST and the RTT by TCP connect', async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'bench-remote-'));
+  test('measures both, with the server rows from REMOTE_ADMIN_HOST and the RTT by TCP connect', async (t) => {
+    const dir = await tempDir(t, 'bench-remote-');
     const { code, stdout, stderr } = await bench({ TARGET: 'remote', RESULTS_DIR: dir,
       REMOTE_HTTP_HOST: `http://${link.serverAddress}:3000`, REMOTE_GRPC_HOST: `${link.serverAddress}:4000`, REMOTE_ADMIN_HOST: `${link.serverAddress}:9100` });
     assert.equal(code, 0, stderr + stdout);
@@ -215,8 +217,8 @@ describe('TARGET=remote: servers already running on another machine', { skip }, 
     assert.equal(report.modes.http.host, `${link.serverAddress}:3000`);
   });
 
-  test('without REMOTE_ADMIN_HOST the server rows are not measured', async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'bench-remote-'));
+  test('without REMOTE_ADMIN_HOST the server rows are not measured', async (t) => {
+    const dir = await tempDir(t, 'bench-remote-');
     const { code, stdout, stderr } = await bench({ TARGET: 'remote', RESULTS_DIR: dir, MODES: 'http', DURATION: '2s',
       REMOTE_HTTP_HOST: `${link.serverAddress}:3000` });
     assert.equal(code, 0, stderr + stdout);

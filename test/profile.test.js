@@ -1,10 +1,10 @@
 // PROFILE=1 (bench/profile.js, server/profiling.js): the classification of profile frames by package,
 // and the main job end to end, whose per-package table must add up to the server's own accounting.
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { before, test } from 'node:test';
+import { after, before, test } from 'node:test';
 import { packageOf, profileTotals } from '../bench/profile.js';
 import { ROOT } from '../bench/processes.js';
 import { k6Bin } from './helpers/k6.js';
@@ -49,6 +49,7 @@ before(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'bench-profile-'));
   bench = await sh('bash', ['bench.sh'], { K6_BIN: k6Bin(), PROFILE: '1', DURATION: '3s', WARMUP: '1s', VUS: '8', REPEATS: '1', RESULTS_DIR: dir });
 });
+after(() => rm(dir, { recursive: true, force: true }));
 
 test('PROFILE=1: a .cpuprofile per worker and run, and per-package tables that add up to the accounting', async () => {
   assert.equal(bench.code, 0, bench.stderr + bench.stdout);

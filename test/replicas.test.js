@@ -2,10 +2,10 @@
 // loopback addresses, HAProxy in front with deploy/haproxy/haproxy.cfg, k6 through it, beside the
 // usual one-server run. Needs haproxy, which `npm test` provisions (scripts/ensure-tool.sh).
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { before, test } from 'node:test';
+import { after, before, test } from 'node:test';
 import { k6Bin } from './helpers/k6.js';
 import { sh } from './helpers/run.js';
 
@@ -18,6 +18,7 @@ before(async () => {
   const json = (await readdir(dir)).find((f) => /^compare-.*\.json$/.test(f));
   if (json) report = JSON.parse(await readFile(path.join(dir, json), 'utf8'));
 });
+after(() => rm(dir, { recursive: true, force: true }));
 
 test('SERVERS=2: each replica serves 35–65% of the requests through HAProxy, in both modes, by its own and HAProxy\'s count', () => {
   assert.equal(bench.code, 0, bench.stderr + bench.stdout);

@@ -8,6 +8,8 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { freePort, ROOT, startServer } from './helpers/server.js';
 import { EVENT } from '../server/events.js';
+import { LISTENER_NAMES } from '../server/listeners.js';
+import { listenersOf } from '../server/settings.js';
 
 const run = promisify(execFile);
 
@@ -37,6 +39,25 @@ test('the primary forks WORKERS workers, each logs one line, and requests reach 
     }
   } finally {
     assert.equal(await server.stop(), 0, 'SIGTERM ends the primary with 0');
+  }
+});
+
+test('the server starts in every MODE with nothing on stderr: no deprecation, no warning', async () => {
+  // Every MODE value: both, all, and each listener alone; at the default LOG_LEVEL (request logging off) and at debug.
+  const starts = [...['both', 'all', ...LISTENER_NAMES].map((mode) => ({ MODE: mode })), { MODE: 'all', LOG_LEVEL: 'debug' },
+    { MODE: 'all', COMPRESSION: 'gzip' }];
+  for (const env of starts) {
+    const server = await startServer(env);
+    try {
+      // A request too: a deprecated use may warn on the first reply, not when the server is built.
+      if (listenersOf(env.MODE).includes('http')) assert.equal((await fetch(`http://127.0.0.1:${server.httpPort}/`)).status, 200);
+      // A process warning is written when it is emitted, on the next tick: give it one.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    } finally {
+      await server.stop();
+    }
+    assert.equal(server.stderr(), '', `${JSON.stringify(env)}: stderr`);
+    assert.doesNotMatch(server.output(), /Warning|FSTDEP|\(node:\d+\)/, JSON.stringify(env));
   }
 });
 

@@ -2,14 +2,14 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile } from 'node:fs/promises';
-import os from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 import { memoryFigures } from '../bench/soak-helpers.js';
 import { k6Bin } from './helpers/k6.js';
 import { ROOT } from './helpers/server.js';
+import { tempDir } from './helpers/tmp.js';
 
 const run = promisify(execFile);
 
@@ -24,8 +24,8 @@ async function soak(env, timeoutMs) {
   }
 }
 
-test('the soak job samples worker RSS under load and times the respawn of a killed worker', { timeout: 60000 }, async () => {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'soak-'));
+test('the soak job samples worker RSS under load and times the respawn of a killed worker', { timeout: 60000 }, async (t) => {
+  const dir = await tempDir(t, 'soak-');
   // About 20 s: a 10 s warm-up, the 3 s sustained run, one 4 s fault run, server starts.
   const { code, stdout, stderr } = await soak({
     K6_BIN: k6Bin(), MODE: 'http', SOAK_DURATION: '3s', FAULT_DURATION: '4s', FAULT_REPEATS: '1', VUS: '4', RESULTS_DIR: dir,
@@ -67,8 +67,8 @@ test('the soak job samples worker RSS under load and times the respawn of a kill
   assert.match(report.pinning, /worker/);
 });
 
-test('an invalid setting stops the soak job in one line, naming it, before any server starts', async () => {
-  const dir = path.join(await mkdtemp(path.join(os.tmpdir(), 'soak-')), 'results');
+test('an invalid setting stops the soak job in one line, naming it, before any server starts', async (t) => {
+  const dir = path.join(await tempDir(t, 'soak-'), 'results');
   const { code, stdout, stderr, ms } = await soak({ SOAK_DURATION: '-1', RESULTS_DIR: dir }, 15000);
   assert.notEqual(code, 0);
   assert.equal(stderr.trim().split('\n').length, 1, stderr);

@@ -1,6 +1,6 @@
 // k6's byte counters against an independent one: a dumpcap capture of the run on loopback.
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
@@ -14,7 +14,10 @@ before(async () => {
   server = await startServer({ MODE: 'both' });
   dir = await mkdtemp(path.join(os.tmpdir(), 'wire-'));
 });
-after(() => server?.stop());
+after(async () => {
+  await server?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
 
 async function measured(script, hostVar, port) {
   const capture = await startCapture(port);

@@ -2,13 +2,13 @@
 // split run: test/fixtures/k6-split/ holds the summaries and CSV outputs of two k6 v1.8.1 processes
 // (http-tests/local.js, open model at 150 req/s for 1 s, --execution-segment 0:1/2 and 1/2:1).
 import assert from 'node:assert/strict';
-import { readFile, writeFile, mkdtemp } from 'node:fs/promises';
-import os from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { executionSegments, k6Percentile, mergeSummaries, readSamples, trendNames } from '../../bench/k6-split.js';
 import { figuresOf } from '../../bench/summary.js';
+import { tempDir } from '../helpers/tmp.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/k6-split/', import.meta.url));
 
@@ -78,8 +78,8 @@ test('merge refuses samples that do not match the summary (a CSV cut short)', as
   assert.throws(() => mergeSummaries(instances), /instance 2 .* counts \d+ samples of http_req_duration, its CSV output holds \d+/);
 });
 
-test('readSamples refuses a file that is not k6\'s CSV output', async () => {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'k6-split-'));
+test('readSamples refuses a file that is not k6\'s CSV output', async (t) => {
+  const dir = await tempDir(t, 'k6-split-');
   const bad = path.join(dir, 'bad.csv');
   await writeFile(bad, 'name,value\nx,1\n');
   await assert.rejects(readSamples(bad, new Set(['x'])), /is not k6's CSV output/);

@@ -1,9 +1,12 @@
 // The settings readers and their helpers (bench/settings.js, server/restart-policy.js): pure.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { durationMs, readBenchSettings, splitCores } from '../../bench/settings.js';
+import { benchSettingSpecs, durationMs, readBenchSettings, splitCores } from '../../bench/settings.js';
+import { faultSettingSpecs, readFaultSettings } from '../../bench/faults.js';
+import { readSoakSettings, soakSettingSpecs } from '../../bench/soak-helpers.js';
 import { createRestartPolicy, RESTART_DEFAULTS } from '../../server/restart-policy.js';
-import { readSettings } from '../../server/settings.js';
+import { readSettings, serverSettingSpecs } from '../../server/settings.js';
+import { edits, misspeltSettings } from '../../server/env.js';
 import { acceptsGzip } from '../../server/compression.js';
 
 test('k6 durations in ms, and what is not one', () => {
@@ -73,6 +76,34 @@ test('NODE_VERSIONS: the releases as listed, none when unset or empty; a bad lis
   }
   // The job starts the server under each release: a remote server runs on its own.
   assert.throws(() => readBenchSettings({ NODE_VERSIONS: '20', TARGET: 'remote' }), /NODE_VERSIONS .* without TARGET=remote/);
+});
+
+test('every setting with choices, of every job and the server, refuses another value in the project\'s words, listing them', () => {
+  const readers = [[benchSettingSpecs, readBenchSettings], [soakSettingSpecs, readSoakSettings],
+    [faultSettingSpecs, readFaultSettings], [serverSettingSpecs, readSettings]];
+  const checked = [];
+  for (const [specsOf, read] of readers) {
+    for (const [name, { choices }] of Object.entries(specsOf())) {
+      if (!choices) continue;
+      // The same shape as any other bad value, e.g. VUS="abc": must be a whole number of at least 1.
+      assert.throws(() => read({ [name]: 'nope' }), (err) => err.code?.startsWith('ERR_')
+        && err.message === `invalid setting ${name}="nope": must be one of ${choices.join(', ')}`, `${name}: ${choices}`);
+      checked.push(name);
+    }
+  }
+  for (const name of ['NETWORK', 'CONNECTIONS', 'TARGET', 'COMPRESSION', 'LOG_LEVEL', 'GRPC_CODEC']) assert.ok(checked.includes(name), name);
+  assert.throws(() => readBenchSettings({ VUS: 'abc' }), { message: 'invalid setting VUS="abc": must be a whole number of at least 1' });
+});
+
+test('edits: Levenshtein, with a swap of two neighbouring letters as one; near-settings by length', () => {
+  assert.deepEqual([edits('VU', 'VUS'), edits('MDOE', 'MODE'), edits('VSU', 'VUS'), edits('HOME', 'MODE'), edits('MODE', 'MODE')],
+    [1, 1, 1, 2, 0]);
+  assert.equal(edits('ABCD', 'BADC'), 3, 'two swaps: Levenshtein\'s count');
+  const names = ['VUS', 'UP', 'MODE', 'HOST', 'WORKERS', 'FAULT_WORKERS'];
+  const env = { VU: '8', UP2: '1', TZ: 'UTC', HOME: '/', PORT: '1', NODE: '/usr/bin/node', WORKER: '2', FAULT_WORKER: '1', vus: '8', MODE: 'x' };
+  assert.deepEqual(misspeltSettings(env, names), [
+    { name: 'FAULT_WORKER', meant: 'FAULT_WORKERS' }, { name: 'VU', meant: 'VUS' }, { name: 'WORKER', meant: 'WORKERS' },
+  ]);
 });
 
 test('a gRPC client asks for gzip by listing it in grpc-accept-encoding, in any place of the list', () => {
