@@ -10,6 +10,7 @@ import { formatNumber } from './format.js';
 import { spread } from './stats.js';
 import { PERFORMANCE_TARGETS } from './performance-targets.js';
 import { freePort, startServer } from './processes.js';
+import { serverEnv } from './invoke.js';
 import { fileStamp } from './format.js';
 import { profileBreakdown, renderBreakdown, startProfiles, stopProfiles } from './profile.js';
 import { PROFILE_INTERVAL_US } from '../server/profiling.js';
@@ -48,7 +49,7 @@ export async function measureDecomposition({ scenario, settings, cores, duration
     const admin = settings.PROFILE ? `127.0.0.1:${await freePort()}` : null;
     try {
       server = await startServer({
-        env: { MODE: 'all', WORKERS: String(settings.WORKERS), ...(admin ? { ADMIN_PORT: admin.split(':')[1] } : {}) }, cpus: cores.serverCpus,
+        env: serverEnv('all', { workers: settings.WORKERS, adminPort: admin && Number(admin.split(':')[1]) }), cpus: cores.serverCpus,
       });
     } catch (err) {
       throw new BenchError(`the server (MODE=all) did not start: ${err.message}`);

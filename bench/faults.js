@@ -14,6 +14,7 @@ import { BenchError } from './errors.js';
 import { idleConnections, malformedBurst, slowReaders } from './fault-clients.js';
 import { fileStamp, formatNumber, k6Reason } from './format.js';
 import { MODE_NAMES, MODES, modeLabel } from './modes.js';
+import { k6Args, portOfMode, serverEnv } from './invoke.js';
 import { freePort, isServerProcess, ROOT, runK6, startServer } from './processes.js';
 import { provenanceOf } from './provenance.js';
 import { allowedCpus, duration, durationMs, listOf, splitCores } from './settings.js';
@@ -159,6 +160,9 @@ export function readFaultSettings(env = process.env) {
   return /** @type {FaultSettings} */ ({ ...readEnv(env, faultSettingSpecs(), BenchError) });
 }
 
+/** The server settings the matrix sets in each cell's server. */
+const serverSettingsOf = (settings) => ({ SHUTDOWN_TIMEOUT_MS: settings.SHUTDOWN_TIMEOUT_MS, H2_IDLE_PING_MS: settings.H2_IDLE_PING_MS });
+
 /** Sum of the workers' RSS (MiB), null when none is readable. */
 const workersRss = (server) => {
   const each = server.workerPids().map(rssMib).filter((v) => v !== null);
@@ -171,22 +175,21 @@ const workersRss = (server) => {
  * @throws {BenchError} when the server does not start or k6 cannot run
  */
 async function cell(name, mode, settings, cores, stamp) {
-  const { listener, scripts, hostVars } = MODES[mode];
+  const { listener } = MODES[mode];
   const server = await startServer({
-    env: {
-      MODE: listener, WORKERS: String(settings.WORKERS), ADMIN_PORT: String(await freePort()),
-      SHUTDOWN_TIMEOUT_MS: String(settings.SHUTDOWN_TIMEOUT_MS), H2_IDLE_PING_MS: String(settings.H2_IDLE_PING_MS),
-    },
+    env: serverEnv([mode], { workers: settings.WORKERS, adminPort: await freePort(), settings: serverSettingsOf(settings) }),
     cpus: cores.serverCpus,
   }).catch((err) => { throw new BenchError(`the ${mode} server did not start: ${err.message.split('\n')[0]}`); });
-  const port = server.ports[listener];
+  const port = portOfMode(server, mode);
   const summaryFile = path.join(settings.RESULTS_DIR, `faults-${stamp}-${name}-${mode}-k6.json`);
   try {
     const loadMs = durationMs(settings.FAULT_DURATION);
     const load = runK6({
       k6: settings.K6_BIN, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount, quiet: !settings.VERBOSE, timeoutMs: loadMs + K6_OVERRUN_MS,
-      args: ['-e', `${hostVars.local}=127.0.0.1:${port}`, '-e', 'SCENARIO=user', '-e', `REQUEST_TIMEOUT=${settings.REQUEST_TIMEOUT}`,
-        '-e', `SUMMARY_FILE=${summaryFile}`, '--vus', String(settings.VUS), '--duration', settings.FAULT_DURATION, scripts.local],
+      args: k6Args(mode, {
+        host: `127.0.0.1:${port}`, vus: settings.VUS, duration: settings.FAULT_DURATION, summaryFile,
+        vars: { SCENARIO: 'user', REQUEST_TIMEOUT: settings.REQUEST_TIMEOUT },
+      }),
     });
     await sleep(1000); // k6's start-up and setup()
     const rssBefore = workersRss(server);
@@ -254,9 +257,9 @@ export async function main(settings) {
     }
   }
   const pinning = cores.description;
-  const serverEnv = { WORKERS: String(settings.WORKERS), SHUTDOWN_TIMEOUT_MS: String(settings.SHUTDOWN_TIMEOUT_MS),
-    H2_IDLE_PING_MS: String(settings.H2_IDLE_PING_MS) };
-  const provenance = provenanceOf({ settings: /** @type {any} */ (settings), pinning, serverEnv });
+  // The cells' listener sets differ by mode: the provenance records what they share.
+  const shared = serverEnv(null, { workers: settings.WORKERS, settings: serverSettingsOf(settings) });
+  const provenance = provenanceOf({ settings: /** @type {any} */ (settings), pinning, serverEnv: shared });
   const report = { generated_at: new Date().toISOString(), provenance, settings, pinning, cells };
   const markdown = renderFaults(report);
   const base = path.join(settings.RESULTS_DIR, `faults-${stamp}`);

@@ -11,6 +11,7 @@ import { freePort, startServer } from './processes.js';
 import { LISTENERS, portEnv } from '../server/listeners.js';
 import { ensureTool } from './tools.js';
 import { MODES } from './modes.js';
+import { portOfMode, serverEnv } from './invoke.js';
 
 /** The admin endpoint's port inside an emulated link's namespace (it has the namespace to itself). */
 const LINK_ADMIN_PORT = 9100;
@@ -59,9 +60,9 @@ function loopbackPlacement() {
     link: null,
     async start(mode, { workers, cpus, compression = 'off', node }) {
       const adminPort = await freePort();
-      const env = { MODE: mode, WORKERS: String(workers), ADMIN_PORT: String(adminPort), HOST: '127.0.0.1', COMPRESSION: compression };
+      const env = serverEnv([mode], { workers, adminPort, host: '127.0.0.1', compression });
       const server = await launch(mode, env, { cpus, node });
-      const port = server.ports[MODES[mode].listener];
+      const port = portOfMode(server, mode);
       return { host: `127.0.0.1:${port}`, port, admin: `127.0.0.1:${adminPort}`, capture: { iface: 'lo', host: '127.0.0.1' }, env, stop: () => server.stop() };
     },
     check: async () => null,
@@ -86,12 +87,11 @@ async function linkPlacement(settings, cores) {
     target: 'remote',
     link,
     async start(mode, { workers, cpus, compression = 'off', node }) {
-      const env = {
-        ...ports, MODE: mode, WORKERS: String(workers), HOST: link.bindHost, COMPRESSION: compression,
-        ADMIN_PORT: String(LINK_ADMIN_PORT), ADMIN_HOST: link.serverAddress,
-      };
+      const env = serverEnv([mode], {
+        ports, workers, host: link.bindHost, compression, adminPort: LINK_ADMIN_PORT, adminHost: link.serverAddress,
+      });
       const server = await launch(mode, env, { cpus, node, wrap: (command, args) => link.command(command, args, null) });
-      const port = server.ports[MODES[mode].listener];
+      const port = portOfMode(server, mode);
       return {
         host: link.hostOf(port), port, admin: `${link.serverAddress}:${LINK_ADMIN_PORT}`, env,
         capture: { iface: link.hostIf, host: link.serverAddress }, stop: () => server.stop(),

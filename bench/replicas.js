@@ -16,6 +16,7 @@ import { BenchError } from './errors.js';
 import { ensureTools } from './tools.js';
 import { cpuSecondsOf, freePort, pinned, ROOT, startServer } from './processes.js';
 import { MODES } from './modes.js';
+import { serverEnv } from './invoke.js';
 
 /** The one balancer configuration, shared with compose.yaml's `scale` profile. */
 export const HAPROXY_CONFIG = path.join(ROOT, 'deploy/haproxy/haproxy.cfg');
@@ -100,7 +101,7 @@ export function replicasPlacement(settings) {
       try {
         for (let i = 0; i < settings.SERVERS; i++) {
           const adminPort = await freePort();
-          const env = { MODE: mode, WORKERS: String(workers), ADMIN_PORT: String(adminPort), HOST: replicaAddress(i), COMPRESSION: compression };
+          const env = serverEnv([mode], { workers, adminPort, host: replicaAddress(i), compression });
           let server;
           try {
             server = await startServer({ env, cpus, node });

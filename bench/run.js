@@ -23,6 +23,7 @@ import { replicasPlacement, requireBalancer, slotName } from './replicas.js';
 import { startProfiles, stopProfiles } from './profile.js';
 import { PROFILE_INTERVAL_US } from '../server/profiling.js';
 import { columnKey, MODES } from './modes.js';
+import { k6Args } from './invoke.js';
 import { provenanceOf } from './provenance.js';
 import { fileStamp, k6Reason } from './format.js';
 import { ensureTool } from './tools.js';
@@ -60,16 +61,12 @@ async function measure({ mode, scenario, label, compression = 'off', node = null
   const { host } = cell;
   // Replicas behind a balancer have an admin endpoint each; their windows are combined.
   const admins = cell.replicas ? cell.replicas.map((r) => r.admin) : cell.admin ? [cell.admin] : [];
-  const script = MODES[mode].scripts[placement.target];
-  const hostVar = MODES[mode].hostVars[placement.target];
   const k6 = { k6: settings.K6_BIN, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount };
-  const common = ['-e', `${hostVar}=${host}`, '-e', `SCENARIO=${scenario}`, '-e', `CONNECTIONS=${settings.CONNECTIONS}`,
-    '-e', `REQUEST_TIMEOUT=${settings.REQUEST_TIMEOUT}`, '-e', `COMPRESSION=${compression}`];
-  const closed = (duration) => ['--vus', String(settings.VUS), '--duration', duration];
-  // The open model takes its shape from -e; --vus/--duration would replace it.
-  const model = settings.RATE
-    ? ['-e', `RATE=${settings.RATE}`, '-e', `DURATION=${settings.DURATION}`, '-e', `VUS=${settings.VUS}`]
-    : closed(settings.DURATION);
+  /** k6's arguments for a run of the cell (the open model, RATE, for the measured run only). */
+  const argsOf = ({ duration, rate = null, summaryFile, flags = [] }) => k6Args(mode, {
+    target: placement.target, host, vus: settings.VUS, duration, rate, summaryFile, flags,
+    vars: { SCENARIO: scenario, CONNECTIONS: settings.CONNECTIONS, REQUEST_TIMEOUT: settings.REQUEST_TIMEOUT, COMPRESSION: compression },
+  });
   const { link } = placement;
   try {
     // k6's own output goes to a log per run; on the terminal only with VERBOSE=1, or its end when it fails.
@@ -78,7 +75,7 @@ async function measure({ mode, scenario, label, compression = 'off', node = null
     if (!isZero(settings.WARMUP)) {
       verbose(`${label}: warm-up, ${settings.WARMUP} at ${settings.VUS} VUs (left out of the figures)`);
       const warm = await runK6({ ...k6, quiet: !settings.VERBOSE,
-        args: [...common, ...closed(settings.WARMUP), '-e', `SUMMARY_FILE=${path.join(scratch, `${label}-warmup.json`)}`, script] });
+        args: argsOf({ duration: settings.WARMUP, summaryFile: path.join(scratch, `${label}-warmup.json`) }) });
       await writeFile(log, `--- warm-up\n${warm.output}`);
       if (warm.code !== 0) throw new BenchError(`k6 warm-up against ${host} failed (exit ${warm.code}):\n${k6Failure(warm.output, log)}`);
     }
@@ -98,8 +95,8 @@ async function measure({ mode, scenario, label, compression = 'off', node = null
       if (settings.PROFILE) await startProfiles(admins);
       const balancerBefore = cell.balancer && { cpu_s: cell.balancer.cpuSeconds(), requests: await cell.balancer.requests() };
       const linkBefore = link && { counters: link.counters(), proxyCpu: link.proxyCpuSeconds() };
-      run = await measuredRun({ settings, cores, scratch, label, summaryFile,
-        args: [...common, ...model, script], env: dashboardEnv(settings, label) });
+      run = await measuredRun({ settings, cores, scratch, label, summaryFile, env: dashboardEnv(settings, label),
+        argsOf: (file, flags) => argsOf({ duration: settings.DURATION, rate: settings.RATE, summaryFile: file, flags }) });
       if (link) {
         const after = link.counters();
         const delta = (way) => ({ bytes: after[way].bytes - linkBefore.counters[way].bytes, packets: after[way].packets - linkBefore.counters[way].packets });
@@ -177,16 +174,17 @@ function dashboardEnv(settings, label) {
  * segment on its own core (where there are enough) and writing its samples, merged into one
  * summary (bench/k6-split.js). Each instance's own summary is kept beside the merged one.
  * @param {{settings: import('./settings.js').BenchSettings, cores: ReturnType<typeof splitCores>, scratch: string,
- *   label: string, summaryFile: string, args: string[], env: Record<string, string>}} run
+ *   label: string, summaryFile: string, argsOf: (summaryFile: string, flags: string[]) => string[], env: Record<string, string>}} run
+ *   argsOf: k6's arguments of a run that writes its summary to the file, with k6 options put first
  * @returns {Promise<{code: number|null, output: string, cpu: object|null, summary?: object, instances?: object[]}>}
  *   cpu: the instances' together (seconds summed, over k6's cores); summary: the merged one (split runs only), also
  *   written to summaryFile; instances: per instance, its segment, cpus, summary file and figures
  * @throws {BenchError} when the instances' results cannot be merged
  */
-async function measuredRun({ settings, cores, scratch, label, summaryFile, args, env }) {
+async function measuredRun({ settings, cores, scratch, label, summaryFile, argsOf, env }) {
   const k6 = { k6: settings.K6_BIN, quiet: !settings.VERBOSE };
   if (settings.K6_INSTANCES === 1) {
-    return runK6({ ...k6, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount, env, args: ['-e', `SUMMARY_FILE=${summaryFile}`, ...args] });
+    return runK6({ ...k6, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount, env, args: argsOf(summaryFile, []) });
   }
   const segments = executionSegments(settings.K6_INSTANCES);
   const parts = segments.map(({ segment, sequence }, i) => {
@@ -202,7 +200,7 @@ async function measuredRun({ settings, cores, scratch, label, summaryFile, args,
   const runs = await Promise.all(parts.map((part) => runK6({
     ...k6, cpus: part.cpus ?? undefined, coreCount: 1,
     env: { ...env, K6_WEB_DASHBOARD_EXPORT: part.dashboard },
-    args: [...part.args, ...sampleOutputArgs(part.csv), '-e', `SUMMARY_FILE=${part.summaryFile}`, ...args],
+    args: argsOf(part.summaryFile, [...part.args, ...sampleOutputArgs(part.csv)]),
   })));
   const output = runs.map((r, i) => `--- k6 instance ${i + 1} of ${runs.length} (${parts[i].segment})\n${r.output}`).join('\n');
   const failed = runs.findIndex((r) => r.code !== 0);

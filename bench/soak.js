@@ -13,7 +13,7 @@ import { freePort, isServerProcess, ROOT, runK6, startServer } from './processes
 import { scrapeServer } from './server-stats.js';
 import { allowedCpus, durationMs, splitCores } from './settings.js';
 import { EVENT } from '../server/events.js';
-import { MODES } from './modes.js';
+import { k6Args, portOfMode, serverEnv } from './invoke.js';
 import { spread } from './stats.js';
 import { readSummary } from './summary.js';
 import {
@@ -64,15 +64,14 @@ async function boundedK6(options, duration, what) {
 }
 
 /** k6 arguments of one closed-model run of a mode's local script (k6 sees only -e: runK6 leaves the environment out). */
-function k6Args(mode, host, summaryFile, duration, settings) {
-  const { scripts: { local: script }, hostVars: { local: hostVar } } = MODES[mode];
-  return ['-e', `${hostVar}=${host}`, '-e', 'SCENARIO=user', '-e', 'CONNECTIONS=reuse', '-e', `REQUEST_TIMEOUT=${settings.REQUEST_TIMEOUT}`,
-    '-e', `SUMMARY_FILE=${summaryFile}`, '--vus', String(settings.VUS), '--duration', duration, script];
-}
+const soakK6Args = (mode, host, summaryFile, duration, settings) => k6Args(mode, {
+  host, summaryFile, duration, vus: settings.VUS,
+  vars: { SCENARIO: 'user', CONNECTIONS: 'reuse', REQUEST_TIMEOUT: settings.REQUEST_TIMEOUT },
+});
 
-async function start(mode, env, cores) {
+async function start(mode, options, cores) {
   try {
-    return await startServer({ env: { MODE: mode, ...env }, cpus: cores.serverCpus });
+    return await startServer({ env: serverEnv([mode], options), cpus: cores.serverCpus });
   } catch (err) {
     throw new BenchError(`the ${mode} server did not start: ${err.message.split('\n')[0]}`);
   }
@@ -86,13 +85,13 @@ async function start(mode, env, cores) {
  */
 async function soakRun(mode, settings, cores, job) {
   const loadavgBefore = loadAverage();
-  const server = await start(mode, { WORKERS: String(settings.WORKERS) }, cores);
-  const host = `127.0.0.1:${server.ports[MODES[mode].listener]}`;
+  const server = await start(mode, { workers: settings.WORKERS }, cores);
+  const host = `127.0.0.1:${portOfMode(server, mode)}`;
   const k6 = { k6: settings.K6_BIN, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount, quiet: true };
   try {
     if (durationMs(settings.WARMUP) > 0) {
       log(`${mode}: warm-up, ${settings.WARMUP} at ${settings.VUS} VUs (left out of the figures)`);
-      const warm = await boundedK6({ ...k6, args: k6Args(mode, host, path.join(job.scratch, `warmup-${mode}.json`), settings.WARMUP, settings) },
+      const warm = await boundedK6({ ...k6, args: soakK6Args(mode, host, path.join(job.scratch, `warmup-${mode}.json`), settings.WARMUP, settings) },
         settings.WARMUP, `${mode} warm-up`);
       if (warm.code !== 0) throw new BenchError(`k6 warm-up against ${host} failed (exit ${warm.code}): ${k6Reason(warm.output)}`);
     }
@@ -117,7 +116,7 @@ async function soakRun(mode, settings, cores, job) {
     const timer = setInterval(() => samples.push(read()), RSS_INTERVAL_S * 1000);
     let run;
     try {
-      run = await boundedK6({ ...k6, args: k6Args(mode, host, summaryFile, settings.SOAK_DURATION, settings) },
+      run = await boundedK6({ ...k6, args: soakK6Args(mode, host, summaryFile, settings.SOAK_DURATION, settings) },
         settings.SOAK_DURATION, `${mode} sustained run`);
     } finally {
       clearInterval(timer);
@@ -184,9 +183,9 @@ async function loadStart(admin, k6Ended) {
 async function faultRun(mode, settings, cores, job, repeat) {
   const adminPort = await freePort();
   const loadavgBefore = loadAverage();
-  const server = await start(mode, { WORKERS: String(settings.FAULT_WORKERS), ADMIN_PORT: String(adminPort) }, cores);
+  const server = await start(mode, { workers: settings.FAULT_WORKERS, adminPort }, cores);
   const admin = `127.0.0.1:${adminPort}`;
-  const host = `127.0.0.1:${server.ports[MODES[mode].listener]}`;
+  const host = `127.0.0.1:${portOfMode(server, mode)}`;
   const what = `${mode} fault run ${repeat}`;
   try {
     const before = server.workerPids();
@@ -194,7 +193,7 @@ async function faultRun(mode, settings, cores, job, repeat) {
     log(`${what}: ${settings.FAULT_DURATION} at ${settings.VUS} VUs, ${settings.FAULT_WORKERS} worker(s); one killed at the midpoint`);
     let ended = false;
     const running = boundedK6({ k6: settings.K6_BIN, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount, quiet: true,
-      args: k6Args(mode, host, summaryFile, settings.FAULT_DURATION, settings) }, settings.FAULT_DURATION, what)
+      args: soakK6Args(mode, host, summaryFile, settings.FAULT_DURATION, settings) }, settings.FAULT_DURATION, what)
       .finally(() => { ended = true; });
     running.catch(() => {}); // awaited below, after the kill
     let fault;

@@ -17,10 +17,9 @@ import { PERFORMANCE_TARGETS } from './performance-targets.js';
 import { ROOT, runK6, startServer } from './processes.js';
 import { allowedCpus, durationMs, splitCores } from './settings.js';
 import { MODE_NAMES, MODES } from './modes.js';
+import { k6Args, portOfMode, serverEnv } from './invoke.js';
 import { spread } from './stats.js';
 
-// Per mode (bench/modes.js): its host variable, its project script and the minimal one.
-const K6_PAIRS = MODE_NAMES.map((mode) => [mode, MODES[mode].hostVars.local, MODES[mode].scripts.local, MODES[mode].minimalScript]);
 
 /** Iterations per second of a k6 run, from its JSON summary (handleSummary's or --summary-export's). */
 async function iterationRate(file) {
@@ -35,26 +34,27 @@ async function iterationRate(file) {
  * @returns {Promise<Record<string, number[]>>} per mode, the project/minimal RPS ratio of each repeat
  */
 async function measureK6Overhead(settings, cores, scratch) {
-  const server = await startServer({ env: { MODE: MODE_NAMES.map((m) => MODES[m].listener).join(','), WORKERS: String(settings.WORKERS) }, cpus: cores.serverCpus });
+  const server = await startServer({ env: serverEnv(MODE_NAMES, { workers: settings.WORKERS }), cpus: cores.serverCpus });
   const ratios = Object.fromEntries(MODE_NAMES.map((mode) => [mode, []]));
   try {
     const k6 = { k6: settings.K6_BIN, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount, quiet: true };
-    const run = async (mode, hostVar, script, file, duration) => {
-      const host = `127.0.0.1:${server.ports[MODES[mode].listener]}`;
-      const summary = script.startsWith('bench/') ? ['--summary-export', file] : ['-e', `SUMMARY_FILE=${file}`];
-      const result = await runK6({ ...k6, args: ['--vus', String(settings.VUS), '--duration', duration, '-e', `${hostVar}=${host}`, ...summary, script] });
-      if (result.code !== 0) throw new BenchError(`k6 ${script} against ${host} failed (exit ${result.code})`);
-      return iterationRate(file);
+    // script: 'project' (the mode's local script) or 'minimal' (the one it is measured against)
+    const run = async (mode, script, summaryFile, duration) => {
+      const host = `127.0.0.1:${portOfMode(server, mode)}`;
+      const args = k6Args(mode, { script, host, vus: settings.VUS, duration, summaryFile });
+      const result = await runK6({ ...k6, args });
+      if (result.code !== 0) throw new BenchError(`k6 ${args.at(-1)} against ${host} failed (exit ${result.code})`);
+      return iterationRate(summaryFile);
     };
-    for (const [mode, hostVar, project] of K6_PAIRS) {
+    for (const mode of MODE_NAMES) {
       console.error(`--- k6 warm-up: ${mode}`);
-      await run(mode, hostVar, project, path.join(scratch, 'warmup.json'), settings.WARMUP);
+      await run(mode, 'project', path.join(scratch, 'warmup.json'), settings.WARMUP);
     }
     for (let repeat = 1; repeat <= settings.REPEATS; repeat++) {
-      for (const [mode, hostVar, project, minimal] of K6_PAIRS) {
+      for (const mode of MODE_NAMES) {
         console.error(`--- k6 scripts, run ${repeat} of ${settings.REPEATS}: ${mode}, minimal then project`);
-        const base = await run(mode, hostVar, minimal, path.join(scratch, `${mode}-minimal-${repeat}.json`), settings.DURATION);
-        const ours = await run(mode, hostVar, project, path.join(scratch, `${mode}-project-${repeat}.json`), settings.DURATION);
+        const base = await run(mode, 'minimal', path.join(scratch, `${mode}-minimal-${repeat}.json`), settings.DURATION);
+        const ours = await run(mode, 'project', path.join(scratch, `${mode}-project-${repeat}.json`), settings.DURATION);
         ratios[mode].push(ours / base);
       }
     }
