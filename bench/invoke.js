@@ -5,7 +5,7 @@
 // Three words, three meanings:
 // - a mode (bench/modes.js, the bench's MODES setting) is a way k6 loads a server: a script against a listener;
 // - a listener set (the server's MODE setting: `both`, `all`, or listener names) is what one server opens;
-// - `both` in the soak's MODE is every mode, one after the other (bench/soak-helpers.js).
+// - `both` in the soak's MODE is every mode, one after the other (bench/settings/soak.js).
 // A mode's name need not be its listener's: serverEnv maps one to the other.
 import { MODES } from './modes.js';
 import { serverSettingSpecs } from '../server/settings.js';

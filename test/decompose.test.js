@@ -1,8 +1,9 @@
 // The decomposition pass: every listener loaded by wrk or h2load, and the effects derived from them.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { decompositionReport, DECOMPOSITION, measureDecomposition, renderDecomposition } from '../bench/decompose.js';
-import { allowedCpus, splitCores } from '../bench/settings.js';
+import { decompositionReport, renderDecomposition } from '../bench/report/decomposition.js';
+import { DECOMPOSITION, measureDecomposition } from '../bench/passes/decompose.js';
+import { allowedCpus, splitCores } from '../bench/settings/bench.js';
 
 test('each listener serves the user scenario under its native load generator, and the effects are ratios of them', async () => {
   const settings = { REPEATS: 1, WORKERS: 1, VUS: 4 };

@@ -296,8 +296,8 @@ describe('compose.yaml profile scale: replicas behind the bench\'s HAProxy confi
     assert.deepEqual(server.expose.map(Number).sort(), [settings.HTTP_PORT, settings.GRPC_PORT].sort());
   });
 
-  test('HAProxy runs the one haproxy.cfg the bench runs (bench/replicas.js), slots filled by DNS of the server service', async () => {
-    const { HAPROXY_CONFIG } = await import('../bench/replicas.js');
+  test('HAProxy runs the one haproxy.cfg the bench runs (bench/placement/replicas.js), slots filled by DNS of the server service', async () => {
+    const { HAPROXY_CONFIG } = await import('../bench/placement/replicas.js');
     const [source, target, mode] = haproxy.volumes[0].split(':');
     assert.equal(path.resolve(ROOT, source), HAPROXY_CONFIG);
     assert.equal(target, '/usr/local/etc/haproxy/haproxy.cfg'); // where the official image reads it

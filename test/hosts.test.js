@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
-import { hostPort } from '../bench/hosts.js';
+import { hostPort } from '../bench/settings/hosts.js';
 import { readEnv } from '../server/env.js';
 import { parseHost } from '../config.js';
 import { k6Bin, k6Run } from './helpers/k6.js';

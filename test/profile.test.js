@@ -1,11 +1,11 @@
-// PROFILE=1 (bench/profile.js, server/profiling.js): the classification of profile frames by package,
+// PROFILE=1 (bench/report/profile.js, server/profiling.js): the classification of profile frames by package,
 // and the main job end to end, whose per-package table must add up to the server's own accounting.
 import assert from 'node:assert/strict';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { packageOf, profileTotals } from '../bench/profile.js';
+import { packageOf, profileTotals } from '../bench/report/profile.js';
 import { ROOT } from '../bench/processes.js';
 import { k6Bin } from './helpers/k6.js';
 import { sh } from './helpers/run.js';

@@ -6,7 +6,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
-import { memoryFigures } from '../bench/soak-helpers.js';
+import { memoryFigures } from '../bench/report/soak.js';
 import { k6Bin } from './helpers/k6.js';
 import { ROOT } from './helpers/server.js';
 import { tempDir } from './helpers/tmp.js';

@@ -4,7 +4,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { startCapture } from '../bench/wire.js';
+import { startCapture } from '../bench/passes/wire.js';
 import { k6Run } from './helpers/k6.js';
 import { startServer } from './helpers/server.js';
 

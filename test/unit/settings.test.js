@@ -1,9 +1,9 @@
-// The settings readers and their helpers (bench/settings.js, server/restart-policy.js): pure.
+// The settings readers and their helpers (bench/settings/bench.js, server/restart-policy.js): pure.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { benchSettingSpecs, durationMs, readBenchSettings, splitCores } from '../../bench/settings.js';
-import { faultSettingSpecs, readFaultSettings } from '../../bench/faults.js';
-import { readSoakSettings, soakSettingSpecs } from '../../bench/soak-helpers.js';
+import { benchSettingSpecs, durationMs, readBenchSettings, splitCores } from '../../bench/settings/bench.js';
+import { faultSettingSpecs, readFaultSettings } from '../../bench/settings/faults.js';
+import { readSoakSettings, soakSettingSpecs } from '../../bench/settings/soak.js';
 import { createRestartPolicy, RESTART_DEFAULTS } from '../../server/restart-policy.js';
 import { readSettings, serverSettingSpecs } from '../../server/settings.js';
 import { edits, misspeltSettings } from '../../server/env.js';

@@ -1,11 +1,11 @@
-// Misbehaving clients for the fault matrix (bench/faults.js): readers that never read a 1 MiB
+// Misbehaving clients for the fault matrix (bench/passes/faults.js): readers that never read a 1 MiB
 // response, connections that send nothing, and bursts of malformed requests. Each works on
 // HTTP/1.1 ('get' listeners) or HTTP/2 gRPC ('grpc' listeners), and every one is closed by the
 // handle it returns. Only loopback addresses are used.
 import http2 from 'node:http2';
 import net from 'node:net';
-import { grpcFrame, methodOf } from '../proto/index.js';
-import { rpcPath, SCENARIOS } from '../proto/payload.js';
+import { grpcFrame, methodOf } from '../../proto/index.js';
+import { rpcPath, SCENARIOS } from '../../proto/payload.js';
 
 const HOST = '127.0.0.1';
 // HTTP/2's connection preface, then an empty SETTINGS frame (RFC 9113 3.4, 6.5).

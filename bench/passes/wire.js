@@ -9,8 +9,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { BenchError } from './errors.js';
-import { ensureTools } from './tools.js';
+import { BenchError } from '../errors.js';
+import { ensureTools } from '../tools.js';
 
 const run = promisify(execFile);
 

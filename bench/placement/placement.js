@@ -1,17 +1,17 @@
 // Where the measured server runs and how k6 reaches it: on loopback (the default),
 // on an emulated second machine behind a shaped link (NETWORK, BANDWIDTH, RTT:
-// bench/link.js), or on a real second machine (TARGET=remote). The main job asks
+// bench/placement/link.js), or on a real second machine (TARGET=remote). The main job asks
 // a placement for a server per measured cell and treats all three alike.
 import net from 'node:net';
 import { median } from 'simple-statistics';
-import { parseHost } from '../config.js';
-import { BenchError } from './errors.js';
+import { parseHost } from '../../config.js';
+import { BenchError } from '../errors.js';
 import { createLink } from './link.js';
-import { freePort, startServer } from './processes.js';
-import { LISTENERS, portEnv } from '../server/listeners.js';
-import { ensureTool } from './tools.js';
-import { MODES } from './modes.js';
-import { portOfMode, serverEnv } from './invoke.js';
+import { freePort, startServer } from '../processes.js';
+import { LISTENERS, portEnv } from '../../server/listeners.js';
+import { ensureTool } from '../tools.js';
+import { MODES } from '../modes.js';
+import { portOfMode, serverEnv } from '../invoke.js';
 
 /** The admin endpoint's port inside an emulated link's namespace (it has the namespace to itself). */
 const LINK_ADMIN_PORT = 9100;
@@ -25,7 +25,7 @@ const LINK_ADMIN_PORT = 9100;
  * @property {Record<string, string>|null} env what the job set in the server's environment (null: a server it did not start)
  * @property {() => Promise<unknown>} stop stops the server the cell started (nothing for a remote one)
  * @property {Array<{host: string, admin: string}>} [replicas] SERVERS > 1: each replica's listener and admin endpoint
- *   (bench/replicas.js); `admin` is then null
+ *   (bench/placement/replicas.js); `admin` is then null
  * @property {import('./replicas.js').Balancer} [balancer] the balancer in front of them
  */
 
@@ -42,7 +42,7 @@ const LINK_ADMIN_PORT = 9100;
 
 /**
  * The placement the settings ask for. An emulated link is built here (and removed by close).
- * @param {import('./settings.js').BenchSettings} settings
+ * @param {import('../settings/bench.js').BenchSettings} settings
  * @param {{serverCpus?: string, serverCoreCount: number}} cores
  * @returns {Promise<Placement>}
  * @throws {BenchError} when the link cannot be built

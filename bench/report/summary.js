@@ -1,10 +1,10 @@
 // Reads a k6 summary written by the project's scripts (handleSummary) into the
 // figures the report compares.
 import { readFile } from 'node:fs/promises';
-import { responseTypeOf, withoutDefaults } from '../proto/index.js';
-import { SummaryError } from './errors.js';
+import { responseTypeOf, withoutDefaults } from '../../proto/index.js';
+import { SummaryError } from '../errors.js';
 import { serverFigures } from './server-stats.js';
-import { MODES } from './modes.js';
+import { MODES } from '../modes.js';
 
 const PERCENTILES = { p50: 'med', p90: 'p(90)', p95: 'p(95)', p99: 'p(99)' };
 
@@ -46,7 +46,7 @@ const PERCENTILES = { p50: 'med', p90: 'p(90)', p95: 'p(95)', p99: 'p(99)' };
  * @property {number|null} k6_cpu_pct k6's CPU use over the run, % of the cores it had (null when not measured)
  * @property {number|null} server_requests requests the server's handlers counted in the measured window
  *   (the k6 run, warm-up excluded; null, like every server_ figure, when the run recorded no
- *   bench.run.server: see bench/server-stats.js for how each is made from it)
+ *   bench.run.server: see bench/report/server-stats.js for how each is made from it)
  * @property {number|null} server_cpu_us_per_request server CPU time (user + system, workers and primary)
  *   in the window / server_requests (µs)
  * @property {number|null} server_cpu_user_us_per_request its user part (µs)

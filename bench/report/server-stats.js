@@ -1,8 +1,8 @@
 // The server's own accounting of a measured run: its admin endpoint (GET /metrics,
 // server/admin.js) read right before and right after the run, the difference between the
 // two readings kept in the summary's bench.run.server, and the report's figures made from it.
+// bench/passes/scrape.js reads the endpoint; everything here is arithmetic on what it read.
 import parsePrometheusText from 'parse-prometheus-text-format';
-import { BenchError } from './errors.js';
 
 const MIB = 2 ** 20;
 
@@ -83,7 +83,7 @@ const PRIMARY = 'server_primary_';
 // prom-client's gauge of the process's Node release: its value is 1, the release is its `version` label.
 const VERSION_INFO = 'nodejs_version_info';
 /** @type {Map<string, {field: string, primary?: boolean}>} */
-const READ = new Map(/** @type {Array<[string, {field: string, primary?: boolean}]>} */ ([
+export const READ = new Map(/** @type {Array<[string, {field: string, primary?: boolean}]>} */ ([
   ...Object.entries(LIBRARY).flatMap(([name, field]) => [[name, { field }], [`${PRIMARY}${name}`, { field, primary: true }]]),
   ...Object.entries(OWN).flatMap(([name, field]) => [[`server_${name}`, { field }], [`${PRIMARY}${name}`, { field, primary: true }]]),
 ]));
@@ -117,36 +117,6 @@ export function parseScrape(text, atMs) {
     }
   }
   return { at_ms: atMs, primary, workers: [...workers.values()] };
-}
-
-/**
- * Scrapes the server's admin endpoint once.
- * @param {string} address host:port of the admin endpoint (ADMIN_HOST:ADMIN_PORT)
- * @param {{timeoutMs?: number}} [options] default 10000 ms
- * @returns {Promise<ServerScrape>}
- * @throws {BenchError} when the endpoint does not answer 200 with metrics of at least one worker
- */
-export async function scrapeServer(address, { timeoutMs = 10000 } = {}) {
-  const url = `http://${address}/metrics`;
-  let text;
-  try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
-    text = await res.text();
-    if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${text.slice(0, 200)}`);
-  } catch (err) {
-    throw new BenchError(`the server's accounting at ${url} could not be read: ${err.cause?.code ?? err.message}`);
-  }
-  let scrape;
-  try {
-    scrape = parseScrape(text, Date.now());
-  } catch (err) {
-    throw new BenchError(`the server's accounting at ${url} is not Prometheus text: ${err.message}`);
-  }
-  if (scrape.workers.length === 0) throw new BenchError(`the server's accounting at ${url} names no worker`);
-  const missing = [...READ].filter(([, { field, primary }]) => field !== 'served'
-    && (primary ? [scrape.primary ?? {}] : scrape.workers).some((r) => !Number.isFinite(r[field])));
-  if (missing.length) throw new BenchError(`the server's accounting at ${url} lacks ${missing.map(([name]) => name).join(', ')}`);
-  return scrape;
 }
 
 const round = (n, digits = 6) => Number(n.toFixed(digits));

@@ -9,16 +9,17 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { markdownTable } from 'markdown-table';
-import { requireCapacityTools } from './capacity.js';
-import { decompositionReport, DECOMPOSITION, measureDecomposition, renderDecomposition } from './decompose.js';
-import { BenchError } from './errors.js';
-import { fileStamp } from './format.js';
-import { PERFORMANCE_TARGETS } from './performance-targets.js';
-import { ROOT, runK6, startServer } from './processes.js';
-import { allowedCpus, durationMs, splitCores } from './settings.js';
-import { MODE_NAMES, MODES } from './modes.js';
-import { k6Args, portOfMode, serverEnv } from './invoke.js';
-import { spread } from './stats.js';
+import { requireCapacityTools } from '../passes/capacity.js';
+import { decompositionReport, renderDecomposition } from '../report/decomposition.js';
+import { DECOMPOSITION, measureDecomposition } from '../passes/decompose.js';
+import { BenchError } from '../errors.js';
+import { fileStamp } from '../format.js';
+import { PERFORMANCE_TARGETS } from '../performance-targets.js';
+import { ROOT, runK6, startServer } from '../processes.js';
+import { allowedCpus, durationMs, splitCores } from '../settings/bench.js';
+import { MODE_NAMES, MODES } from '../modes.js';
+import { k6Args, portOfMode, serverEnv } from '../invoke.js';
+import { spread } from '../report/stats.js';
 
 
 /** Iterations per second of a k6 run, from its JSON summary (handleSummary's or --summary-export's). */
@@ -82,7 +83,7 @@ export async function preflight() {
 /**
  * Measures every target (bench/cli.js targets), prints the table and writes it to RESULTS_DIR;
  * sets exit code 1 when a median misses its target.
- * @param {import('./settings.js').BenchSettings} settings checked by bench/cli.js, K6_BIN provisioned
+ * @param {import('../settings/bench.js').BenchSettings} settings checked by bench/cli.js, K6_BIN provisioned
  * @returns {Promise<void>}
  * @throws {BenchError} when a server or a load generator fails
  */

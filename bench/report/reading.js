@@ -1,5 +1,5 @@
 // A short plain-language reading of a report: what differs between two columns and why.
-import { formatNumber as round } from './format.js';
+import { formatNumber as round } from '../format.js';
 
 /** k6 at this share of its core (%) or more is the bottleneck, not the server. */
 export const CLIENT_BOUND_PCT = 90;

@@ -2,18 +2,18 @@
 // Prints the side-by-side table of k6 summaries written by the project's scripts
 // and writes it as Markdown and JSON. Summaries of the same mode and target are
 // repeats of one column (median and spread); with only one such group, each file is a column.
-import { parseHost } from '../config.js';
-import { SummaryError } from './errors.js';
-import { buildReport, renderMarkdown, writeReports } from './report.js';
-import { readSummary } from './summary.js';
-import { columnKey } from './modes.js';
+import { parseHost } from '../../config.js';
+import { SummaryError } from '../errors.js';
+import { buildReport, renderMarkdown, writeReports } from '../report/report.js';
+import { readSummary } from '../report/summary.js';
+import { columnKey } from '../modes.js';
 
 /**
  * Groups figures into report columns, in the order first seen. A compressed run is never a repeat of a raw
  * one, nor a run of one NODE_VERSIONS release a repeat of another's: its column's key says `+gzip` or `@node20`
  * (bench/modes.js columnKey).
- * @param {import('./summary.js').ModeFigures[]} figures
- * @returns {Array<{key: string, runs: import('./summary.js').ModeFigures[]}>}
+ * @param {import('../report/summary.js').ModeFigures[]} figures
+ * @returns {Array<{key: string, runs: import('../report/summary.js').ModeFigures[]}>}
  */
 export function columnsOf(figures) {
   const targets = new Set(figures.map((f) => f.target));
@@ -30,7 +30,7 @@ export function columnsOf(figures) {
 /**
  * Reads one summary and checks the host it records, as the k6 scripts would have.
  * @param {string} file
- * @returns {Promise<import('./summary.js').ModeFigures>}
+ * @returns {Promise<import('../report/summary.js').ModeFigures>}
  * @throws {SummaryError} naming the file and what is wrong, the host included
  */
 export async function readCheckedSummary(file) {

@@ -1,6 +1,6 @@
 // Host settings on the Node side, with the same forms and messages as the k6 scripts (config.js).
 import { makeValidator } from 'envalid';
-import { parseHost } from '../config.js';
+import { parseHost } from '../../config.js';
 
 /**
  * envalid validator of a host setting: `host:port`, `http://host:port` (a

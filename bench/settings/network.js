@@ -1,6 +1,6 @@
 // The link between k6 and the server: which one a run uses (NETWORK, BANDWIDTH,
 // DOWN, UP, RTT), one definition of each profile, and the units they are read in.
-// Building the link is bench/link.js; this module only reads and checks settings.
+// Building the link is bench/placement/link.js; this module only reads and checks settings.
 import { makeValidator } from 'envalid';
 
 /**

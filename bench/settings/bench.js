@@ -1,14 +1,14 @@
 // Settings of the main job (bench.sh), read from the environment and checked before anything starts.
 import { readFileSync } from 'node:fs';
 import { bool, makeValidator, str } from 'envalid';
-import { positiveInt, readEnv, wholeNumber, withDefaultText } from '../server/env.js';
-import { SCENARIOS } from '../proto/payload.js';
-import { MODE_NAMES, MODES } from './modes.js';
-import { BenchError } from './errors.js';
+import { positiveInt, readEnv, wholeNumber, withDefaultText } from '../../server/env.js';
+import { SCENARIOS } from '../../proto/payload.js';
+import { MODE_NAMES, MODES } from '../modes.js';
+import { BenchError } from '../errors.js';
 import { hostPort } from './hosts.js';
 import { linkSpec, PROFILES, rate, rttMs } from './network.js';
-import { DEFAULTS as HOSTS } from '../config.js';
-import { COMPRESSIONS, GZIP_LEVEL } from '../server/compression.js';
+import { DEFAULTS as HOSTS } from '../../config.js';
+import { COMPRESSIONS, GZIP_LEVEL } from '../../server/compression.js';
 
 // k6's duration syntax (https://grafana.com/docs/k6/latest/using-k6/k6-options/reference/#duration), e.g. 30s, 1m30s, 500ms.
 const DURATION_MS = { ms: 1, s: 1000, m: 60000, h: 3600000 };
@@ -275,7 +275,7 @@ export function benchSettingSpecs(cores = splitCores(allowedCpus())) {
     NETWORK: str({
       choices: Object.keys(PROFILES),
       default: 'loopback',
-      desc: 'network profile (bench/network.js PROFILES); any but `loopback` runs the server as a second host in its own network '
+      desc: 'network profile (bench/settings/network.js PROFILES); any but `loopback` runs the server as a second host in its own network '
         + 'namespace behind a shaped link, and k6 runs the remote scripts (docs/network.md; needs root)',
     }),
     BANDWIDTH: withDefaultText(rate({

@@ -1,24 +1,11 @@
-// The decomposition pass (DECOMPOSE=1): every listener of one server (MODE=all:
-// JSON and protobuf over HTTP/1.1 and HTTP/2, fastify and grpc-js beside bare
-// node:http and node:http2) loaded by wrk or h2load in turn, REPEATS times,
-// so the report can say which part of the HTTP-vs-gRPC gap comes from the
-// encoding, which from the transport and which from the frameworks.
+// The decomposition's report (DECOMPOSE=1; bench/passes/decompose.js measures): each listener's RPS and bytes,
+// the ratios that isolate encoding, transport and framework, and the profiles beside their bare baselines.
 import { markdownTable } from 'markdown-table';
-import { measureCapacity } from './capacity.js';
-import { BenchError } from './errors.js';
-import { formatNumber } from './format.js';
+import { formatNumber } from '../format.js';
 import { spread } from './stats.js';
-import { PERFORMANCE_TARGETS } from './performance-targets.js';
-import { freePort, startServer } from './processes.js';
-import { serverEnv } from './invoke.js';
-import { fileStamp } from './format.js';
-import { profileBreakdown, renderBreakdown, startProfiles, stopProfiles } from './profile.js';
-import { PROFILE_INTERVAL_US } from '../server/profiling.js';
-import path from 'node:path';
-import { LISTENER_NAMES, LISTENERS } from '../server/listeners.js';
-
-/** The listeners measured: all of them, in the registry's order (server/listeners.js). */
-export const DECOMPOSITION = LISTENER_NAMES;
+import { PERFORMANCE_TARGETS } from '../performance-targets.js';
+import { profileBreakdown, renderBreakdown } from './profile.js';
+import { LISTENERS } from '../../server/listeners.js';
 
 // [what it isolates, numerator, denominator, target (minimum ratio) or null].
 // Targets: bench/performance-targets.js.
@@ -30,50 +17,6 @@ const EFFECTS = [
   ['fastify over bare node:http, same body', 'http', 'baseline-http', PERFORMANCE_TARGETS['http/baseline-http']],
   ['grpc-js over bare node:http2 gRPC framing, same bytes', 'grpc', 'baseline-grpc', PERFORMANCE_TARGETS['grpc/baseline-grpc']],
 ];
-
-/**
- * Runs the pass for one scenario: per repeat, a fresh server (one process tree,
- * MODE=all) and each listener warmed up, then measured.
- * @param {{scenario: string, settings: import('./settings.js').BenchSettings, cores: ReturnType<import('./settings.js').splitCores>,
- *   durationS: number, warmupS: number}} options
- * @returns {Promise<Record<string, Array<Awaited<ReturnType<typeof measureCapacity>> & {profile?: object}>>>} runs per
- *   listener; with PROFILE=1 each carries its profile (bench/profile.js stopProfiles), written to RESULTS_DIR too
- * @throws {BenchError} when the server does not start or a tool fails
- */
-export async function measureDecomposition({ scenario, settings, cores, durationS, warmupS }) {
-  const runs = Object.fromEntries(DECOMPOSITION.map((l) => [l, []]));
-  const stamp = fileStamp();
-  for (let repeat = 1; repeat <= settings.REPEATS; repeat++) {
-    let server;
-    // PROFILE=1: each listener's measured load is profiled through the admin endpoint, as in the main job.
-    const admin = settings.PROFILE ? `127.0.0.1:${await freePort()}` : null;
-    try {
-      server = await startServer({
-        env: serverEnv('all', { workers: settings.WORKERS, adminPort: admin && Number(admin.split(':')[1]) }), cpus: cores.serverCpus,
-      });
-    } catch (err) {
-      throw new BenchError(`the server (MODE=all) did not start: ${err.message}`);
-    }
-    try {
-      for (const listener of DECOMPOSITION) {
-        console.error(`--- ${scenario}, decomposition run ${repeat} of ${settings.REPEATS}: ${listener}`);
-        const load = { listener, scenario, host: `127.0.0.1:${server.ports[listener]}`, connections: settings.VUS, cpus: cores.k6Cpus };
-        if (warmupS > 0) await measureCapacity({ ...load, durationS: warmupS });
-        if (!admin) {
-          runs[listener].push(await measureCapacity({ ...load, durationS }));
-          continue;
-        }
-        await startProfiles([admin]);
-        const result = await measureCapacity({ ...load, durationS });
-        const prefix = path.join(settings.RESULTS_DIR, `profile-decomposition-${scenario}-${listener}-${stamp}-r${repeat}`);
-        runs[listener].push({ ...result, profile: await stopProfiles([admin], prefix, PROFILE_INTERVAL_US) });
-      }
-    } finally {
-      await server.stop();
-    }
-  }
-  return runs;
-}
 
 /**
  * The decomposition report of one scenario: each listener's median RPS with

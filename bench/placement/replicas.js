@@ -2,7 +2,7 @@
 // each on its own loopback address (127.0.0.2, 127.0.0.3, …, as if on hosts of their own),
 // behind one HAProxy on 127.0.0.1 that balances every request on its own, round robin
 // (deploy/haproxy/haproxy.cfg, the same file Compose's `scale` profile runs). The main job
-// asks this placement for a server per measured cell, like the others (bench/placement.js).
+// asks this placement for a server per measured cell, like the others (bench/placement/placement.js).
 // Each backend of the file has SERVERS slots; the bench gives each slot its replica's address
 // over HAProxy's admin socket (its runtime API).
 import { spawn } from 'node:child_process';
@@ -12,11 +12,11 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BenchError } from './errors.js';
-import { ensureTools } from './tools.js';
-import { cpuSecondsOf, freePort, pinned, ROOT, startServer } from './processes.js';
-import { MODES } from './modes.js';
-import { serverEnv } from './invoke.js';
+import { BenchError } from '../errors.js';
+import { ensureTools } from '../tools.js';
+import { cpuSecondsOf, freePort, pinned, ROOT, startServer } from '../processes.js';
+import { MODES } from '../modes.js';
+import { serverEnv } from '../invoke.js';
 
 /** The one balancer configuration, shared with compose.yaml's `scale` profile. */
 export const HAPROXY_CONFIG = path.join(ROOT, 'deploy/haproxy/haproxy.cfg');
@@ -83,7 +83,7 @@ export function requestsByServer(text, backend) {
 
 /**
  * The replicas placement: each cell is N servers and one HAProxy, started for it and stopped after it.
- * @param {import('./settings.js').BenchSettings} settings SERVERS > 1
+ * @param {import('../settings/bench.js').BenchSettings} settings SERVERS > 1
  * @returns {import('./placement.js').Placement}
  */
 export function replicasPlacement(settings) {

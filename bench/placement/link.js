@@ -11,14 +11,15 @@ import net from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { median } from 'simple-statistics';
-import { BenchError } from './errors.js';
-import { formatRate } from './network.js';
-import { cpuSecondsOf, isAlive, pinned, ROOT } from './processes.js';
-import { ensureTools } from './tools.js';
+import { BenchError } from '../errors.js';
+import { formatRate } from '../settings/network.js';
+import { cpuSecondsOf, isAlive, pinned } from '../processes.js';
+import { ROOT } from '../root.js';
+import { ensureTools } from '../tools.js';
 
 const NS_PREFIX = 'jvgb';
 const NS_NAME = new RegExp(`^${NS_PREFIX}-(\\d+)-(\\d+)$`);
-/** Port of the link probe (bench/link-probe.js) in the server's namespace. */
+/** Port of the link probe (bench/placement/link-probe.js) in the server's namespace. */
 export const PROBE_PORT = 9000;
 /** Port of toxiproxy's HTTP API, on the server's veth address. */
 const TOXIPROXY_API_PORT = 8474;
@@ -164,7 +165,7 @@ async function toxiproxyApi(base, method, route, body) {
  * @property {string} serverAddress the address k6 loads, e.g. 198.18.0.2
  * @property {string} clientAddress the load side's address, e.g. 198.18.0.1
  * @property {string} bindHost what the server binds inside the namespace (127.0.0.1 behind toxiproxy, else serverAddress)
- * @property {import('./network.js').LinkSpec} spec what was asked for
+ * @property {import('../settings/network.js').LinkSpec} spec what was asked for
  * @property {{bandwidth: string, delay: string, delay_ms: {up: number, down: number}}} shapers which shaper did what;
  *   delay_ms: the delay actually set each way (toxiproxy's is whole ms)
  * @property {string[]} limits one line per shaper used (SHAPER_LIMITS)
@@ -181,7 +182,7 @@ async function toxiproxyApi(base, method, route, body) {
 /**
  * Builds the link: namespace, veth pair, addresses, tbf each way, delay (netem or
  * toxiproxy), and the link probe. Removes stale links of killed runs first.
- * @param {import('./network.js').LinkSpec} spec
+ * @param {import('../settings/network.js').LinkSpec} spec
  * @param {{cpus?: string, coreCount?: number, toxiproxyBin?: () => string}} [options] cpus: taskset list for
  *   toxiproxy and the probe (the server's cores: they stand for the far machine); toxiproxyBin: returns its path
  *   (called only when the kernel lacks netem and the link has a delay)
@@ -263,7 +264,7 @@ export async function createLink(spec, { cpus, coreCount = 1, toxiproxyBin } = {
       }
     };
 
-    const probe = await spawnUntil(...command(process.execPath, [path.join(ROOT, 'bench/link-probe.js'), bindHost, String(PROBE_PORT)]),
+    const probe = await spawnUntil(...command(process.execPath, [path.join(ROOT, 'bench/placement/link-probe.js'), bindHost, String(PROBE_PORT)]),
       /"listening"/, 'the link probe');
     children.push(probe);
     await expose([PROBE_PORT]);
@@ -308,7 +309,7 @@ function connect(host, port) {
  * Round-trip time of one byte there and back over an open TCP connection (so it holds
  * whatever delays data, netem or toxiproxy), `count` times after one warm-up exchange.
  * @param {string} host
- * @param {number} port a link probe (bench/link-probe.js)
+ * @param {number} port a link probe (bench/placement/link-probe.js)
  * @param {number} [count] default 20
  * @returns {Promise<{min_ms: number, median_ms: number}>}
  */

@@ -7,12 +7,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { grpcFrame, methodOf } from '../proto/index.js';
-import { rpcPath, SCENARIOS } from '../proto/payload.js';
-import { BenchError } from './errors.js';
-import { pinned } from './processes.js';
-import { LISTENERS } from '../server/listeners.js';
-import { ensureTools } from './tools.js';
+import { grpcFrame, methodOf } from '../../proto/index.js';
+import { rpcPath, SCENARIOS } from '../../proto/payload.js';
+import { BenchError } from '../errors.js';
+import { pinned } from '../processes.js';
+import { LISTENERS } from '../../server/listeners.js';
+import { ensureTools } from '../tools.js';
 
 const run = promisify(execFile);
 const WRK_BYTES = fileURLToPath(new URL('wrk-bytes.lua', import.meta.url));

@@ -4,12 +4,12 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { markdownTable } from 'markdown-table';
 import { chartSvg } from './chart.js';
-import { renderDecomposition } from './decompose.js';
+import { renderDecomposition } from './decomposition.js';
 import { CLIENT_BOUND_PCT, readingOf } from './reading.js';
-import { fileStamp, formatNumber } from './format.js';
-import { columnKey, MODES, modeLabel, nodeOfKey, onNode } from './modes.js';
-import { GZIP_LEVEL } from '../server/compression.js';
-import { formatRate } from './network.js';
+import { fileStamp, formatNumber } from '../format.js';
+import { columnKey, MODES, modeLabel, nodeOfKey, onNode } from '../modes.js';
+import { GZIP_LEVEL } from '../../server/compression.js';
+import { formatRate } from '../settings/network.js';
 import { provenanceDifferences } from './provenance.js';
 import { profileBreakdown, renderBreakdown } from './profile.js';
 import { replicaShares } from './summary.js';
@@ -77,7 +77,7 @@ export const ROWS = Object.freeze([
   { label: 'k6 CPU (% of its cores)', field: 'k6_cpu_pct', digits: 0, how: 'median',
     what: 'k6\'s user + system CPU time over the run / (wall time × its cores); ≥ 90% in the median run marks the column client-bound '
       + '(`client_bound`); `k6_cpu_runs` counts the runs that reached it' },
-  // The server's own accounting of the measured window (bench/server-stats.js); the largest or worst worker where per worker.
+  // The server's own accounting of the measured window (bench/report/server-stats.js); the largest or worst worker where per worker.
   { label: 'requests served, server count', field: 'server_requests', digits: 0, how: 'median',
     what: 'the server\'s own count of requests over the measured window, warm-up left out (should equal k6\'s `requests`)' },
   { label: 'server CPU per request (µs)', field: 'server_cpu_us_per_request', digits: 1, how: 'median', checkSpread: true,
@@ -106,7 +106,7 @@ export const ROWS = Object.freeze([
     what: 'smallest share of the window\'s requests one worker served: how evenly the cluster spread the load' },
   { label: 'requests per worker, largest share (%)', field: 'server_worker_share_max_pct', digits: 1, how: 'median',
     what: 'largest such share' },
-  // SERVERS > 1: the replicas behind HAProxy (bench/replicas.js).
+  // SERVERS > 1: the replicas behind HAProxy (bench/placement/replicas.js).
   { label: 'requests per replica, smallest share (%)', field: 'server_replica_share_min_pct', digits: 1, how: 'median',
     what: 'with `SERVERS` > 1, through HAProxy: the smallest share of the window\'s requests one replica served, by the replicas\' own counts' },
   { label: 'requests per replica, largest share (%)', field: 'server_replica_share_max_pct', digits: 1, how: 'median',
@@ -123,7 +123,7 @@ export const ROWS = Object.freeze([
     what: '(data sent / TCP payload sent − 1) × 100: how far k6\'s counter is from the wire' },
   { label: 'k6 data_received vs capture (%)', field: 'data_received_vs_wire_pct', digits: 3, how: 'median',
     what: '(data received / TCP payload received − 1) × 100' },
-  // Over a link (NETWORK, BANDWIDTH, RTT, TARGET=remote): the link's own counters (bench/link.js) and what they predict.
+  // Over a link (NETWORK, BANDWIDTH, RTT, TARGET=remote): the link's own counters (bench/placement/link.js) and what they predict.
   { label: 'link throughput down, frames (Mbit/s)', field: 'link_down_mbps', digits: 3, how: 'median',
     what: 'over an emulated link: the veth\'s byte counters server to client over the k6 run ÷ its duration: '
       + 'everything that crossed the link, Ethernet/IP/TCP headers and ACKs included' },
@@ -266,7 +266,7 @@ export function buildReport(columns, { generatedAt = new Date(), via = null } = 
     client_bound: clientBound,
     k6_instances: splitRuns(modes),
     compression: compressionOf(modes, pairs),
-    profile: profileOf(modes), // PROFILE=1 (bench/profile.js)
+    profile: profileOf(modes), // PROFILE=1 (bench/report/profile.js)
     notes: [...unfairness(modes), ...nodeMismatch(modes, pairs), ...unevenWorkers(modes), ...(via ? [via.note] : []), ...notesOf(modes, clientBound)],
     reading: [], // filled below: the sentences read the report's own figures
   };
@@ -330,7 +330,7 @@ function compressionOf(modes, pairs) {
 
 /**
  * The provenance of the report: the first run's in full, and what differs between the runs of the columns.
- * @returns {{recorded: import('./provenance.js').Provenance|null, missing: string[],
+ * @returns {{recorded: import('../provenance.js').Provenance|null, missing: string[],
  *   differences: Array<{field: string, values: Record<string, string>}>}}
  */
 function provenanceOfReport(columns) {
@@ -356,7 +356,7 @@ function linkOf(modes) {
 }
 
 /**
- * Where each column's server CPU went (PROFILE=1): bench/profile.js's breakdown of each column's profiled runs, with the
+ * Where each column's server CPU went (PROFILE=1): bench/report/profile.js's breakdown of each column's profiled runs, with the
  * primary's CPU and the measured CPU per request from the accounting.
  * @returns {ReturnType<typeof profileBreakdown>|null} null when no run was profiled
  */
@@ -626,7 +626,7 @@ function renderInstances(report) {
     }
   }
   return `**k6 instances.** Each run was split over k6 processes by execution segment; merged: counters summed, `
-    + `percentiles from all instances' samples (bench/k6-split.js). The merged requests include each instance's setup() request.\n\n`
+    + `percentiles from all instances' samples (bench/passes/k6-split.js). The merged requests include each instance's setup() request.\n\n`
     + `${markdownTable(rows, { align: ['l', 'r', 'l', 'r', 'r', 'r', 'r', 'r'] })}\n\n`;
 }
 
@@ -671,7 +671,7 @@ function renderLink(report) {
  * With decompositions (DECOMPOSE=1), their tables follow and the JSON holds them in `decomposition[scenario]`.
  * @param {Array<ReturnType<typeof buildReport>>} reports one per scenario, at least one
  * @param {string} dir folder, created if missing
- * @param {{decompositions?: Array<ReturnType<typeof import('./decompose.js').decompositionReport>>}} [extra]
+ * @param {{decompositions?: Array<ReturnType<typeof import('./decomposition.js').decompositionReport>>}} [extra]
  * @returns {Promise<{markdown: string, json: string, charts: string[]}>} the paths written
  */
 export async function writeReports(reports, dir, { decompositions = [] } = {}) {

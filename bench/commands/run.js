@@ -1,34 +1,34 @@
 // The main job (bash bench.sh): for each scenario, each mode in turn and
 // REPEATS times interleaved, the server is started natively (on loopback, or
-// behind an emulated link: bench/placement.js), warmed up, and measured by k6;
+// behind an emulated link: bench/placement/placement.js), warmed up, and measured by k6;
 // then one side-by-side table per scenario.
 import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { BenchError } from './errors.js';
-import { ROOT, runK6 } from './processes.js';
-import { buildReport, renderMarkdown, writeReports } from './report.js';
-import { allowedCpus, durationMs, splitCores } from './settings.js';
-import { measureCapacity, requireCapacityTools } from './capacity.js';
-import { decompositionReport, DECOMPOSITION, measureDecomposition, renderDecomposition } from './decompose.js';
-import { requireCaptureTools, startCapture } from './wire.js';
-import { figuresOf, readSummary } from './summary.js';
-import { executionSegments, mergeFiles, sampleOutputArgs } from './k6-split.js';
-import { combineWindows, scrapeServer, serverWindow } from './server-stats.js';
-import { requireLinkTools } from './link.js';
-import { formatRate } from './network.js';
-import { placementOf } from './placement.js';
-import { replicasPlacement, requireBalancer, slotName } from './replicas.js';
-import { startProfiles, stopProfiles } from './profile.js';
-import { PROFILE_INTERVAL_US } from '../server/profiling.js';
-import { columnKey, MODES } from './modes.js';
-import { k6Args } from './invoke.js';
-import { provenanceOf } from './provenance.js';
-import { fileStamp, k6Reason } from './format.js';
-import { ensureTool } from './tools.js';
-
-/** The last lines k6 printed about why it stopped, for an error message. */
+import { BenchError } from '../errors.js';
+import { ROOT, runK6 } from '../processes.js';
+import { buildReport, renderMarkdown, writeReports } from '../report/report.js';
+import { allowedCpus, durationMs, splitCores } from '../settings/bench.js';
+import { measureCapacity, requireCapacityTools } from '../passes/capacity.js';
+import { decompositionReport, renderDecomposition } from '../report/decomposition.js';
+import { DECOMPOSITION, measureDecomposition } from '../passes/decompose.js';
+import { requireCaptureTools, startCapture } from '../passes/wire.js';
+import { figuresOf, readSummary } from '../report/summary.js';
+import { executionSegments, mergeFiles, sampleOutputArgs } from '../passes/k6-split.js';
+import { combineWindows, serverWindow } from '../report/server-stats.js';
+import { scrapeServer } from '../passes/scrape.js';
+import { requireLinkTools } from '../placement/link.js';
+import { formatRate } from '../settings/network.js';
+import { placementOf } from '../placement/placement.js';
+import { replicasPlacement, requireBalancer, slotName } from '../placement/replicas.js';
+import { startProfiles, stopProfiles } from '../passes/profile.js';
+import { PROFILE_INTERVAL_US } from '../../server/profiling.js';
+import { columnKey, MODES } from '../modes.js';
+import { k6Args } from '../invoke.js';
+import { provenanceOf } from '../provenance.js';
+import { fileStamp, k6Reason } from '../format.js';
+import { ensureTool } from '../tools.js';
 
 /** Why k6 failed, with its last lines and where the whole log is. */
 const k6Failure = (output, log) => {
@@ -47,10 +47,10 @@ const isZero = (duration) => /^(0+(\.0+)?(ms|s|m|h))+$/.test(duration);
  * @param {{mode: string, scenario: string, label: string, compression?: 'off'|'gzip', node?: ServerNode|null}} cell label
  *   names the files; compression: the server's COMPRESSION and what k6 asks for (default off); node: the Node release the
  *   server runs on (default null: the job's own)
- * @param {import('./settings.js').BenchSettings} settings
+ * @param {import('../settings/bench.js').BenchSettings} settings
  * @param {ReturnType<typeof splitCores>} cores
  * @param {string} scratch folder for throw-away files
- * @param {import('./placement.js').Placement} placement
+ * @param {import('../placement/placement.js').Placement} placement
  * @param {object|null} linkCheck the link as measured before the runs
  * @returns {Promise<string>} path of the measured run's summary
  * @throws {BenchError} when the server does not start, its accounting cannot be read or names another Node release
@@ -172,8 +172,8 @@ function dashboardEnv(settings, label) {
 /**
  * The measured k6 run: one k6 process, or K6_INSTANCES of them, each running one execution
  * segment on its own core (where there are enough) and writing its samples, merged into one
- * summary (bench/k6-split.js). Each instance's own summary is kept beside the merged one.
- * @param {{settings: import('./settings.js').BenchSettings, cores: ReturnType<typeof splitCores>, scratch: string,
+ * summary (bench/passes/k6-split.js). Each instance's own summary is kept beside the merged one.
+ * @param {{settings: import('../settings/bench.js').BenchSettings, cores: ReturnType<typeof splitCores>, scratch: string,
  *   label: string, summaryFile: string, argsOf: (summaryFile: string, flags: string[]) => string[], env: Record<string, string>}} run
  *   argsOf: k6's arguments of a run that writes its summary to the file, with k6 options put first
  * @returns {Promise<{code: number|null, output: string, cpu: object|null, summary?: object, instances?: object[]}>}
@@ -263,7 +263,7 @@ function linkRecord(settings, placement, check, counters) {
 
 /**
  * What the job needs before it starts, checked at once: the tools of the passes asked for, and root for a link.
- * @param {import('./settings.js').BenchSettings} settings
+ * @param {import('../settings/bench.js').BenchSettings} settings
  * @returns {Promise<void>}
  * @throws {BenchError} naming what is missing and what installs it
  */
@@ -281,7 +281,7 @@ export async function preflight(settings) {
 
 /**
  * Runs the main job (bench/cli.js run) and prints the tables; writes the summaries, logs and reports in RESULTS_DIR.
- * @param {import('./settings.js').BenchSettings} settings checked by bench/cli.js, K6_BIN provisioned
+ * @param {import('../settings/bench.js').BenchSettings} settings checked by bench/cli.js, K6_BIN provisioned
  * @returns {Promise<void>}
  * @throws {BenchError} when a server does not start, k6 fails or a link cannot be built
  */
@@ -350,7 +350,7 @@ export async function main(settings) {
 /**
  * The Node releases NODE_VERSIONS lists, each provisioned (scripts/ensure-tool.sh node VERSION: found in
  * .tools/node-VERSION or installed from the npm registry) and its exact version read from the binary.
- * @param {import('./settings.js').BenchSettings} settings
+ * @param {import('../settings/bench.js').BenchSettings} settings
  * @returns {ServerNode[]} in the order listed; [] without NODE_VERSIONS
  * @throws {BenchError} naming the release that cannot be had, does not run, or is another release than asked for
  */
@@ -380,7 +380,7 @@ export function serverNodes(settings) {
  * The measured columns of each scenario, in report order: every mode raw, then with COMPRESSION=gzip every
  * mode again with gzipped responses; with NODE_VERSIONS each of these once per release, side by side
  * (`http@node20`, `http@node24.21.0`, `grpc@node20`, …).
- * @param {import('./settings.js').BenchSettings} settings
+ * @param {import('../settings/bench.js').BenchSettings} settings
  * @param {ServerNode[]} [nodes] serverNodes(settings); [] (default): the server runs on the job's own Node
  * @returns {Array<{key: string, mode: string, compression: 'off'|'gzip', node: ServerNode|null, prefix: string}>} key: the
  *   report's (bench/modes.js columnKey); node: the release its server runs on (null: the job's own); prefix: how its

@@ -1,25 +1,20 @@
-// The soak job (npm run soak). For each mode: the server under sustained closed-model
-// load for SOAK_DURATION while every worker's RSS is sampled from /proc; then (FAULTS)
-// short runs in which one worker is killed with SIGKILL at the load's midpoint, timing
-// its replacement and counting the requests that failed. Settings: bench/soak-helpers.js.
-import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+// The soak job's two runs (bench/commands/soak.js runs them per mode): the server under sustained
+// closed-model load for SOAK_DURATION while every worker's RSS is sampled from /proc; and a short
+// fault run in which one worker is killed with SIGKILL at the load's midpoint, timing its
+// replacement and counting the requests that failed.
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BenchError } from './errors.js';
-import { fileStamp, k6Reason } from './format.js';
-import { freePort, isServerProcess, ROOT, runK6, startServer } from './processes.js';
-import { scrapeServer } from './server-stats.js';
-import { allowedCpus, durationMs, splitCores } from './settings.js';
-import { EVENT } from '../server/events.js';
-import { k6Args, portOfMode, serverEnv } from './invoke.js';
-import { spread } from './stats.js';
-import { readSummary } from './summary.js';
-import {
-  loadAverage, memoryFigures, renderSoakMarkdown, RSS_INTERVAL_S, rssMib,
-  SOAK_SETTING_NAMES,
-} from './soak-helpers.js';
+import { BenchError } from '../errors.js';
+import { k6Reason } from '../format.js';
+import { freePort, isServerProcess, runK6, startServer } from '../processes.js';
+import { scrapeServer } from './scrape.js';
+import { durationMs } from '../settings/bench.js';
+import { EVENT } from '../../server/events.js';
+import { k6Args, portOfMode, serverEnv } from '../invoke.js';
+import { readSummary } from '../report/summary.js';
+import { memoryFigures } from '../report/soak.js';
+import { loadAverage, rssMib } from './memory.js';
+import { RSS_INTERVAL_S } from '../settings/soak.js';
 
 // Past --duration k6 may spend its setupTimeout (15 s) and gracefulStop (30 s); past those and a margin it is stuck.
 const K6_OVERRUN_MS = 75000;
@@ -44,8 +39,6 @@ const interruptedOf = (output) => {
 
 /** k6's warnings and errors (first few), kept in the report for diagnosis. */
 const k6Messages = (output) => output.split('\n').filter((l) => /level=(warning|error)/.test(l)).slice(0, 5);
-
-/** The last lines k6 printed about why it stopped, for an error message. */
 
 /**
  * Runs k6 (bench/processes.js runK6) and kills it by pid if it outlives its duration by
@@ -80,10 +73,14 @@ async function start(mode, options, cores) {
 /**
  * One sustained run: server up, warm-up, the measured run with every worker's RSS read
  * at its start, every RSS_INTERVAL_S seconds and at its end, server down.
+ * @param {string} mode a name of MODES (bench/modes.js)
+ * @param {import('../settings/soak.js').SoakSettings} settings
+ * @param {ReturnType<typeof import('../settings/bench.js').splitCores>} cores
+ * @param {{stamp: string, scratch: string}} job the job's file stamp and scratch folder
  * @returns {Promise<object>} the run's figures; memory in MiB, times in s
  * @throws {BenchError} when the server does not start or k6 fails
  */
-async function soakRun(mode, settings, cores, job) {
+export async function soakRun(mode, settings, cores, job) {
   const loadavgBefore = loadAverage();
   const server = await start(mode, { workers: settings.WORKERS }, cores);
   const host = `127.0.0.1:${portOfMode(server, mode)}`;
@@ -97,10 +94,10 @@ async function soakRun(mode, settings, cores, job) {
     }
     const summaryFile = path.join(settings.RESULTS_DIR, `soak-${job.stamp}-${mode}-k6.json`);
     log(`${mode}: sustained load, ${settings.SOAK_DURATION} at ${settings.VUS} VUs, ${settings.WORKERS} worker(s); RSS every ${RSS_INTERVAL_S} s`);
-    /** @type {import('./soak-helpers.js').RssSample[]} */
+    /** @type {import('../report/soak.js').RssSample[]} */
     const samples = [];
     const t0 = performance.now();
-    /** @returns {import('./soak-helpers.js').RssSample} */
+    /** @returns {import('../report/soak.js').RssSample} */
     const read = () => {
       /** @type {Record<string, number>} */
       const workers = {};
@@ -177,10 +174,15 @@ async function loadStart(admin, k6Ended) {
 /**
  * One fault run on a fresh server: k6 for FAULT_DURATION, one worker killed with SIGKILL at
  * the load's midpoint, its replacement timed from the log lines.
+ * @param {string} mode a name of MODES (bench/modes.js)
+ * @param {import('../settings/soak.js').SoakSettings} settings
+ * @param {ReturnType<typeof import('../settings/bench.js').splitCores>} cores
+ * @param {{stamp: string, scratch: string}} job the job's file stamp and scratch folder
+ * @param {number} repeat 1-based
  * @returns {Promise<object>} the run's figures; times in ms
  * @throws {BenchError} when the server does not start, k6 fails or no replacement listens in time
  */
-async function faultRun(mode, settings, cores, job, repeat) {
+export async function faultRun(mode, settings, cores, job, repeat) {
   const adminPort = await freePort();
   const loadavgBefore = loadAverage();
   const server = await start(mode, { workers: settings.FAULT_WORKERS, adminPort }, cores);
@@ -254,86 +256,6 @@ async function faultRun(mode, settings, cores, job, repeat) {
     };
   } finally {
     await server.stop();
-  }
-}
-
-/** The fault runs of one mode, each figure as median and range over the repeats. */
-function faultSummary(mode, settings, runs) {
-  const over = (field) => spread(runs.map((r) => r[field]));
-  return {
-    mode,
-    workers: settings.FAULT_WORKERS,
-    duration: settings.FAULT_DURATION,
-    vus: settings.VUS,
-    respawn_ms: over('respawn_ms'),
-    respawn_logged_ms: over('respawn_logged_ms'),
-    death_logged_ms: over('death_logged_ms'),
-    requests: over('requests'),
-    failed: over('failed'),
-    timed_out: over('timed_out'),
-    failed_pct: over('failed_pct'),
-    k6_error_lines: over('k6_error_lines'),
-    interrupted_iterations: over('interrupted_iterations'),
-    run_s: over('run_s'),
-    replacement_served: over('replacement_served'),
-    rps: over('rps'),
-    runs,
-  };
-}
-
-/**
- * Runs the soak job (bench/cli.js soak): the sustained runs and the fault runs of each mode, then the report.
- * @param {import('./soak-helpers.js').SoakSettings} settings checked by bench/cli.js, K6_BIN provisioned
- * @returns {Promise<void>}
- * @throws {BenchError} when a server or k6 fails, or a sustained run had failed requests
- */
-export async function main(settings) {
-  process.chdir(ROOT); // k6 resolves the scripts, and RESULTS_DIR is relative, from here
-  const command = [...SOAK_SETTING_NAMES.filter((n) => n !== 'K6_BIN' && process.env[n] !== undefined)
-    .map((n) => `${n}=${process.env[n]}`), 'npm run soak'].join(' ');
-  await mkdir(settings.RESULTS_DIR, { recursive: true });
-  const cores = splitCores(allowedCpus());
-  const stamp = fileStamp();
-  const job = { stamp, scratch: await mkdtemp(path.join(os.tmpdir(), 'soak-')) };
-  const soak = [];
-  const faults = [];
-  try {
-    for (const mode of settings.MODE) {
-      if (settings.SOAK) soak.push(await soakRun(mode, settings, cores, job));
-      if (!settings.FAULTS) continue;
-      const runs = [];
-      for (let repeat = 1; repeat <= settings.FAULT_REPEATS; repeat++) runs.push(await faultRun(mode, settings, cores, job, repeat));
-      faults.push(faultSummary(mode, settings, runs));
-    }
-  } finally {
-    await rm(job.scratch, { recursive: true, force: true });
-  }
-  const shared = cores.serverCpus && settings.FAULT_WORKERS > cores.serverCoreCount;
-  const report = {
-    generated_at: new Date().toISOString(),
-    command,
-    settings,
-    pinning: [cores.description, settings.SOAK && `sustained runs ${settings.WORKERS} worker(s)`,
-      settings.FAULTS && `fault runs ${settings.FAULT_WORKERS} worker(s)`].filter(Boolean).join('; '),
-    machine: { cpus: allowedCpus().length, node: process.version, k6: execFileSync(settings.K6_BIN, ['version'], { encoding: 'utf8' }).split('\n')[0] },
-    noise: 'a shared machine: other work may have run during these runs; the 1-minute load average before each run is recorded '
-      + '(this job alone adds about 2 on 2 CPUs). One sustained run per mode (minutes each), so no spread for it; '
-      + 'its RSS samples give the spread over time.',
-    fault_note: faults.length && shared
-      ? `The ${settings.FAULT_WORKERS} fault-run workers share server cpu ${cores.serverCpus}: the surviving worker keeps serving, `
-        + 'but its RPS is not comparable with the sustained run\'s.'
-      : undefined,
-    soak,
-    faults,
-  };
-  const markdown = renderSoakMarkdown(report);
-  const base = path.join(settings.RESULTS_DIR, `soak-${stamp}`);
-  await writeFile(`${base}.md`, markdown);
-  await writeFile(`${base}.json`, `${JSON.stringify(report, null, 2)}\n`);
-  process.stdout.write(`${markdown}\nwritten: ${base}.md, ${base}.json\n`);
-  const failing = soak.filter((r) => r.failed > 0);
-  if (failing.length) {
-    throw new BenchError(`failed requests under sustained load (must be 0): ${failing.map((r) => `${r.mode} ${r.failed}`).join(', ')}`);
   }
 }
 

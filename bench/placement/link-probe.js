@@ -1,6 +1,6 @@
-// The far end of the link check (bench/link.js), run inside the server's network
+// The far end of the link check (bench/placement/link.js), run inside the server's network
 // namespace: a TCP server that answers a ping byte, sends N bytes, or reads N bytes.
-//   node bench/link-probe.js <host> <port>     prints {"listening": port} when ready
+//   node bench/placement/link-probe.js <host> <port>     prints {"listening": port} when ready
 // Commands, one per connection: 'p' → 'p' (repeatable), 'd'+u64 N → N bytes then end,
 // 'u'+u64 N → reads N bytes, then 'k'.
 import net from 'node:net';
