@@ -69,7 +69,7 @@ export const ROWS = Object.freeze([
     what: 'data received / requests' },
   { label: 'payload per response (bytes)', field: 'payload_bytes', digits: 0, how: 'median',
     what: 'the payload alone: the JSON body as received, or the protobuf message k6 decoded, encoded again '
-      + '(test/payload.test.js checks it equals the bytes the server sends)' },
+      + '(test/integration/payload.test.js checks it equals the bytes the server sends)' },
   { label: 'VUs', field: 'vus', digits: 0, how: 'median',
     what: 'highest number of VUs, as run' },
   { label: 'duration (s)', field: 'duration_s', digits: 1, how: 'median',

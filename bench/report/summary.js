@@ -299,7 +299,7 @@ function wireFigures(wire, sent, received) {
 /**
  * Size of the payload sampled in setup(): the JSON body's bytes as k6 received
  * them, or the protobuf encoding of the message k6 decoded (protobufjs,
- * default-valued fields omitted as proto3 does; test/payload.test.js checks
+ * default-valued fields omitted as proto3 does; test/integration/payload.test.js checks
  * that this equals the bytes the server sends).
  * @param {string} file
  * @param {'http'|'grpc'} mode

@@ -121,3 +121,25 @@ test('restart policy: a first quick death is replaced at once, then delays doubl
   assert.equal(policy.onDeath(1, quick).quickDeaths, 1);
   assert.equal(policy.onDeath(0, RESTART_DEFAULTS.stableAfterMs).quickDeaths, 0);
 });
+
+test('the limits have safe defaults', () => {
+  const settings = readSettings({});
+  assert.equal(settings.SHUTDOWN_TIMEOUT_MS, 10000);
+  assert.equal(settings.MAX_CONNECTIONS, 4096);
+  assert.equal(settings.MAX_BODY_BYTES, 65536);
+  assert.equal(settings.HEADERS_TIMEOUT_MS, 10000);
+  assert.equal(settings.REQUEST_TIMEOUT_MS, 30000);
+});
+
+
+test('a limit that is not a whole number in range is refused, naming the variable', () => {
+  const cases = [
+    ['SHUTDOWN_TIMEOUT_MS', '0'], ['SHUTDOWN_TIMEOUT_MS', '2147483648'], ['MAX_CONNECTIONS', '-1'],
+    ['MAX_CONNECTIONS', '1e3'], ['MAX_BODY_BYTES', '64k'], ['HEADERS_TIMEOUT_MS', ''], ['REQUEST_TIMEOUT_MS', '1.5'],
+  ];
+  for (const [name, value] of cases) {
+    assert.throws(() => readSettings({ [name]: value }), (err) => err.code === 'ERR_INVALID_SETTING'
+      && err.message.startsWith(`invalid setting ${name}=${JSON.stringify(value)}: must be a whole number from `), `${name}=${value}`);
+  }
+});
+
