@@ -8,7 +8,7 @@ import { serverEnv } from '../invoke.js';
 import { ROOT } from '../processes.js';
 import { provenanceOf } from '../provenance.js';
 import { renderFaults } from '../report/faults.js';
-import { allowedCpus, splitCores } from '../settings/bench.js';
+import { allowedCpus, splitCores } from '../settings/cores.js';
 
 const log = (message) => console.error(`faults: ${message}`);
 

@@ -8,7 +8,7 @@ import { BenchError } from '../errors.js';
 import { fileStamp } from '../format.js';
 import { ROOT } from '../processes.js';
 import { faultRun, soakRun } from '../passes/soak.js';
-import { allowedCpus, splitCores } from '../settings/bench.js';
+import { allowedCpus, splitCores } from '../settings/cores.js';
 import { spread } from '../report/stats.js';
 import { renderSoakMarkdown } from '../report/soak.js';
 import { SOAK_SETTING_NAMES } from '../settings/soak.js';

@@ -19,7 +19,7 @@ export const DECOMPOSITION = LISTENER_NAMES;
 /**
  * Runs the pass for one scenario: per repeat, a fresh server (one process tree,
  * MODE=all) and each listener warmed up, then measured.
- * @param {{scenario: string, settings: import('../settings/bench.js').BenchSettings, cores: ReturnType<import('../settings/bench.js').splitCores>,
+ * @param {{scenario: string, settings: import('../settings/bench.js').BenchSettings, cores: ReturnType<import('../settings/cores.js').splitCores>,
  *   durationS: number, warmupS: number}} options
  * @returns {Promise<Record<string, Array<Awaited<ReturnType<typeof measureCapacity>> & {profile?: object}>>>} runs per
  *   listener; with PROFILE=1 each carries its profile (bench/passes/profile.js stopProfiles), written to RESULTS_DIR too

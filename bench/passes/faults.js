@@ -12,7 +12,7 @@ import { k6Reason } from '../format.js';
 import { MODES } from '../modes.js';
 import { k6Args, portOfMode, serverEnv } from '../invoke.js';
 import { freePort, isServerProcess, runK6, startServer } from '../processes.js';
-import { durationMs } from '../settings/bench.js';
+import { durationMs } from '../settings/validators.js';
 import { rssMib } from './memory.js';
 import { readSummary } from '../report/summary.js';
 

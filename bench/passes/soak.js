@@ -8,7 +8,7 @@ import { BenchError } from '../errors.js';
 import { k6Reason } from '../format.js';
 import { freePort, isServerProcess, runK6, startServer } from '../processes.js';
 import { scrapeServer } from './scrape.js';
-import { durationMs } from '../settings/bench.js';
+import { durationMs } from '../settings/validators.js';
 import { EVENT } from '../../server/events.js';
 import { k6Args, portOfMode, serverEnv } from '../invoke.js';
 import { readSummary } from '../report/summary.js';
@@ -75,7 +75,7 @@ async function start(mode, options, cores) {
  * at its start, every RSS_INTERVAL_S seconds and at its end, server down.
  * @param {string} mode a name of MODES (bench/modes.js)
  * @param {import('../settings/soak.js').SoakSettings} settings
- * @param {ReturnType<typeof import('../settings/bench.js').splitCores>} cores
+ * @param {ReturnType<typeof import('../settings/cores.js').splitCores>} cores
  * @param {{stamp: string, scratch: string}} job the job's file stamp and scratch folder
  * @returns {Promise<object>} the run's figures; memory in MiB, times in s
  * @throws {BenchError} when the server does not start or k6 fails
@@ -176,7 +176,7 @@ async function loadStart(admin, k6Ended) {
  * the load's midpoint, its replacement timed from the log lines.
  * @param {string} mode a name of MODES (bench/modes.js)
  * @param {import('../settings/soak.js').SoakSettings} settings
- * @param {ReturnType<typeof import('../settings/bench.js').splitCores>} cores
+ * @param {ReturnType<typeof import('../settings/cores.js').splitCores>} cores
  * @param {{stamp: string, scratch: string}} job the job's file stamp and scratch folder
  * @param {number} repeat 1-based
  * @returns {Promise<object>} the run's figures; times in ms

@@ -1,126 +1,20 @@
 // Settings of the main job (bench.sh), read from the environment and checked before anything starts.
-import { readFileSync } from 'node:fs';
-import { bool, makeValidator, str } from 'envalid';
+import { bool, str } from 'envalid';
 import { positiveInt, readEnv, wholeNumber, withDefaultText } from '../../server/env.js';
 import { SCENARIOS } from '../../proto/payload.js';
-import { MODE_NAMES, MODES } from '../modes.js';
+import { MODES } from '../modes.js';
 import { BenchError } from '../errors.js';
 import { hostPort } from './hosts.js';
 import { linkSpec, PROFILES, rate, rttMs } from './network.js';
 import { DEFAULTS as HOSTS } from '../../config.js';
 import { COMPRESSIONS, GZIP_LEVEL } from '../../server/compression.js';
-
-// k6's duration syntax (https://grafana.com/docs/k6/latest/using-k6/k6-options/reference/#duration), e.g. 30s, 1m30s, 500ms.
-const DURATION_MS = { ms: 1, s: 1000, m: 60000, h: 3600000 };
-
-/**
- * Milliseconds in a k6 duration.
- * @param {string} text e.g. '1m30s'
- * @returns {number} ms
- * @throws {Error} when the text is not a k6 duration
- */
-export function durationMs(text) {
-  if (!/^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$/.test(text)) throw new Error('must be a k6 duration such as 20s, 1m or 1m30s');
-  let ms = 0;
-  for (const [, n, , unit] of text.matchAll(/([0-9]+(\.[0-9]+)?)(ms|s|m|h)/g)) ms += Number(n) * DURATION_MS[unit];
-  return ms;
-}
-
-/**
- * envalid validator of a k6 duration (kept as text, as k6 takes it), for every job's settings.
- * @param {{allowZero?: boolean, minMs?: number}} [bounds] allowZero: '0s' is accepted; minMs: the least (ms)
- */
-export const duration = ({ allowZero = false, minMs = 0 } = {}) => makeValidator((input) => {
-  const ms = durationMs(String(input));
-  if (ms < minMs) throw new Error(`must be at least ${minMs / 1000}s`);
-  if (ms === 0 && !allowZero) throw new Error('must be longer than 0');
-  return String(input);
-});
-
-/**
- * CPUs this process may run on, from /proc/self/status (Linux), e.g. [0, 1].
- * @returns {number[]} ids; empty when unknown
- */
-export function allowedCpus() {
-  try {
-    const list = readFileSync('/proc/self/status', 'utf8').match(/^Cpus_allowed_list:\s*(.+)$/m)?.[1] ?? '';
-    return list.split(',').flatMap((part) => {
-      const [from, to = from] = part.split('-').map(Number);
-      return Array.from({ length: to - from + 1 }, (_, i) => from + i);
-    });
-  } catch {
-    return [];
-  }
-}
-
-/**
- * How cores are shared: with two or more, k6 runs on the last one and the server on the others,
- * each pinned with taskset; with one, nothing is pinned. A run split over k6 instances
- * (K6_INSTANCES) gives each instance a core of its own from the last ones while the server keeps
- * at least one; with fewer cores than that, the instances share the last core.
- * @param {number[]} cpus allowed CPU ids
- * @param {number} [k6Instances] k6 processes per measured run (default 1)
- * @returns {{serverCpus?: string, k6Cpus?: string, k6InstanceCpus: (string|undefined)[], serverCoreCount: number,
- *   k6CoreCount: number, description: string}} k6Cpus: every core k6 gets; k6InstanceCpus: each instance's,
- *   in order; k6CoreCount: how many cores k6 gets in all
- */
-export function splitCores(cpus, k6Instances = 1) {
-  if (cpus.length < 2) {
-    return {
-      k6InstanceCpus: Array(k6Instances).fill(undefined), serverCoreCount: 1, k6CoreCount: 1,
-      description: 'one core: server and k6 share it, not pinned',
-    };
-  }
-  const own = cpus.length > k6Instances;
-  const k6 = own ? cpus.slice(-k6Instances) : cpus.slice(-1);
-  const server = cpus.slice(0, cpus.length - k6.length);
-  const instances = k6Instances === 1 ? ''
-    : own ? `, one k6 instance per cpu` : `; the ${k6Instances} k6 instances share cpu ${k6[0]}, too few cores for one each`;
-  return {
-    serverCpus: server.join(','),
-    k6Cpus: k6.join(','),
-    k6InstanceCpus: own ? k6.map(String) : Array(k6Instances).fill(String(k6[0])),
-    serverCoreCount: server.length,
-    k6CoreCount: k6.length,
-    description: `server pinned to cpu ${server.join(',')}, k6 pinned to cpu ${k6.join(',')} (taskset)${instances}`,
-  };
-}
-
-/**
- * envalid validator of a comma-separated list drawn from `choices`, duplicates dropped.
- * @param {readonly string[]} choices
- */
-export const listOf = (choices) => makeValidator((input) => {
-  const items = String(input).split(',').map((x) => x.trim()).filter(Boolean);
-  const unknown = items.filter((x) => !choices.includes(x));
-  if (items.length === 0 || unknown.length) throw new Error(`must be a comma-separated list of ${choices.join(', ')}`);
-  return [...new Set(items)];
-});
-
-/**
- * envalid validator of NODE_VERSIONS: a comma-separated list of Node releases, each `MAJOR`, `MAJOR.MINOR` or
- * `MAJOR.MINOR.PATCH` (what scripts/ensure-tool.sh node takes), in column order. Empty means none.
- * @returns the releases as written, e.g. ['20', '24.21.0']; [] for ''
- * @throws {Error} (reported by readEnv as one line naming NODE_VERSIONS) for a malformed item, an empty
- *   list (`,`) or a release listed twice
- */
-export const nodeReleases = makeValidator((input) => {
-  const text = String(input).trim();
-  if (text === '') return [];
-  const items = text.split(',').map((x) => x.trim()).filter(Boolean);
-  if (items.length === 0) throw new Error('must list at least one Node release, e.g. 20,24.21.0');
-  const bad = items.filter((x) => !/^[0-9]+(\.[0-9]+){0,2}$/.test(x));
-  if (bad.length) throw new Error(`${bad.join(', ')}: each release must be MAJOR, MAJOR.MINOR or MAJOR.MINOR.PATCH, e.g. 20 or 24.21.0`);
-  const twice = items.filter((x, i) => items.indexOf(x) !== i);
-  if (twice.length) throw new Error(`${[...new Set(twice)].join(', ')} listed twice: each release is one column per mode`);
-  return items;
-});
+import { CONNECTION_POLICIES } from '../../k6/settings.js';
+import { sharedSpec } from './shared.js';
+import { allowedCpus, splitCores } from './cores.js';
+import { duration, listOf, nodeReleases } from './validators.js';
 
 /** The most replicas SERVERS may ask for: each gets a loopback address of its own, 127.0.0.2 upwards. */
 const MAX_SERVERS = 16;
-
-/** How the docs say the default of WORKERS in the main job and the soak job (see splitCores). */
-export const SERVER_CORES_TEXT = 'one per server core (all cores but the last, which k6 gets; 1 on a one-core machine)';
 
 const code = (names) => names.map((n) => `\`${n}\``).join(', ');
 
@@ -173,7 +67,7 @@ const code = (names) => names.map((n) => `\`${n}\``).join(', ');
  */
 export function benchSettingSpecs(cores = splitCores(allowedCpus())) {
   return {
-    VUS: positiveInt({ default: 32, desc: 'k6 virtual users, the same for each mode (closed model: each waits for its answer)' }),
+    VUS: sharedSpec('VUS', 'run', cores),
     REPEATS: positiveInt({
       default: 3,
       desc: 'measured runs per mode, interleaved (HTTP, gRPC, HTTP, …); the report gives their median and min–max',
@@ -183,11 +77,8 @@ export function benchSettingSpecs(cores = splitCores(allowedCpus())) {
       desc: 'measured k6 run per mode and repeat (k6 duration: `30s`, `1m`, `1m30s`)',
       example: '1m30s',
     }),
-    WARMUP: duration({ allowZero: true })({
-      default: '2s',
-      desc: 'k6 run before each measured one, left out of the figures (k6 duration); `0s` skips it',
-    }),
-    WORKERS: withDefaultText(positiveInt({ default: cores.serverCoreCount, desc: 'server cluster workers' }), SERVER_CORES_TEXT),
+    WARMUP: sharedSpec('WARMUP', 'run', cores),
+    WORKERS: sharedSpec('WORKERS', 'run', cores),
     K6_INSTANCES: positiveInt({
       default: 1,
       desc: 'k6 processes per measured run, each running one execution segment (`--execution-segment`) of it, as k6-operator\'s '
@@ -204,10 +95,7 @@ export function benchSettingSpecs(cores = splitCores(allowedCpus())) {
         + '(docs/scaling.md; needs `haproxy`)',
       example: '2',
     }),
-    MODES: listOf(MODE_NAMES)({
-      default: [...MODE_NAMES],
-      desc: `modes measured, comma-separated from ${code(MODE_NAMES)} (bench/modes.js), in column order; the first is the ratios' baseline`,
-    }),
+    MODES: sharedSpec('MODES', 'run', cores),
     NODE_VERSIONS: withDefaultText(nodeReleases({
       default: [],
       desc: 'Node releases the server runs under, comma-separated (`MAJOR`, `MAJOR.MINOR` or `MAJOR.MINOR.PATCH`), each provisioned '
@@ -222,16 +110,12 @@ export function benchSettingSpecs(cores = splitCores(allowedCpus())) {
       example: 'users-100,blob-32k',
     }),
     CONNECTIONS: str({
-      choices: ['reuse', 'per-request'],
+      choices: [...CONNECTION_POLICIES],
       default: 'reuse',
       desc: 'connection policy of both modes: `reuse`, one connection per VU (HTTP keep-alive; one gRPC connection opened on the '
         + 'VU\'s first iteration); `per-request`, a new connection every iteration',
     }),
-    REQUEST_TIMEOUT: duration({ allowZero: false })({
-      default: '5s',
-      desc: 'how long one request may take, the same for both modes (k6 duration; the HTTP `timeout` param, the gRPC `timeout` in the invoke params); a request past it is ended, counted as failed and as timed out. Raise it for large payloads over a slow link',
-      example: '30s',
-    }),
+    REQUEST_TIMEOUT: sharedSpec('REQUEST_TIMEOUT', 'run', cores),
     COMPRESSION: str({
       choices: [...COMPRESSIONS],
       default: 'off',
@@ -311,16 +195,9 @@ export function benchSettingSpecs(cores = splitCores(allowedCpus())) {
         + 'empty leaves them unmeasured',
       example: '10.1.2.3:9100',
     }),
-    VERBOSE: bool({
-      default: false,
-      desc: 'k6\'s own output on the terminal too; it always goes to `results/k6-<run>.log`, and its last lines are shown when a run fails',
-      example: '1',
-    }),
-    K6_BIN: str({ default: '', desc: 'path of k6; empty: `bench/cli.js` takes k6 from PATH if it is at least the pinned release, else builds that release (`scripts/ensure-tool.sh k6`)' }),
-    RESULTS_DIR: str({
-      default: 'results',
-      desc: 'folder of summaries, dashboards, k6 logs and reports (relative to the repository, or absolute)',
-    }),
+    VERBOSE: sharedSpec('VERBOSE', 'run', cores),
+    K6_BIN: sharedSpec('K6_BIN', 'run', cores),
+    RESULTS_DIR: sharedSpec('RESULTS_DIR', 'run', cores),
   };
 }
 

@@ -1,18 +1,14 @@
 // The soak job's settings (bench/commands/soak.js; docs/soak.md's table is generated from the specs).
-import { bool, makeValidator, str } from 'envalid';
+import { bool, makeValidator } from 'envalid';
 import { positiveInt, readEnv, withDefaultText } from '../../server/env.js';
+import { sharedSpec } from './shared.js';
 import { BenchError } from '../errors.js';
 import { MODE_NAMES } from '../modes.js';
-import { allowedCpus, duration, SERVER_CORES_TEXT, splitCores } from './bench.js';
+import { allowedCpus, splitCores } from './cores.js';
+import { duration, positiveNumber } from './validators.js';
 
 /** Seconds between two RSS samples of the workers during the sustained run. */
 export const RSS_INTERVAL_S = 5;
-
-const positiveNumber = makeValidator((input) => {
-  const value = /^[0-9]+(\.[0-9]+)?$/.test(String(input)) ? Number(input) : NaN;
-  if (!(value > 0)) throw new Error('must be a number greater than 0');
-  return value;
-});
 
 // The soak's MODE is a list of modes (bench/modes.js), loaded one after the other; its `both` is every mode,
 // not the server's MODE=both (a listener set).
@@ -67,19 +63,10 @@ export function soakSettingSpecs(cores = splitCores(allowedCpus())) {
       desc: 'measured sustained run per mode (k6 duration, at least 1s)',
       example: '30m',
     }),
-    WARMUP: duration({ allowZero: true })({
-      default: '10s',
-      desc: 'k6 run before the sustained one, left out of every figure (k6 duration); `0s` skips it',
-    }),
-    VUS: positiveInt({
-      default: 64,
-      desc: 'k6 virtual users, closed model: each sends its next request when the last is answered',
-    }),
-    WORKERS: withDefaultText(positiveInt({ default: cores.serverCoreCount, desc: 'server workers of the sustained run' }), SERVER_CORES_TEXT),
-    REQUEST_TIMEOUT: duration()({
-      default: '5s',
-      desc: 'how long one request may take, the same for both modes (k6 duration; the HTTP `timeout` param, the gRPC `timeout` in the invoke params); a request past it is ended, counted as failed and as timed out. Raise it for large payloads over a slow link: a request a killed worker took with it then counts as lost instead of hanging',
-    }),
+    WARMUP: sharedSpec('WARMUP', 'soak', cores),
+    VUS: sharedSpec('VUS', 'soak', cores),
+    WORKERS: sharedSpec('WORKERS', 'soak', cores),
+    REQUEST_TIMEOUT: sharedSpec('REQUEST_TIMEOUT', 'soak', cores),
     FAULTS: bool({ default: true, desc: 'run the fault runs' }),
     // The kill needs load before and after it: at least a second each side.
     FAULT_DURATION: duration({ minMs: 2000 })({
@@ -102,11 +89,8 @@ export function soakSettingSpecs(cores = splitCores(allowedCpus())) {
       default: 1,
       desc: 'fitted RSS slope (MiB/min) under which a worker can be \'stable\' (rssTrend in bench/report/soak.js)',
     }),
-    K6_BIN: str({ default: '', desc: 'path of k6; empty: `bench/cli.js` takes k6 from PATH if it is at least the pinned release, else builds that release (`scripts/ensure-tool.sh k6`)' }),
-    RESULTS_DIR: str({
-      default: 'results',
-      desc: 'folder of the reports and k6 summaries (relative to the repository, or absolute)',
-    }),
+    K6_BIN: sharedSpec('K6_BIN', 'soak', cores),
+    RESULTS_DIR: sharedSpec('RESULTS_DIR', 'soak', cores),
   };
 }
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { decompositionReport, renderDecomposition } from '../../bench/report/decomposition.js';
 import { DECOMPOSITION, measureDecomposition } from '../../bench/passes/decompose.js';
-import { allowedCpus, splitCores } from '../../bench/settings/bench.js';
+import { allowedCpus, splitCores } from '../../bench/settings/cores.js';
 
 test('each listener serves the user scenario under its native load generator, and the effects are ratios of them', async () => {
   const settings = { REPEATS: 1, WORKERS: 1, VUS: 4 };

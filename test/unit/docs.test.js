@@ -6,7 +6,8 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { benchSettingSpecs, readBenchSettings, splitCores } from '../../bench/settings/bench.js';
+import { benchSettingSpecs, readBenchSettings } from '../../bench/settings/bench.js';
+import { splitCores } from '../../bench/settings/cores.js';
 import { readSoakSettings, SOAK_SETTING_NAMES, soakSettingSpecs } from '../../bench/settings/soak.js';
 import { ROWS } from '../../bench/report/report.js';
 import { readSettings, serverSettingSpecs } from '../../server/settings.js';

@@ -1,9 +1,12 @@
 // The settings readers and their helpers (bench/settings/bench.js, server/restart-policy.js): pure.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { benchSettingSpecs, durationMs, readBenchSettings, splitCores } from '../../bench/settings/bench.js';
+import { benchSettingSpecs, readBenchSettings } from '../../bench/settings/bench.js';
+import { durationMs } from '../../bench/settings/validators.js';
+import { splitCores } from '../../bench/settings/cores.js';
 import { faultSettingSpecs, readFaultSettings } from '../../bench/settings/faults.js';
 import { readSoakSettings, soakSettingSpecs } from '../../bench/settings/soak.js';
+import { SHARED_SETTING_NAMES, sharedDefaults } from '../../bench/settings/shared.js';
 import { createRestartPolicy, RESTART_DEFAULTS } from '../../server/restart-policy.js';
 import { readSettings, serverSettingSpecs } from '../../server/settings.js';
 import { edits, misspeltSettings } from '../../server/env.js';
@@ -143,3 +146,29 @@ test('a limit that is not a whole number in range is refused, naming the variabl
   }
 });
 
+
+test('a setting two jobs read is specced once (bench/settings/shared.js), and the fault matrix takes the server\'s own specs', () => {
+  const cores = splitCores([0, 1]);
+  const jobs = { run: benchSettingSpecs(cores), soak: soakSettingSpecs(cores), faults: faultSettingSpecs(cores) };
+  // Same names, other meanings, kept for the settings' users: the soak's FAULTS is on/off, the matrix's a list of faults;
+  // FAULT_DURATION is a soak fault run in one, a matrix cell in the other.
+  const homonyms = ['FAULTS', 'FAULT_DURATION'];
+  const server = serverSettingSpecs();
+  const names = new Set(Object.values(jobs).flatMap((specs) => Object.keys(specs)));
+  for (const name of names) {
+    const readers = Object.entries(jobs).filter(([, specs]) => name in specs);
+    if (readers.length < 2 || homonyms.includes(name)) continue;
+    assert.ok(SHARED_SETTING_NAMES.includes(name), `${name} is read by ${readers.map(([job]) => job).join(', ')} but not shared`);
+    // One meaning: each job's words are the shared ones, with the job's own added at the end.
+    const descs = readers.map(([, specs]) => specs[name].desc);
+    const common = descs.reduce((a, b) => (a.length <= b.length ? a : b));
+    for (const desc of descs) assert.ok(desc.startsWith(common), `${name}: "${desc}" does not start with "${common}"`);
+  }
+  for (const name of ['SHUTDOWN_TIMEOUT_MS', 'H2_IDLE_PING_MS']) {
+    assert.deepEqual([jobs.faults[name].desc, jobs.faults[name].default], [server[name].desc, server[name].default], `${name}: the server's spec`);
+    assert.throws(() => readFaultSettings({ [name]: String(2 ** 31) }), new RegExp(name), 'the server\'s bound');
+  }
+  // Each job's defaults are data beside the one spec.
+  assert.deepEqual(sharedDefaults().VUS, { run: 32, soak: 64, faults: 16 });
+  assert.equal(readFaultSettings({}).SHUTDOWN_TIMEOUT_MS, readSettings({}).SHUTDOWN_TIMEOUT_MS);
+});
