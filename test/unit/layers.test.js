@@ -93,3 +93,18 @@ test('neither the passes nor the report load bench/cli.js or a command: dependen
     assert.deepEqual(wrong, [], `${file} loads ${wrong.join(', ')}`);
   }
 });
+
+test('k6/ is type-checked against k6\'s API: npm run lint runs k6/tsconfig.json over every k6 script', () => {
+  const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+  assert.match(pkg.scripts.lint, /&& tsc -p k6\/tsconfig\.json\b/);
+  assert.ok(pkg.devDependencies['@types/k6'], '@types/k6 is a dev dependency');
+  // JSON with comments: the comments go before parsing.
+  const config = JSON.parse(readFileSync(path.join(ROOT, 'k6/tsconfig.json'), 'utf8').replace(/^\s*\/\/.*$/gm, ''));
+  assert.deepEqual(config.compilerOptions.types, ['k6']);
+  assert.equal(config.compilerOptions.checkJs, true);
+  // Every script k6 runs is in: the shared code, the four scripts, the minimal ones.
+  const scripts = ['k6', 'http-tests', 'grpc-tests', 'bench/k6-minimal']
+    .flatMap((dir) => readdirSync(path.join(ROOT, dir)).filter((f) => f.endsWith('.js')).map((f) => `${dir}/${f}`));
+  const included = (file) => config.include.some((glob) => path.posix.join('k6', glob).replace('*.js', path.posix.basename(file)) === file);
+  for (const file of scripts) assert.ok(included(file), `${file} is not type-checked`);
+});
