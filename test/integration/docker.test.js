@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
-import { MODE_NAMES } from '../../bench/modes.js';
+import { MODE_NAMES, MODES as MODE_REGISTRY } from '../../bench/modes.js';
 import { ensureTool } from '../../bench/tools.js';
 import { ROOT } from '../../bench/root.js';
 import { compose, defaultOf } from '../helpers/compose.js';
@@ -64,8 +64,8 @@ describe('build.sh, starthttp.sh, startgrpc.sh', () => {
   for (const mode of MODES) {
     const script = `start${mode}.sh`;
 
-    test(`${script} points to npm run start:${mode}, which exists and sets MODE=${mode}`, () => {
-      assert.match(pkg.scripts[`start:${mode}`], new RegExp(`\\bMODE=${mode}\\b`));
+    test(`${script} points to npm run start:${mode}, which exists and sets MODE to the mode's listener`, () => {
+      assert.match(pkg.scripts[`start:${mode}`], new RegExp(`\\bMODE=${MODE_REGISTRY[mode].listener}\\b`));
     });
 
     test(`${script} with no docker on PATH: one clear line, nonzero exit`, () => {

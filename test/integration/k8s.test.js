@@ -47,17 +47,6 @@ test('the Deployment and Services pass Kubernetes\' own schemas; a broken one do
   assert.equal((await kubernetesValidate(broken)).ok, false, 'a port that is no number passed');
 });
 
-test('the server manifest probes what the server serves, on the ports it listens on', () => {
-  const [deployment, service, headless] = YAML.parseAllDocuments(readFileSync(path.join(K8S, 'server.yaml'), 'utf8')).map((d) => d.toJS());
-  const [container] = deployment.spec.template.spec.containers;
-  const ports = Object.fromEntries(container.ports.map((p) => [p.name, p.containerPort]));
-  assert.deepEqual(ports, { http: 3000, grpc: 4000 }); // server/listeners.js defaults
-  assert.equal(container.readinessProbe.httpGet.path, '/health');
-  assert.equal(container.livenessProbe.grpc.port, 4000);
-  assert.equal(headless.spec.clusterIP, 'None');
-  assert.deepEqual(service.spec.ports.map((p) => p.port), [3000, 4000]);
-});
-
 for (const mode of ['http', 'grpc']) {
   test(`the ${mode} TestRun passes the k6-operator CRD's schema; a broken one does not`, () => {
     const crd = YAML.parse(readFileSync(CRD, 'utf8'));
