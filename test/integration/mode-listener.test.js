@@ -6,38 +6,16 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { k6Bin } from '../helpers/k6.js';
+import { addListener, addMode } from '../helpers/additions.js';
 import { scratchCopy } from '../helpers/scratch.js';
 import { sh } from '../helpers/run.js';
-
-/** The new listener: the JSON one on a port of its own, at the registry's end. */
-const LISTENER = `
-  'json-alt': {
-    portSetting: 'JSON_ALT_PORT', defaultPort: 3009, protocol: 'HTTP (alt)', label: 'JSON · HTTP/1.1 · fastify, another port',
-    transport: 'HTTP/1.1', load: { tool: 'wrk', request: 'get' }, probe: null,
-    start: async (options) => (await import('../http.js')).startHttp(options),
-  },
-`;
-
-/** The new mode, named otherwise than its listener; it loads it with the HTTP scripts. */
-const MODE = `
-  alt: {
-    label: 'HTTP (JSON), alt listener',
-    listener: 'json-alt',
-    scripts: { local: 'http-tests/local.js', remote: 'http-tests/remote.js' },
-    hostVars: { local: 'LOCAL_HTTP_HOST', remote: 'REMOTE_HTTP_HOST' },
-    minimalScript: 'bench/k6-minimal/http.js',
-    metrics: { requests: ['http_reqs', 'count'], latency: 'http_req_duration', failed: 'http_req_failed' },
-    payload: 'json-body',
-  },
-`;
 
 let copy;
 before(async () => {
   copy = await scratchCopy(after);
-  const lastListener = "    start: async (options) => (await import('../baseline-grpc.js')).startBaselineGrpc(options),\n  },\n";
-  await copy.edit('server/listeners.js', lastListener, lastListener + LISTENER.slice(1));
-  const lastMode = "    payload: 'protobuf-message',\n  },\n";
-  await copy.edit('bench/modes.js', lastMode, lastMode + MODE.slice(1));
+  await addListener(copy, 'json-alt');
+  // A mode named otherwise than the listener it loads, with the HTTP scripts.
+  await addMode(copy, { name: 'alt', listener: 'json-alt' });
 });
 
 /** Runs a bench command in the copy. */

@@ -3,10 +3,10 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { ROOT } from '../../bench/root.js';
+import { addListener, addMode, addScenario } from '../helpers/additions.js';
 import { scratchCopy } from '../helpers/scratch.js';
 
 const DOC = readFileSync(path.join(ROOT, 'docs/contributing.md'), 'utf8');
@@ -35,49 +35,19 @@ async function changed(t, change) {
 }
 
 test('adding a scenario changes the files docs/contributing.md says', async (t) => {
-  const files = await changed(t, (copy) => copy.edit('proto/payload.js', "  'users-100': {",
-    "  'users-10': { description: '10 nested Users in a repeated field', ...users(10) },\n  'users-100': {"));
+  const files = await changed(t, (copy) => addScenario(copy));
   assert.deepEqual(files, ['docs/settings.md', 'proto/payload.js']);
   assert.equal(files.length, stated('Adding a scenario'));
 });
 
 test('adding a listener changes the files docs/contributing.md says', async (t) => {
-  const last = "    start: async (options) => (await import('./baseline-grpc.js')).startBaselineGrpc(options),\n  },\n";
-  const files = await changed(t, (copy) => copy.edit('server/listeners.js', last, `${last}  'json-alt': {
-    portSetting: 'JSON_ALT_PORT', defaultPort: 3009, protocol: 'HTTP (alt)', label: 'JSON · HTTP/1.1 · fastify, another port',
-    transport: 'HTTP/1.1', load: { tool: 'wrk', request: 'get' }, probe: null,
-    start: async (options) => (await import('./http.js')).startHttp(options),
-  },
-`));
+  const files = await changed(t, (copy) => addListener(copy, 'json-alt'));
   assert.deepEqual(files, ['docs/server.md', 'server/listeners.js']);
   assert.equal(files.length, stated('Adding a listener'));
 });
 
 test('adding a mode changes the files docs/contributing.md says', async (t) => {
-  const files = await changed(t, async (copy) => {
-    const last = "    payload: 'protobuf-message',\n  },\n";
-    await copy.edit('bench/modes.js', last, `${last}  alt: {
-    label: 'HTTP (JSON), alt',
-    listener: 'http',
-    scripts: { local: 'alt-tests/local.js', remote: 'alt-tests/remote.js' },
-    hostVars: { local: 'LOCAL_ALT_HOST', remote: 'REMOTE_ALT_HOST' },
-    minimalScript: 'bench/k6-minimal/http.js',
-    metrics: { requests: ['http_reqs', 'count'], latency: 'http_req_duration', failed: 'http_req_failed' },
-    payload: 'json-body',
-  },
-`);
-    await mkdir(path.join(copy.dir, 'alt-tests'));
-    for (const target of ['local', 'remote']) {
-      const script = readFileSync(path.join(ROOT, `http-tests/${target}.js`), 'utf8').replaceAll(`${target.toUpperCase()}_HTTP_HOST`,
-        `${target.toUpperCase()}_ALT_HOST`);
-      await writeFile(path.join(copy.dir, `alt-tests/${target}.js`), script);
-    }
-    await copy.edit('config.js', "  REMOTE_ADMIN_HOST: '',\n",
-      "  LOCAL_ALT_HOST: 'localhost:3000',\n  REMOTE_ALT_HOST: '192.168.0.10:3000',\n  REMOTE_ADMIN_HOST: '',\n");
-    await copy.edit('config.js', "export const REMOTE_ADMIN_HOST = ",
-      "export const LOCAL_ALT_HOST = pick('LOCAL_ALT_HOST');\nexport const REMOTE_ALT_HOST = pick('REMOTE_ALT_HOST');\nexport const REMOTE_ADMIN_HOST = ");
-    return ['alt-tests/local.js', 'alt-tests/remote.js'];
-  });
+  const files = await changed(t, (copy) => addMode(copy, { name: 'alt', listener: 'http', ownScripts: true }));
   assert.deepEqual(files, ['alt-tests/local.js', 'alt-tests/remote.js', 'bench/modes.js', 'config.js', 'docs/faults.md',
     'docs/settings.md', 'docs/soak.md']);
   assert.equal(files.length, stated('Adding a mode'));
