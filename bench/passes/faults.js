@@ -112,6 +112,11 @@ const workersRss = (server) => {
 
 /**
  * One cell: a fresh server in the mode's listener, k6 for FAULT_DURATION, the fault during it.
+ * @param {string} name a key of FAULTS
+ * @param {string} mode a name of MODES (bench/modes.js)
+ * @param {import('../settings/faults.js').FaultSettings} settings
+ * @param {ReturnType<typeof import('../settings/cores.js').splitCores>} cores
+ * @param {string} stamp the job's file stamp, in the k6 summary's name
  * @returns {Promise<object>} the cell's figures; memory in MiB
  * @throws {BenchError} when the server does not start or k6 cannot run
  */
