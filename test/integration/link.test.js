@@ -109,7 +109,7 @@ describe('an emulated link: 4 Mbit/s down, 2 Mbit/s up, 10 ms RTT', { skip }, ()
 describe('cleanup after a killed run, and on Ctrl-C', { skip }, () => {
   // A child builds a link and waits; it is then killed (SIGKILL: nothing runs) or interrupted (SIGINT).
   const child = async () => {
-    const code = `import { createLink } from '../bench/placement/link.js';
+    const code = `import { createLink } from './bench/placement/link.js';
       const link = await createLink({ name: 'custom', down: 1e6, up: 1e6, rttMs: 0 });
       console.log(JSON.stringify({ ns: link.ns, hostIf: link.hostIf }));
       setInterval(() => {}, 1000);`;
