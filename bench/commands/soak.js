@@ -9,33 +9,8 @@ import { fileStamp } from '../format.js';
 import { ROOT } from '../processes.js';
 import { faultRun, soakRun } from '../passes/soak.js';
 import { allowedCpus, splitCores } from '../settings/cores.js';
-import { spread } from '../report/stats.js';
-import { renderSoakMarkdown } from '../report/soak.js';
+import { faultSummary, renderSoakMarkdown } from '../report/soak.js';
 import { SOAK_SETTING_NAMES } from '../settings/soak.js';
-
-/** The fault runs of one mode, each figure as median and range over the repeats. */
-function faultSummary(mode, settings, runs) {
-  const over = (field) => spread(runs.map((r) => r[field]));
-  return {
-    mode,
-    workers: settings.FAULT_WORKERS,
-    duration: settings.FAULT_DURATION,
-    vus: settings.VUS,
-    respawn_ms: over('respawn_ms'),
-    respawn_logged_ms: over('respawn_logged_ms'),
-    death_logged_ms: over('death_logged_ms'),
-    requests: over('requests'),
-    failed: over('failed'),
-    timed_out: over('timed_out'),
-    failed_pct: over('failed_pct'),
-    k6_error_lines: over('k6_error_lines'),
-    interrupted_iterations: over('interrupted_iterations'),
-    run_s: over('run_s'),
-    replacement_served: over('replacement_served'),
-    rps: over('rps'),
-    runs,
-  };
-}
 
 /**
  * Runs the soak job (bench/cli.js soak): the sustained runs and the fault runs of each mode, then the report.

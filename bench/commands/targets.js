@@ -5,71 +5,22 @@
 // - the project's k6 scripts reach >= 0.9x the RPS of a minimal k6 script.
 // Each ratio is taken per repeat (REPEATS, interleaved); the report gives the median and min-max.
 // Exits 1 when a median misses its target. Settings: REPEATS, DURATION, WARMUP, VUS (as bench.sh).
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { markdownTable } from 'markdown-table';
 import { requireCapacityTools } from '../passes/capacity.js';
-import { decompositionReport, renderDecomposition } from '../report/decomposition.js';
+import { decompositionReport } from '../report/decomposition.js';
 import { DECOMPOSITION, measureDecomposition } from '../passes/decompose.js';
 import { BenchError } from '../errors.js';
 import { fileStamp } from '../format.js';
 import { PERFORMANCE_TARGETS } from '../performance-targets.js';
-import { ROOT, runK6, startServer } from '../processes.js';
+import { ROOT } from '../processes.js';
 import { allowedCpus, splitCores } from '../settings/cores.js';
 import { durationMs } from '../settings/validators.js';
 import { MODE_NAMES, MODES } from '../modes.js';
-import { k6Args, portOfMode, serverEnv } from '../invoke.js';
-import { spread } from '../report/stats.js';
+import { renderTargets, targetRow } from '../report/targets.js';
+import { measureK6Overhead } from '../passes/k6-overhead.js';
 
-
-/** Iterations per second of a k6 run, from its JSON summary (handleSummary's or --summary-export's). */
-async function iterationRate(file) {
-  const { metrics } = JSON.parse(await readFile(file, 'utf8'));
-  const rate = metrics.iterations?.values?.rate ?? metrics.iterations?.rate;
-  if (typeof rate !== 'number') throw new BenchError(`${file}: no iterations rate`);
-  return rate;
-}
-
-/**
- * The project's k6 scripts against minimal ones, same server, interleaved.
- * @returns {Promise<Record<string, number[]>>} per mode, the project/minimal RPS ratio of each repeat
- */
-async function measureK6Overhead(settings, cores, scratch) {
-  const server = await startServer({ env: serverEnv(MODE_NAMES, { workers: settings.WORKERS }), cpus: cores.serverCpus });
-  const ratios = Object.fromEntries(MODE_NAMES.map((mode) => [mode, []]));
-  try {
-    const k6 = { k6: settings.K6_BIN, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount, quiet: true };
-    // script: 'project' (the mode's local script) or 'minimal' (the one it is measured against)
-    const run = async (mode, script, summaryFile, duration) => {
-      const host = `127.0.0.1:${portOfMode(server, mode)}`;
-      const args = k6Args(mode, { script, host, vus: settings.VUS, duration, summaryFile });
-      const result = await runK6({ ...k6, args });
-      if (result.code !== 0) throw new BenchError(`k6 ${args.at(-1)} against ${host} failed (exit ${result.code})`);
-      return iterationRate(summaryFile);
-    };
-    for (const mode of MODE_NAMES) {
-      console.error(`--- k6 warm-up: ${mode}`);
-      await run(mode, 'project', path.join(scratch, 'warmup.json'), settings.WARMUP);
-    }
-    for (let repeat = 1; repeat <= settings.REPEATS; repeat++) {
-      for (const mode of MODE_NAMES) {
-        console.error(`--- k6 scripts, run ${repeat} of ${settings.REPEATS}: ${mode}, minimal then project`);
-        const base = await run(mode, 'minimal', path.join(scratch, `${mode}-minimal-${repeat}.json`), settings.DURATION);
-        const ours = await run(mode, 'project', path.join(scratch, `${mode}-project-${repeat}.json`), settings.DURATION);
-        ratios[mode].push(ours / base);
-      }
-    }
-  } finally {
-    await server.stop();
-  }
-  return ratios;
-}
-
-const row = (target, ratios, required) => {
-  const { median, min, max } = spread(ratios);
-  return { target, median, min, max, runs: ratios, required, met: median >= required };
-};
 
 /**
  * The targets need wrk and h2load, and two cores.
@@ -101,18 +52,14 @@ export async function main(settings) {
     const effect = (of) => decomposition.effects.find((e) => e.of === of);
     const k6 = await measureK6Overhead({ ...settings, WORKERS: 1 }, cores, scratch);
     const results = [
-      row('fastify JSON / bare node:http, same body (wrk)', effect('http/baseline-http').runs, effect('http/baseline-http').target),
-      row('grpc-js / bare node:http2 gRPC framing, same bytes (h2load)', effect('grpc/baseline-grpc').runs, effect('grpc/baseline-grpc').target),
-      ...MODE_NAMES.filter((mode) => PERFORMANCE_TARGETS[`k6-${mode}/k6-minimal-${mode}`]).map((mode) => row(
+      targetRow('fastify JSON / bare node:http, same body (wrk)', effect('http/baseline-http').runs, effect('http/baseline-http').target),
+      targetRow('grpc-js / bare node:http2 gRPC framing, same bytes (h2load)', effect('grpc/baseline-grpc').runs, effect('grpc/baseline-grpc').target),
+      ...MODE_NAMES.filter((mode) => PERFORMANCE_TARGETS[`k6-${mode}/k6-minimal-${mode}`]).map((mode) => targetRow(
         `k6 ${MODES[mode].scripts.local} / ${MODES[mode].minimalScript}`, k6[mode], PERFORMANCE_TARGETS[`k6-${mode}/k6-minimal-${mode}`])),
     ];
-    const fmt = (n) => n.toFixed(3);
-    const table = markdownTable([['target', 'RPS ratio, median (min–max)', 'required', 'result'],
-      ...results.map((r) => [r.target, `${fmt(r.median)} (${fmt(r.min)}–${fmt(r.max)})`, `≥ ${r.required}`, r.met ? 'met' : 'MISSED'])],
-    { align: ['l', 'r', 'r', 'l'] });
     const setup = `${settings.REPEATS} repeat(s), ${settings.DURATION} each after ${settings.WARMUP} warm-up, ${settings.VUS} connections/VUs; `
       + `1 server worker; ${cores.description}`;
-    const markdown = `## Performance targets\n\n${table}\n\n${setup}\n\n${renderDecomposition(decomposition)}`;
+    const markdown = renderTargets({ results, setup, decomposition });
     process.stdout.write(`\n${markdown}`);
     await mkdir(settings.RESULTS_DIR, { recursive: true });
     const base = path.join(settings.RESULTS_DIR, `targets-${fileStamp()}`);

@@ -3,6 +3,7 @@
 import { markdownTable } from 'markdown-table';
 import { linearRegression, max, median } from 'simple-statistics';
 import { formatNumber } from '../format.js';
+import { spread } from './stats.js';
 import { modeLabel } from '../modes.js';
 import { RSS_INTERVAL_S, SOAK_SETTING_NAMES } from '../settings/soak.js';
 
@@ -199,3 +200,32 @@ export function renderSoakMarkdown(report) {
   return out.join('\n');
 }
 
+/**
+ * The fault runs of one mode, each figure as median and range over the repeats (bench/report/stats.js spread).
+ * @param {string} mode
+ * @param {import('../settings/soak.js').SoakSettings} settings
+ * @param {object[]} runs each fault run's figures (bench/passes/soak.js faultRun)
+ * @returns {object} what the report's `faults` lists per mode
+ */
+export function faultSummary(mode, settings, runs) {
+  const over = (field) => spread(runs.map((r) => r[field]));
+  return {
+    mode,
+    workers: settings.FAULT_WORKERS,
+    duration: settings.FAULT_DURATION,
+    vus: settings.VUS,
+    respawn_ms: over('respawn_ms'),
+    respawn_logged_ms: over('respawn_logged_ms'),
+    death_logged_ms: over('death_logged_ms'),
+    requests: over('requests'),
+    failed: over('failed'),
+    timed_out: over('timed_out'),
+    failed_pct: over('failed_pct'),
+    k6_error_lines: over('k6_error_lines'),
+    interrupted_iterations: over('interrupted_iterations'),
+    run_s: over('run_s'),
+    replacement_served: over('replacement_served'),
+    rps: over('rps'),
+    runs,
+  };
+}
