@@ -11,7 +11,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { benchSettingSpecs } from '../bench/settings/bench.js';
 import { soakSettingSpecs } from '../bench/settings/soak.js';
 import { faultSettingSpecs } from '../bench/settings/faults.js';
-import { ROWS, WIDE_SPREAD } from '../bench/report/report.js';
+import { ROWS, WIDE_SPREAD } from '../bench/report/rows.js';
 import { serverSettingSpecs } from '../server/settings.js';
 
 /** The repository's root. */
@@ -73,7 +73,7 @@ export function settingsTable(specs) {
 
 /**
  * The Markdown table of the report's rows: row | JSON field | what it is.
- * @param {ReadonlyArray<import('../bench/report/report.js').Row>} rows bench/report/report.js ROWS
+ * @param {ReadonlyArray<import('../bench/report/rows.js').Row>} rows bench/report/rows.js ROWS
  * @returns {string} Markdown, without a final newline
  * @throws {Error} when a row has no `what`
  */
@@ -107,7 +107,7 @@ export const SECTIONS = Object.freeze([
     render: () => settingsTable(soakSettingSpecs()) },
   { file: 'docs/faults.md', marker: 'settings:faults', source: 'faultSettingSpecs in bench/settings/faults.js',
     render: () => settingsTable(faultSettingSpecs()) },
-  { file: 'docs/report.md', marker: 'report:rows', source: 'ROWS in bench/report/report.js',
+  { file: 'docs/report.md', marker: 'report:rows', source: 'ROWS in bench/report/rows.js',
     render: () => rowsTable(ROWS) },
 ]);
 

@@ -4,7 +4,9 @@
 // repeats of one column (median and spread); with only one such group, each file is a column.
 import { parseHost } from '../../config.js';
 import { SummaryError } from '../errors.js';
-import { buildReport, renderMarkdown, writeReports } from '../report/report.js';
+import { buildReport } from '../report/report.js';
+import { renderMarkdown } from '../report/render.js';
+import { writeReports } from '../report/files.js';
 import { readSummary } from '../report/summary.js';
 import { columnKey } from '../modes.js';
 

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { benchSettingSpecs, readBenchSettings } from '../../bench/settings/bench.js';
 import { splitCores } from '../../bench/settings/cores.js';
 import { readSoakSettings, SOAK_SETTING_NAMES, soakSettingSpecs } from '../../bench/settings/soak.js';
-import { ROWS } from '../../bench/report/report.js';
+import { ROWS } from '../../bench/report/rows.js';
 import { readSettings, serverSettingSpecs } from '../../server/settings.js';
 import { generate, ROOT, rowsTable, run, SECTIONS, settingsTable } from '../../scripts/gen-docs.js';
 import { faultSettingSpecs, readFaultSettings } from '../../bench/settings/faults.js';
