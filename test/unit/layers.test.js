@@ -62,9 +62,9 @@ test('bench/report/ loads no process code: reading and rendering results starts 
   }
 });
 
-test('bench/settings/ loads no command: the CLI reads a command\'s settings without loading any job', () => {
-  for (const file of BENCH.filter(inRoom('settings'))) {
-    const wrong = [...loadedWith(file)].filter((f) => inRoom('commands')(f) || f === 'bench/cli.js');
+test('bench/settings/ and the registries load no process code: the CLI reads a command\'s settings without loading any job', () => {
+  for (const file of [...BENCH.filter(inRoom('settings')), 'bench/modes.js', 'bench/faults.js']) {
+    const wrong = [...loadedWith(file)].filter((f) => PROCESS_CODE.some((is) => is(f)));
     assert.deepEqual(wrong, [], `${file} loads ${wrong.join(', ')}`);
   }
 });
