@@ -1,9 +1,9 @@
-// The fault matrix (node bench/cli.js faults; npm run faults): each fault of bench/faults.js injected into a
+// The fault matrix (node bench/cli.js faults; npm run faults): each fault of bench/faults/registry.js injected into a
 // fresh server under k6 load, in each mode; the report (bench/report/faults.js) written to RESULTS_DIR.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileStamp } from '../format.js';
-import { FAULTS } from '../faults.js';
+import { FAULTS } from '../faults/registry.js';
 import { cell, serverSettingsOf } from '../passes/faults.js';
 import { serverEnv } from '../invoke.js';
 import { ROOT } from '../processes.js';

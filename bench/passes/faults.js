@@ -1,11 +1,11 @@
 // The fault matrix's cell (bench/commands/faults.js runs one per fault and mode): a fault of the registry
-// (bench/faults.js) injected into a fresh server under k6 load, with the requests that completed, failed and timed
+// (bench/faults/registry.js) injected into a fresh server under k6 load, with the requests that completed, failed and timed
 // out and the workers' RSS before, at the peak and at the end.
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LISTENERS } from '../../server/listeners.js';
 import { BenchError } from '../errors.js';
-import { FAULTS } from '../faults.js';
+import { FAULTS } from '../faults/registry.js';
 import { k6Reason } from '../format.js';
 import { MODES } from '../modes.js';
 import { k6Args, portOfMode, serverEnv } from '../invoke.js';

@@ -9,7 +9,7 @@ const fmtObserved = (o) => Object.entries(o).map(([k, v]) => `${k} ${typeof v ==
 /**
  * The matrix as Markdown: one row per fault and mode, then what each fault run does.
  * @param {{cells: object[], settings: import('../settings/faults.js').FaultSettings, pinning: string}} report
- * @param {Record<string, string>} about what each fault does, by name, in table order (bench/faults.js FAULTS)
+ * @param {Record<string, string>} about what each fault does, by name, in table order (bench/faults/registry.js FAULTS)
  * @returns {string}
  */
 export function renderFaults({ cells, settings, pinning }, about) {

@@ -2,7 +2,7 @@
 import { positiveInt, readEnv } from '../../server/env.js';
 import { serverSettingSpecs } from '../../server/settings.js';
 import { BenchError } from '../errors.js';
-import { FAULTS } from '../faults.js';
+import { FAULTS } from '../faults/registry.js';
 import { allowedCpus, splitCores } from './cores.js';
 import { sharedSpec } from './shared.js';
 import { duration, listOf } from './validators.js';
@@ -18,7 +18,7 @@ export function faultSettingSpecs(cores = splitCores(allowedCpus())) {
   return {
     FAULTS: listOf(Object.keys(FAULTS))({
       default: Object.keys(FAULTS),
-      desc: `faults to inject, comma-separated from ${Object.keys(FAULTS).map((f) => `\`${f}\``).join(', ')} (bench/faults.js)`,
+      desc: `faults to inject, comma-separated from ${Object.keys(FAULTS).map((f) => `\`${f}\``).join(', ')} (bench/faults/registry.js)`,
     }),
     MODES: sharedSpec('MODES', 'faults', cores),
     FAULT_DURATION: duration({ minMs: 8000 })({ default: '12s', desc: 'k6 run of one cell, the fault injected during it (k6 duration, at least 8s)' }),

@@ -49,7 +49,7 @@ const PROCESS_CODE = [
 ];
 
 test('the layering test sees every room and finds imports', () => {
-  for (const room of ['commands', 'passes', 'placement', 'report', 'settings']) assert.ok(BENCH.some(inRoom(room)), `no bench/${room}/`);
+  for (const room of ['commands', 'passes', 'placement', 'report', 'settings', 'faults']) assert.ok(BENCH.some(inRoom(room)), `no bench/${room}/`);
   assert.ok(importsOf('bench/commands/run.js').static.includes('bench/report/report.js'));
   assert.ok(importsOf('bench/cli.js').dynamic.includes('bench/commands/run.js'));
   assert.ok(loadedWith('bench/commands/run.js').has('node:child_process'), 'a command loads process code');
@@ -62,9 +62,19 @@ test('bench/report/ loads no process code: reading and rendering results starts 
   }
 });
 
-test('bench/settings/ and the registries load no process code: the CLI reads a command\'s settings without loading any job', () => {
-  for (const file of [...BENCH.filter(inRoom('settings')), 'bench/modes.js', 'bench/faults.js']) {
-    const wrong = [...loadedWith(file)].filter((f) => PROCESS_CODE.some((is) => is(f)));
+test('bench/settings/ loads no command and no pass: the CLI reads a command\'s settings without loading any job', () => {
+  for (const file of BENCH.filter(inRoom('settings'))) {
+    const wrong = [...loadedWith(file)].filter((f) => inRoom('commands')(f) || inRoom('passes')(f) || f === 'bench/cli.js');
+    assert.deepEqual(wrong, [], `${file} loads ${wrong.join(', ')}`);
+  }
+  // The mode registry is data alone.
+  const wrong = [...loadedWith('bench/modes.js')].filter((f) => PROCESS_CODE.some((is) => is(f)));
+  assert.deepEqual(wrong, [], `bench/modes.js loads ${wrong.join(', ')}`);
+});
+
+test('the fault registry and its clients load no command, pass, placement or report', () => {
+  for (const file of BENCH.filter(inRoom('faults'))) {
+    const wrong = [...loadedWith(file)].filter((f) => ['commands', 'passes', 'placement', 'report'].some((room) => inRoom(room)(f)));
     assert.deepEqual(wrong, [], `${file} loads ${wrong.join(', ')}`);
   }
 });

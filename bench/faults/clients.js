@@ -1,4 +1,4 @@
-// Misbehaving clients for the fault matrix (bench/faults.js, bench/passes/faults.js): readers that never read a 1 MiB
+// Misbehaving clients for the fault matrix (bench/faults/registry.js): readers that never read a 1 MiB
 // response, connections that send nothing, and bursts of malformed requests. Each works on
 // HTTP/1.1 ('get' listeners) or HTTP/2 gRPC ('grpc' listeners), and every one is closed by the
 // handle it returns. Only loopback addresses are used.

@@ -1,20 +1,18 @@
 // The fault registry: every fault the fault matrix injects (npm run faults), what it does and the function that does it
-// while k6 loads the server. The matrix's settings, its cell (bench/passes/faults.js) and its report derive from this
-// table; adding a fault is one entry here. Like the listener registry, reading it loads no process code: the clients
-// and process helpers a fault uses are imported when it runs.
+// while k6 loads the server (with the misbehaving clients of clients.js). The matrix's settings, its cell
+// (bench/passes/faults.js) and its report derive from this table; adding a fault is one entry here.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { EVENT } from '../server/events.js';
-
-const clients = () => import('./passes/fault-clients.js');
-const processes = () => import('./processes.js');
+import { EVENT } from '../../server/events.js';
+import { isServerProcess } from '../processes.js';
+import { idleConnections, malformedBurst, slowReaders } from './clients.js';
 
 /**
  * @typedef {object} FaultContext what a fault gets while k6 loads the server
- * @property {import('./processes.js').RunningServer} server
+ * @property {import('../processes.js').RunningServer} server
  * @property {number} port the port k6 loads
  * @property {'http'|'grpc'} protocol how the port is spoken to: HTTP/1.1 GET, or gRPC
  * @property {number} loadMs how long the load lasts from the moment the fault starts (ms)
- * @property {import('./settings/faults.js').FaultSettings} settings
+ * @property {import('../settings/faults.js').FaultSettings} settings
  */
 
 /**
@@ -28,7 +26,6 @@ export const FAULTS = Object.freeze({
       let kills = 0;
       for (let at = 3000; at < loadMs - 1000; at += 3000) {
         await sleep(3000);
-        const { isServerProcess } = await processes();
         const victim = server.workerPids().filter(isServerProcess).at(kills % 2);
         if (!victim) continue;
         process.kill(victim, 'SIGKILL');
@@ -61,7 +58,7 @@ export const FAULTS = Object.freeze({
     about: '16 connections ask for the 1 MiB blob (8 requests each: pipelined, or streams) and never read',
     async inject({ port, protocol, loadMs }) {
       await sleep(1000);
-      const readers = await (await clients()).slowReaders({ port, protocol, connections: 16, requestsEach: 8 });
+      const readers = await slowReaders({ port, protocol, connections: 16, requestsEach: 8 });
       await sleep(loadMs - 2000);
       readers.close();
       return { connections: readers.opened, requests: readers.opened * 8 };
@@ -72,7 +69,7 @@ export const FAULTS = Object.freeze({
     async inject({ port, protocol, loadMs, settings }) {
       await sleep(1000);
       const started = Date.now();
-      const idle = await (await clients()).idleConnections({ port, protocol, count: settings.IDLE_CONNECTIONS });
+      const idle = await idleConnections({ port, protocol, count: settings.IDLE_CONNECTIONS });
       // Held at the end of the load: the primary hands each connection to a worker, which closes the ones
       // past MAX_CONNECTIONS, and with 10,000 queued that takes seconds.
       await sleep(Math.max(0, loadMs - 1000 - (Date.now() - started)));
@@ -86,7 +83,7 @@ export const FAULTS = Object.freeze({
     async inject({ port, protocol, loadMs, settings }) {
       await sleep(loadMs / 2 - 1000);
       const timeoutMs = protocol === 'grpc' ? 2 * settings.H2_IDLE_PING_MS + 3000 : 5000;
-      return (await clients()).malformedBurst({ port, protocol, count: 500, timeoutMs });
+      return malformedBurst({ port, protocol, count: 500, timeoutMs });
     },
   },
 });
