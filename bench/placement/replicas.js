@@ -21,6 +21,12 @@ import { serverEnv } from '../invoke.js';
 /** The one balancer configuration, shared with compose.yaml's `scale` profile. */
 export const HAPROXY_CONFIG = path.join(ROOT, 'deploy/haproxy/haproxy.cfg');
 
+/**
+ * The frontends of haproxy.cfg, by the listener whose backend each feeds (the backends are named after the listeners),
+ * with the setting that holds its port.
+ */
+const FRONTENDS = Object.freeze({ http: 'LB_HTTP_PORT', grpc: 'LB_GRPC_PORT' });
+
 /** The name of replica `index`'s (0-based) slot in each backend of haproxy.cfg (its server-template's prefix and number). */
 export const slotName = (index) => `replica${index + 1}`;
 
@@ -92,6 +98,10 @@ export function replicasPlacement(settings) {
     link: null,
     async start(mode, { workers, cpus, compression = 'off', node }) {
       const { listener } = MODES[mode];
+      if (!FRONTENDS[listener]) {
+        throw new BenchError(`SERVERS > 1: ${HAPROXY_CONFIG} has no frontend for the ${listener} listener of the ${mode} mode `
+          + `(it balances ${Object.keys(FRONTENDS).join(', ')})`);
+      }
       const started = [];
       let balancer = null;
       const stop = async () => {
@@ -140,11 +150,14 @@ export function replicasPlacement(settings) {
 async function startBalancer(listener, replicas, cpus) {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'haproxy-'));
   const socket = path.join(dir, 'admin.sock');
-  const [httpPort, grpcPort] = [await freePort(), await freePort()];
+  // Each frontend of haproxy.cfg on a free port; the listener's is the one k6 loads.
+  /** @type {Record<string, string>} */
+  const ports = {};
+  for (const setting of Object.values(FRONTENDS)) ports[setting] = String(await freePort());
   const [command, args] = pinned(cpus, 'haproxy', ['-db', '-f', HAPROXY_CONFIG]);
   const proc = spawn(command, args, {
     env: {
-      ...process.env, LB_BIND: '127.0.0.1', LB_HTTP_PORT: String(httpPort), LB_GRPC_PORT: String(grpcPort), HAPROXY_SOCKET: socket,
+      ...process.env, LB_BIND: '127.0.0.1', ...ports, HAPROXY_SOCKET: socket,
       SERVERS: String(replicas.length),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -182,7 +195,7 @@ async function startBalancer(listener, replicas, cpus) {
   }
   return {
     pid: proc.pid,
-    port: listener === 'grpc' ? grpcPort : httpPort, // the two frontends of haproxy.cfg
+    port: Number(ports[FRONTENDS[listener]]),
     version: info.match(/^Version: (.+)$/m)?.[1] ?? 'unknown',
     cpuSeconds: () => cpuSecondsOf(proc.pid),
     requests: async () => requestsByServer(await haproxyCommand(socket, 'show stat'), listener),
