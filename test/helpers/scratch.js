@@ -8,7 +8,8 @@ import { ROOT } from './server.js';
 
 /**
  * Copies the repository into a fresh folder in os.tmpdir(), removed with everything in it by the hook given.
- * @param {(fn: () => Promise<void>) => void} atEnd registers the removal: node:test's `after`, or `(fn) => t.after(fn)`
+ * @param {(fn: () => Promise<void>) => void} atEnd registers the removal, e.g. `(fn) => t.after(fn)` (from a before() hook, an
+ *   after() runs when that hook ends: collect the removals and run them from a top-level after())
  * @returns {Promise<{dir: string, edit: (file: string, from: string, to: string) => Promise<void>}>} dir: the copy;
  *   edit: replaces the one occurrence of `from` in a file of the copy (relative path) by `to`
  * @throws {Error} from edit, when `from` does not occur exactly once (the code it was written against has changed)

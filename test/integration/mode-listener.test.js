@@ -11,8 +11,11 @@ import { scratchCopy } from '../helpers/scratch.js';
 import { sh } from '../helpers/run.js';
 
 let copy;
+// Registered here, not from inside the hook: an after() called in a before() hook runs when that hook ends.
+const removals = [];
+after(() => Promise.all(removals.map((remove) => remove())));
 before(async () => {
-  copy = await scratchCopy(after);
+  copy = await scratchCopy((remove) => removals.push(remove));
   await addListener(copy, 'json-alt');
   // A mode named otherwise than the listener it loads, with the HTTP scripts.
   await addMode(copy, { name: 'alt', listener: 'json-alt' });
