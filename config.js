@@ -8,7 +8,7 @@
 
 // In k6 the hosts come from -e (or the defaults below) and are checked at init. In Node
 // the exports are the defaults: the main job reads the environment itself, through
-// bench/hosts.js, so that a bad value is its one-line settings error, not an import failure.
+// bench/settings/hosts.js, so that a bad value is its one-line settings error, not an import failure.
 const env = typeof __ENV !== 'undefined' ? __ENV : {};
 
 /** The hosts the scripts load when nothing else is given. */

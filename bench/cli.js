@@ -7,9 +7,9 @@
 import { parseArgs } from 'node:util';
 import { misspeltSettings } from '../server/env.js';
 import { serverSettingSpecs } from '../server/settings.js';
-import { benchSettingSpecs, readBenchSettings } from './settings.js';
-import { faultSettingSpecs, readFaultSettings } from './faults.js';
-import { readSoakSettings, soakSettingSpecs } from './soak-helpers.js';
+import { benchSettingSpecs, readBenchSettings } from './settings/bench.js';
+import { faultSettingSpecs, readFaultSettings } from './settings/faults.js';
+import { readSoakSettings, soakSettingSpecs } from './settings/soak.js';
 import { ensureTool } from './tools.js';
 
 /**
@@ -44,34 +44,34 @@ const COMMANDS = {
   run: {
     about: 'the main job: each mode measured by k6, side by side',
     via: 'bash bench.sh', options: CHECK_SETTINGS, docs: 'docs/settings.md',
-    load: () => import('./run.js'), settings: readBenchSettings, k6: true, exitCode: 1,
+    load: () => import('./commands/run.js'), settings: readBenchSettings, k6: true, exitCode: 1,
   },
   compare: {
     about: 'the side-by-side table of k6 summaries (summaries of the same mode and target are repeats of one column)',
     via: 'npm run compare --', args: '<summary.json> <summary.json> [more...]',
     options: { out: { type: 'string', default: 'results', value: 'DIR', about: 'folder the table is written to, as Markdown, JSON and SVG' } },
-    load: () => import('./compare.js'), settings: null, k6: false, exitCode: 2,
+    load: () => import('./commands/compare.js'), settings: null, k6: false, exitCode: 2,
   },
   merge: {
     about: 'one summary of a run split over k6 processes (k6-operator\'s parallelism, or --execution-segment by hand)',
     via: 'npm run merge --', args: '<summary.json> <samples.csv> [<summary.json> <samples.csv> ...]',
     options: { out: { type: 'string', value: 'FILE', required: true, about: 'the merged summary to write' } },
-    load: () => import('./merge.js'), settings: null, k6: false, exitCode: 2,
+    load: () => import('./commands/merge.js'), settings: null, k6: false, exitCode: 2,
   },
   targets: {
     about: 'the performance targets, checked by measurement (exit 1 when one is missed)',
     via: 'npm run targets --', options: CHECK_SETTINGS, docs: 'docs/settings.md',
-    load: () => import('./targets.js'), settings: readBenchSettings, k6: true, exitCode: 2,
+    load: () => import('./commands/targets.js'), settings: readBenchSettings, k6: true, exitCode: 2,
   },
   soak: {
     about: 'sustained load with RSS sampling, and worker-kill fault runs',
     via: 'npm run soak --', options: CHECK_SETTINGS, docs: 'docs/soak.md',
-    load: () => import('./soak.js'), settings: readSoakSettings, k6: true, exitCode: 1,
+    load: () => import('./commands/soak.js'), settings: readSoakSettings, k6: true, exitCode: 1,
   },
   faults: {
     about: 'the fault matrix: each fault injected under k6 load in each mode',
     via: 'npm run faults --', options: CHECK_SETTINGS, docs: 'docs/faults.md',
-    load: () => import('./faults.js'), settings: readFaultSettings, k6: true, exitCode: 1,
+    load: () => import('./commands/faults.js'), settings: readFaultSettings, k6: true, exitCode: 1,
   },
 };
 

@@ -6,12 +6,11 @@ import fs, { readFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { EVENT } from '../server/events.js';
 import { LISTENERS, portEnv } from '../server/listeners.js';
+import { ROOT } from './root.js';
 
-/** The repository's root folder. */
-export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+export { ROOT };
 
 /**
  * A TCP port that was free on 127.0.0.1 a moment ago (bound to 0, then released).

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import { readSettings } from '../server/settings.js';
-import { ROOT } from './processes.js';
+import { ROOT } from './root.js';
 
 const require = createRequire(import.meta.url);
 /** The libraries whose versions shape the figures. */
@@ -63,14 +63,14 @@ const plain = (settings) => Object.fromEntries(Object.entries(settings).map(([k,
  *   @grpc/grpc-js, fastify, protobufjs
  * @property {{kernel: string, cpu_model: string, cpu_count: number}} machine
  * @property {string} pinning how cores were shared between server and k6
- * @property {Record<string, unknown>} bench every setting of the job (bench/settings.js), K6_BIN left out
+ * @property {Record<string, unknown>} bench every setting of the job (bench/settings/bench.js), K6_BIN left out
  * @property {Record<string, unknown>|null} server every setting the server ran with (server/settings.js), defaults
  *   included; null when the server ran elsewhere (TARGET=remote)
  */
 
 /**
  * The provenance of one run of the main job.
- * @param {{settings: import('./settings.js').BenchSettings, pinning: string, serverEnv: Record<string, string>|null, node?: string}} run
+ * @param {{settings: import('./settings/bench.js').BenchSettings, pinning: string, serverEnv: Record<string, string>|null, node?: string}} run
  *   serverEnv: what the job set in the server's environment (null when it started no server); node: the Node release the
  *   server ran on, e.g. `v20.19.5` (default the job's own, process.version)
  * @returns {Provenance}
@@ -92,47 +92,3 @@ function withoutPorts(settings) {
   return Object.fromEntries(Object.entries(settings).filter(([k]) => !/_PORT$/.test(k)));
 }
 
-/** Dotted paths and values of a nested object. */
-function flatten(object, prefix = '') {
-  return Object.entries(object ?? {}).flatMap(([k, v]) => (v && typeof v === 'object' && !Array.isArray(v)
-    ? flatten(v, `${prefix}${k}.`) : [[`${prefix}${k}`, JSON.stringify(v)]]));
-}
-
-// Expected to differ between modes and runs without changing a figure: which server mode ran, where files went.
-const PER_MODE = new Set(['server.MODE', 'bench.MODES', 'bench.RESULTS_DIR']);
-// Differ between the raw and gzip columns of COMPRESSION=gzip, and between the releases of NODE_VERSIONS, by design; each
-// summary records them (bench.compression, bench.run.node) and the report flags columns that differ in them without
-// their keys naming it, and a column whose runs differ in them (bench/report.js SHAPE, nodeMismatch).
-const IN_SHAPE = new Set(['server.COMPRESSION', 'versions.node']);
-
-/**
- * What differs between the provenance of the columns of a report.
- * @param {Record<string, Array<Provenance|undefined>>} byColumn each column's runs' provenance
- * @returns {{missing: string[], differences: Array<{field: string, values: Record<string, string>}>}}
- *   missing: columns with a run that recorded none; differences: each field whose value is not the same in
- *   every run, with the values by column (`a | b` when a column's runs differ among themselves)
- */
-export function provenanceDifferences(byColumn) {
-  const missing = Object.entries(byColumn).filter(([, list]) => list.some((p) => !p)).map(([k]) => k);
-  const fields = new Map();
-  for (const [column, list] of Object.entries(byColumn)) {
-    for (const p of list.filter(Boolean)) {
-      for (const [field, value] of flatten(p)) {
-        if (PER_MODE.has(field) || IN_SHAPE.has(field)) continue;
-        if (!fields.has(field)) fields.set(field, new Map());
-        const values = fields.get(field);
-        if (!values.has(column)) values.set(column, new Set());
-        values.get(column).add(value);
-      }
-    }
-  }
-  const differences = [];
-  for (const [field, values] of fields) {
-    const all = new Set([...values.values()].flatMap((s) => [...s]));
-    const everywhere = values.size === Object.keys(byColumn).length - missing.length;
-    if (all.size > 1 || !everywhere) {
-      differences.push({ field, values: Object.fromEntries([...values].map(([c, s]) => [c, [...s].join(' | ')])) });
-    }
-  }
-  return { missing, differences };
-}

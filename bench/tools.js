@@ -4,7 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { BenchError } from './errors.js';
-import { ROOT } from './processes.js';
+import { ROOT } from './root.js';
 
 const found = new Map();
 

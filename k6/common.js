@@ -3,6 +3,7 @@
 import { Counter } from 'k6/metrics';
 import { SCENARIOS } from '../proto/payload.js';
 import { COMPRESSIONS } from '../server/compression.js';
+import { CONNECTION_POLICIES, DEFAULT_REQUEST_TIMEOUT, K6_DURATION } from './settings.js';
 
 function positiveIntEnv(name, fallback) {
   const raw = __ENV[name];
@@ -14,7 +15,7 @@ function positiveIntEnv(name, fallback) {
 function durationEnv(name, fallback) {
   const raw = __ENV[name];
   if (raw === undefined || raw === '') return fallback;
-  if (!/^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$/.test(raw)) throw new Error(`${name}=${JSON.stringify(raw)}: must be a k6 duration such as 5s or 500ms`);
+  if (!K6_DURATION.test(raw)) throw new Error(`${name}=${JSON.stringify(raw)}: must be a k6 duration such as 5s or 500ms`);
   return raw;
 }
 
@@ -38,7 +39,7 @@ export const SAMPLE_EVERY = positiveIntEnv('SAMPLE_EVERY', 100);
  * failed (http_req_failed; grpc_req_failed with status DeadlineExceeded) and is counted in
  * requests_timed_out, so that no request hangs uncounted until k6's graceful stop.
  */
-export const REQUEST_TIMEOUT = durationEnv('REQUEST_TIMEOUT', '5s');
+export const REQUEST_TIMEOUT = durationEnv('REQUEST_TIMEOUT', DEFAULT_REQUEST_TIMEOUT);
 
 /** Requests that reached REQUEST_TIMEOUT (k6 error code 1050 for HTTP; DeadlineExceeded for gRPC). */
 export const requestsTimedOut = new Counter('requests_timed_out');
@@ -51,7 +52,7 @@ export const SCENARIO = choiceEnv('SCENARIO', Object.keys(SCENARIOS), 'user');
  * connection per VU (HTTP keep-alive; one gRPC channel), `per-request` opens a
  * new one every iteration.
  */
-export const CONNECTIONS = choiceEnv('CONNECTIONS', ['reuse', 'per-request'], 'reuse');
+export const CONNECTIONS = choiceEnv('CONNECTIONS', CONNECTION_POLICIES, 'reuse');
 
 /**
  * Response compression asked of the server (-e COMPRESSION=off|gzip; default off). gzip: the HTTP script

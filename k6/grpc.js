@@ -57,7 +57,7 @@ export function grpcTest({ host, target }) {
       // Counted like every call, so that grpc_req_failed's samples are the requests, as http_reqs counts setup()'s too.
       grpcReqFailed.add(res.status !== grpc.StatusOK);
       if (res.status !== grpc.StatusOK) {
-        exec.test.abort(`gRPC server at ${host} answered ${method} with status ${res.status}: ${res.error && res.error.message}`);
+        exec.test.abort(`gRPC server at ${host} answered ${method} with status ${res.status}: ${res.error && /** @type {{message?: string}} */ (res.error).message}`);
       }
       return { mode: 'grpc', host, rpc, sample: res.message };
     },

@@ -8,10 +8,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { benchSettingSpecs } from '../bench/settings.js';
-import { soakSettingSpecs } from '../bench/soak-helpers.js';
-import { faultSettingSpecs } from '../bench/faults.js';
-import { ROWS, WIDE_SPREAD } from '../bench/report.js';
+import { benchSettingSpecs } from '../bench/settings/bench.js';
+import { soakSettingSpecs } from '../bench/settings/soak.js';
+import { faultSettingSpecs } from '../bench/settings/faults.js';
+import { ROWS, WIDE_SPREAD } from '../bench/report/rows.js';
 import { serverSettingSpecs } from '../server/settings.js';
 
 /** The repository's root. */
@@ -73,7 +73,7 @@ export function settingsTable(specs) {
 
 /**
  * The Markdown table of the report's rows: row | JSON field | what it is.
- * @param {ReadonlyArray<import('../bench/report.js').Row>} rows bench/report.js ROWS
+ * @param {ReadonlyArray<import('../bench/report/rows.js').Row>} rows bench/report/rows.js ROWS
  * @returns {string} Markdown, without a final newline
  * @throws {Error} when a row has no `what`
  */
@@ -101,13 +101,13 @@ export function rowsTable(rows) {
 export const SECTIONS = Object.freeze([
   { file: 'docs/server.md', marker: 'settings:server', source: 'serverSettingSpecs in server/settings.js',
     render: () => settingsTable(serverSettingSpecs()) },
-  { file: 'docs/settings.md', marker: 'settings:bench', source: 'benchSettingSpecs in bench/settings.js',
+  { file: 'docs/settings.md', marker: 'settings:bench', source: 'benchSettingSpecs in bench/settings/bench.js',
     render: () => settingsTable(benchSettingSpecs()) },
-  { file: 'docs/soak.md', marker: 'settings:soak', source: 'soakSettingSpecs in bench/soak-helpers.js',
+  { file: 'docs/soak.md', marker: 'settings:soak', source: 'soakSettingSpecs in bench/settings/soak.js',
     render: () => settingsTable(soakSettingSpecs()) },
-  { file: 'docs/faults.md', marker: 'settings:faults', source: 'faultSettingSpecs in bench/faults.js',
+  { file: 'docs/faults.md', marker: 'settings:faults', source: 'faultSettingSpecs in bench/settings/faults.js',
     render: () => settingsTable(faultSettingSpecs()) },
-  { file: 'docs/report.md', marker: 'report:rows', source: 'ROWS in bench/report.js',
+  { file: 'docs/report.md', marker: 'report:rows', source: 'ROWS in bench/report/rows.js',
     render: () => rowsTable(ROWS) },
 ]);
 

@@ -8,7 +8,7 @@ import {
   loaderPackageDefinition, methodOf, protoFieldName, reflectionPackageDefinition, scenarioKey, scenarioKeyOf, scenarioPayloads,
   userServiceDefinition,
 } from '../proto/index.js';
-import { SERVICE_NAME } from '../proto/payload.js';
+import { SCENARIOS, SERVICE_NAME } from '../proto/payload.js';
 import { guardHttp2Server } from './h2-guard.js';
 import { gzipResponses } from './grpc-gzip.js';
 import { GRPC_HEALTH_SERVICES } from './health.js';
@@ -34,6 +34,13 @@ function guardedServer(options, guardOptions, onHttp2Server = (http2Server) => v
   }
   return { server: new GuardedServer(options), guards };
 }
+
+/**
+ * The RPCs the scenarios use, each once, in the registry's order.
+ * @param {Record<string, {rpc: string}>} scenarios proto/payload.js SCENARIOS
+ * @returns {string[]}
+ */
+const rpcsOf = (scenarios) => [...new Set(Object.values(scenarios).map((s) => s.rpc))];
 
 /**
  * The INVALID_ARGUMENT a request that selects no scenario gets, naming the allowed values.
@@ -125,8 +132,8 @@ export async function startGrpc({ host, port, log, health, settings }) {
       if (log.isLevelEnabled('debug')) log.debug({ peer: call.getPeer() }, 'GetUser');
       callback(null, user);
     },
-    ListUsers: byRequest('ListUsers'),
-    GetBlob: byRequest('GetBlob'),
+    // Every other RPC a scenario uses (proto/payload.js), each answering by its request's one parameter.
+    ...Object.fromEntries(rpcsOf(SCENARIOS).filter((rpc) => rpc !== 'GetUser').map((rpc) => [rpc, byRequest(rpc)])),
   });
   new ReflectionService(reflectionPackageDefinition()).addToServer(server);
   const healthService = new HealthImplementation();

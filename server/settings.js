@@ -132,7 +132,7 @@ export function serverSettingSpecs(cores = os.availableParallelism()) {
     GRPC_CHANNELZ: bool({
       default: false,
       desc: 'grpc-js\'s channelz statistics (its option `grpc.enable_channelz`, on by default in grpc-js); off here because '
-        + 'they cost the gRPC server about 15% of its capacity (README, Performance targets)',
+        + 'they cost the gRPC server about 15% of its capacity (docs/decomposition.md, Performance targets)',
     }),
     COMPRESSION: str({
       choices: [...COMPRESSIONS],

@@ -57,7 +57,7 @@ export async function runWorker(settings) {
     try { process.send({ type: 'crash', message: String(err?.message ?? err) }, exit); } catch { exit(); }
   });
   // A worker whose primary is gone must not linger: Node's cluster exits it on the IPC
-  // 'disconnect' already (test/server-lifecycle.test.js checks it after a SIGKILL).
+  // 'disconnect' already (test/integration/server-lifecycle.test.js checks it after a SIGKILL).
 
   const health = createHealth();
   const open = [];

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import http2 from 'node:http2';
 import { grpcFrame } from '../../proto/index.js';
 
-export { rssMib } from '../../bench/soak-helpers.js';
+export { rssMib } from '../../bench/passes/memory.js';
 
 /**
  * Server-side TCP connections in ESTABLISHED state on a local port, from /proc/net/tcp and tcp6.

@@ -6,7 +6,7 @@
 // A variant is a checkout of the repository (a git worktree) and, optionally, server environment:
 //   node test/manual/ab-listeners.js http baseline-http 7 5 before=/tmp/wt-before after=/tmp/wt-after
 //   node test/manual/ab-listeners.js grpc baseline-grpc 7 5 A=/tmp/wt-a B=/tmp/wt-b,GRPC_CHANNELZ:true
-import { spread } from '../../bench/stats.js';
+import { spread } from '../../bench/report/stats.js';
 
 const [framework, bare, repeatsArg, secondsArg, ...variantArgs] = process.argv.slice(2);
 const repeats = Number(repeatsArg);
@@ -24,7 +24,8 @@ const results = Object.fromEntries(variants.map((v) => [v.label, { ratio: [], fr
 for (let r = 1; r <= repeats; r++) {
   for (const v of variants) {
     const { startServer } = await import(`${v.root}/bench/processes.js`);
-    const { measureCapacity } = await import(`${v.root}/bench/capacity.js`);
+    // A checkout from before bench/ had folders keeps the pass at bench/capacity.js.
+    const { measureCapacity } = await import(`${v.root}/bench/passes/capacity.js`).catch(() => import(`${v.root}/bench/capacity.js`));
     const server = await startServer({ env: { MODE: `${framework},${bare}`, WORKERS: '1', ...v.env }, cpus: '0' });
     try {
       const rps = {};

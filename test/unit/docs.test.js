@@ -1,17 +1,18 @@
 // The docs' generated tables (scripts/gen-docs.js) against the code they come from: the settings
-// readers' specs (server/settings.js, bench/settings.js, bench/soak-helpers.js) and the report's
-// rows (bench/report.js ROWS). Pure: reads docs/*.md, writes only to a temporary folder.
+// readers' specs (server/settings.js, bench/settings/bench.js, bench/settings/soak.js, bench/settings/faults.js) and the report's
+// rows (bench/report/report.js ROWS). Pure: reads docs/*.md, writes only to a temporary folder.
 import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { benchSettingSpecs, readBenchSettings, splitCores } from '../../bench/settings.js';
-import { readSoakSettings, SOAK_SETTING_NAMES, soakSettingSpecs } from '../../bench/soak-helpers.js';
-import { ROWS } from '../../bench/report.js';
+import { benchSettingSpecs, readBenchSettings } from '../../bench/settings/bench.js';
+import { splitCores } from '../../bench/settings/cores.js';
+import { readSoakSettings, SOAK_SETTING_NAMES, soakSettingSpecs } from '../../bench/settings/soak.js';
+import { ROWS } from '../../bench/report/rows.js';
 import { readSettings, serverSettingSpecs } from '../../server/settings.js';
 import { generate, ROOT, rowsTable, run, SECTIONS, settingsTable } from '../../scripts/gen-docs.js';
-import { faultSettingSpecs, readFaultSettings } from '../../bench/faults.js';
+import { faultSettingSpecs, readFaultSettings } from '../../bench/settings/faults.js';
 
 const READERS = [
   { name: 'server', doc: 'docs/server.md', read: readSettings, specs: serverSettingSpecs },

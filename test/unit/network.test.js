@@ -1,8 +1,8 @@
-// Link settings and the link figures derived from a run (bench/network.js, bench/summary.js): pure, no processes.
+// Link settings and the link figures derived from a run (bench/settings/network.js, bench/report/summary.js): pure, no processes.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { formatRate, linkSpec, parseRate, parseRttMs, PROFILES } from '../../bench/network.js';
-import { figuresOf, limitOf } from '../../bench/summary.js';
+import { formatRate, linkSpec, parseRate, parseRttMs, PROFILES } from '../../bench/settings/network.js';
+import { figuresOf, limitOf } from '../../bench/report/summary.js';
 
 test('rates are read in tc\'s bit units, and byte units are refused', () => {
   assert.equal(parseRate('2mbit'), 2e6);

@@ -1,16 +1,18 @@
-// The report's arithmetic and what it says about its own conditions (bench/report.js,
-// bench/provenance.js, bench/format.js), and the main job's columns (bench/run.js columnsOf): pure, from synthetic figures.
+// The report's arithmetic and what it says about its own conditions (bench/report/report.js,
+// bench/provenance.js, bench/format.js), and the main job's columns (bench/commands/run.js columnsOf): pure, from synthetic figures.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fileStamp, formatNumber, k6Reason } from '../../bench/format.js';
-import { provenanceDifferences } from '../../bench/provenance.js';
-import { aggregate, buildReport, ratioPairs, renderMarkdown } from '../../bench/report.js';
-import { columnsOf } from '../../bench/compare.js';
-import { wideSpread } from '../../bench/stats.js';
+import { provenanceDifferences } from '../../bench/report/provenance.js';
+import { aggregate } from '../../bench/report/rows.js';
+import { buildReport, ratioPairs } from '../../bench/report/report.js';
+import { renderMarkdown } from '../../bench/report/render.js';
+import { columnsOf } from '../../bench/commands/compare.js';
+import { wideSpread } from '../../bench/report/stats.js';
 import { columnKey, onNode } from '../../bench/modes.js';
-import { columnsOf as columnsOfRun } from '../../bench/run.js';
+import { columnsOf as columnsOfRun } from '../../bench/commands/run.js';
 
-/** Figures of one run as bench/summary.js gives them, with the fields the report reads. */
+/** Figures of one run as bench/report/summary.js gives them, with the fields the report reads. */
 const run = (mode, rps, extra = {}) => ({
   mode, target: 'local', host: '127.0.0.1:1', file: `${mode}-${rps}.json`, scenario: 'user', connections: 'reuse', model: 'closed',
   rate: null, vus: 32, rps, requests: rps * 8, failed: 0, checks_failed: 0, duration_s: 8,

@@ -1,9 +1,12 @@
-// The settings readers and their helpers (bench/settings.js, server/restart-policy.js): pure.
+// The settings readers and their helpers (bench/settings/bench.js, server/restart-policy.js): pure.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { benchSettingSpecs, durationMs, readBenchSettings, splitCores } from '../../bench/settings.js';
-import { faultSettingSpecs, readFaultSettings } from '../../bench/faults.js';
-import { readSoakSettings, soakSettingSpecs } from '../../bench/soak-helpers.js';
+import { benchSettingSpecs, readBenchSettings } from '../../bench/settings/bench.js';
+import { durationMs } from '../../bench/settings/validators.js';
+import { splitCores } from '../../bench/settings/cores.js';
+import { faultSettingSpecs, readFaultSettings } from '../../bench/settings/faults.js';
+import { readSoakSettings, soakSettingSpecs } from '../../bench/settings/soak.js';
+import { SHARED_SETTING_NAMES, sharedDefaults } from '../../bench/settings/shared.js';
 import { createRestartPolicy, RESTART_DEFAULTS } from '../../server/restart-policy.js';
 import { readSettings, serverSettingSpecs } from '../../server/settings.js';
 import { edits, misspeltSettings } from '../../server/env.js';
@@ -120,4 +123,52 @@ test('restart policy: a first quick death is replaced at once, then delays doubl
   // Another slot keeps its own count; a worker that lived long resets it.
   assert.equal(policy.onDeath(1, quick).quickDeaths, 1);
   assert.equal(policy.onDeath(0, RESTART_DEFAULTS.stableAfterMs).quickDeaths, 0);
+});
+
+test('the limits have safe defaults', () => {
+  const settings = readSettings({});
+  assert.equal(settings.SHUTDOWN_TIMEOUT_MS, 10000);
+  assert.equal(settings.MAX_CONNECTIONS, 4096);
+  assert.equal(settings.MAX_BODY_BYTES, 65536);
+  assert.equal(settings.HEADERS_TIMEOUT_MS, 10000);
+  assert.equal(settings.REQUEST_TIMEOUT_MS, 30000);
+});
+
+
+test('a limit that is not a whole number in range is refused, naming the variable', () => {
+  const cases = [
+    ['SHUTDOWN_TIMEOUT_MS', '0'], ['SHUTDOWN_TIMEOUT_MS', '2147483648'], ['MAX_CONNECTIONS', '-1'],
+    ['MAX_CONNECTIONS', '1e3'], ['MAX_BODY_BYTES', '64k'], ['HEADERS_TIMEOUT_MS', ''], ['REQUEST_TIMEOUT_MS', '1.5'],
+  ];
+  for (const [name, value] of cases) {
+    assert.throws(() => readSettings({ [name]: value }), (err) => err.code === 'ERR_INVALID_SETTING'
+      && err.message.startsWith(`invalid setting ${name}=${JSON.stringify(value)}: must be a whole number from `), `${name}=${value}`);
+  }
+});
+
+
+test('a setting two jobs read is specced once (bench/settings/shared.js), and the fault matrix takes the server\'s own specs', () => {
+  const cores = splitCores([0, 1]);
+  const jobs = { run: benchSettingSpecs(cores), soak: soakSettingSpecs(cores), faults: faultSettingSpecs(cores) };
+  // Same names, other meanings, kept for the settings' users: the soak's FAULTS is on/off, the matrix's a list of faults;
+  // FAULT_DURATION is a soak fault run in one, a matrix cell in the other.
+  const homonyms = ['FAULTS', 'FAULT_DURATION'];
+  const server = serverSettingSpecs();
+  const names = new Set(Object.values(jobs).flatMap((specs) => Object.keys(specs)));
+  for (const name of names) {
+    const readers = Object.entries(jobs).filter(([, specs]) => name in specs);
+    if (readers.length < 2 || homonyms.includes(name)) continue;
+    assert.ok(SHARED_SETTING_NAMES.includes(name), `${name} is read by ${readers.map(([job]) => job).join(', ')} but not shared`);
+    // One meaning: each job's words are the shared ones, with the job's own added at the end.
+    const descs = readers.map(([, specs]) => specs[name].desc);
+    const common = descs.reduce((a, b) => (a.length <= b.length ? a : b));
+    for (const desc of descs) assert.ok(desc.startsWith(common), `${name}: "${desc}" does not start with "${common}"`);
+  }
+  for (const name of ['SHUTDOWN_TIMEOUT_MS', 'H2_IDLE_PING_MS']) {
+    assert.deepEqual([jobs.faults[name].desc, jobs.faults[name].default], [server[name].desc, server[name].default], `${name}: the server's spec`);
+    assert.throws(() => readFaultSettings({ [name]: String(2 ** 31) }), new RegExp(name), 'the server\'s bound');
+  }
+  // Each job's defaults are data beside the one spec.
+  assert.deepEqual(sharedDefaults().VUS, { run: 32, soak: 64, faults: 16 });
+  assert.equal(readFaultSettings({}).SHUTDOWN_TIMEOUT_MS, readSettings({}).SHUTDOWN_TIMEOUT_MS);
 });

@@ -1,0 +1,45 @@
+// The fault matrix (node bench/cli.js faults; npm run faults): each fault of bench/faults/registry.js injected into a
+// fresh server under k6 load, in each mode; the report (bench/report/faults.js) written to RESULTS_DIR.
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileStamp } from '../format.js';
+import { FAULTS } from '../faults/registry.js';
+import { cell, serverSettingsOf } from '../passes/faults.js';
+import { serverEnv } from '../invoke.js';
+import { ROOT } from '../processes.js';
+import { provenanceOf } from '../provenance.js';
+import { renderFaults } from '../report/faults.js';
+import { allowedCpus, splitCores } from '../settings/cores.js';
+
+const log = (message) => console.error(`faults: ${message}`);
+
+/**
+ * Runs the matrix (bench/cli.js faults), prints it and writes it to RESULTS_DIR.
+ * @param {import('../settings/faults.js').FaultSettings} settings checked by bench/cli.js, K6_BIN provisioned
+ * @returns {Promise<void>}
+ * @throws {BenchError} when a server or k6 fails
+ */
+export async function main(settings) {
+  process.chdir(ROOT);
+  await mkdir(settings.RESULTS_DIR, { recursive: true });
+  const cores = splitCores(allowedCpus());
+  const stamp = fileStamp();
+  const cells = [];
+  const total = settings.FAULTS.length * settings.MODES.length;
+  for (const name of settings.FAULTS) {
+    for (const mode of settings.MODES) {
+      log(`[${cells.length + 1}/${total}] ${name} · ${mode}`);
+      cells.push(await cell(name, mode, settings, cores, stamp));
+    }
+  }
+  const pinning = cores.description;
+  // The cells' listener sets differ by mode: the provenance records what they share.
+  const shared = serverEnv(null, { workers: settings.WORKERS, settings: serverSettingsOf(settings) });
+  const provenance = provenanceOf({ settings: /** @type {any} */ (settings), pinning, serverEnv: shared });
+  const report = { generated_at: new Date().toISOString(), provenance, settings, pinning, cells };
+  const markdown = renderFaults(report, Object.fromEntries(Object.entries(FAULTS).map(([name, f]) => [name, f.about])));
+  const base = path.join(settings.RESULTS_DIR, `faults-${stamp}`);
+  await writeFile(`${base}.md`, markdown);
+  await writeFile(`${base}.json`, `${JSON.stringify(report, null, 2)}\n`);
+  process.stdout.write(`\n${markdown}\nwritten: ${base}.md, ${base}.json\n`);
+}

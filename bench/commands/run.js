@@ -1,0 +1,204 @@
+// The main job (bash bench.sh): for each scenario, each column (mode, compression, Node release) in turn and
+// REPEATS times interleaved, one measured cell (bench/passes/cell.js: the server where the placement puts it,
+// warmed up and measured by k6); then the decomposition pass, and one side-by-side table per scenario.
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { BenchError } from '../errors.js';
+import { ROOT } from '../processes.js';
+import { buildReport } from '../report/report.js';
+import { renderMarkdown } from '../report/render.js';
+import { writeReports } from '../report/files.js';
+import { allowedCpus, splitCores } from '../settings/cores.js';
+import { durationMs } from '../settings/validators.js';
+import { requireCapacityTools } from '../passes/capacity.js';
+import { decompositionReport, renderDecomposition } from '../report/decomposition.js';
+import { DECOMPOSITION, measureDecomposition } from '../passes/decompose.js';
+import { requireCaptureTools } from '../passes/wire.js';
+import { readSummary } from '../report/summary.js';
+import { requireLinkTools } from '../placement/link.js';
+import { formatRate } from '../settings/network.js';
+import { placementOf } from '../placement/placement.js';
+import { measureCell } from '../passes/cell.js';
+import { replicasPlacement, requireBalancer } from '../placement/replicas.js';
+import { columnKey, MODES } from '../modes.js';
+import { fileStamp } from '../format.js';
+import { ensureTool } from '../tools.js';
+
+/**
+ * What the job needs before it starts, checked at once: the tools of the passes asked for, and root for a link.
+ * @param {import('../settings/bench.js').BenchSettings} settings
+ * @returns {Promise<void>}
+ * @throws {BenchError} naming what is missing and what installs it
+ */
+export async function preflight(settings) {
+  serverNodes(settings); // every release of NODE_VERSIONS, before anything starts
+  if (settings.CAPACITY) await requireCapacityTools(settings.MODES.map((mode) => MODES[mode].listener));
+  if (settings.DECOMPOSE) await requireCapacityTools(DECOMPOSITION);
+  if (settings.VERIFY_BYTES) await requireCaptureTools();
+  if (settings.link) requireLinkTools(); // root and ip netns, before anything starts
+  if (settings.SERVERS > 1) await requireBalancer();
+  if (settings.PROFILE && settings.TARGET === 'remote' && !settings.REMOTE_ADMIN_HOST) {
+    throw new BenchError('PROFILE=1 profiles the server through its admin endpoint: set REMOTE_ADMIN_HOST to the remote server\'s');
+  }
+}
+
+/**
+ * Runs the main job (bench/cli.js run) and prints the tables; writes the summaries, logs and reports in RESULTS_DIR.
+ * @param {import('../settings/bench.js').BenchSettings} settings checked by bench/cli.js, K6_BIN provisioned
+ * @returns {Promise<void>}
+ * @throws {BenchError} when a server does not start, k6 fails or a link cannot be built
+ */
+export async function main(settings) {
+  process.chdir(ROOT); // k6 and the report resolve results/ and the scripts from here
+  await mkdir(settings.RESULTS_DIR, { recursive: true });
+  const cores = splitCores(allowedCpus(), settings.K6_INSTANCES);
+  const stamp = fileStamp();
+  const scratch = await mkdtemp(path.join(os.tmpdir(), 'bench-'));
+  const placement = await placementOf(settings, cores);
+  // With SERVERS > 1 each mode is measured twice: one server as usual, for contrast, and the replicas behind HAProxy.
+  const placements = [{ placement, where: placement.link ? `link-${placement.link.spec.name}` : placement.target, via: null }];
+  if (settings.SERVERS > 1) {
+    placements.push({ placement: replicasPlacement(settings), where: `haproxy-${settings.SERVERS}x${settings.WORKERS}`, via: viaOf(settings, cores) });
+  }
+  try {
+    const linkCheck = await placement.check();
+    if (linkCheck) console.error(`link check: ${describeCheck(linkCheck)}`);
+    const nodes = serverNodes(settings);
+    if (nodes.length) console.error(`server Node releases: ${nodes.map((n) => `${n.release} → ${n.version} (${n.path})`).join(', ')}`);
+    const columns = columnsOf(settings, nodes);
+    const progress = progressOf(settings.SCENARIO.length * settings.REPEATS * columns.length * placements.length);
+    const reports = [];
+    for (const scenario of settings.SCENARIO) {
+      const runs = placements.map(() => Object.fromEntries(columns.map(({ key }) => [key, []])));
+      // Columns (and placements) interleaved (A B A B ...), so a drift of the machine over time touches all alike.
+      for (let repeat = 1; repeat <= settings.REPEATS; repeat++) {
+        for (const [p, { placement: where, where: name, via }] of placements.entries()) {
+          for (const { key, mode, compression, node, prefix } of columns) {
+            const label = `${prefix}-${name}-${scenario}-${stamp}-r${repeat}`;
+            progress.next(`${scenario} · ${key}${via ? ` · ${via.title}` : ''} · run ${repeat} of ${settings.REPEATS}`);
+            runs[p][key].push(await readSummary(await measureCell({ mode, scenario, label, compression, node }, settings, cores, scratch, where, linkCheck)));
+          }
+        }
+      }
+      for (const [p, { via }] of placements.entries()) {
+        reports.push(buildReport(Object.entries(runs[p]).map(([key, figures]) => ({ key, runs: figures })), { via }));
+      }
+    }
+    const decompositions = [];
+    if (settings.DECOMPOSE) {
+      for (const scenario of settings.SCENARIO) {
+        const runs = await measureDecomposition({
+          scenario, settings, cores, durationS: durationMs(settings.DURATION) / 1000, warmupS: durationMs(settings.WARMUP) / 1000,
+        });
+        decompositions.push(decompositionReport(scenario, runs));
+      }
+    }
+    for (const report of reports) process.stdout.write(`\n${renderMarkdown(report)}`);
+    for (const decomposition of decompositions) process.stdout.write(`\n${renderDecomposition(decomposition)}`);
+    const paths = await writeReports(reports, settings.RESULTS_DIR, { decompositions });
+    process.stdout.write(`\nwritten: ${[paths.markdown, paths.json, ...paths.charts].join(', ')}\n`);
+  } finally {
+    await placement.close();
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/** @typedef {import('../passes/cell.js').ServerNode} ServerNode */
+
+/**
+ * The Node releases NODE_VERSIONS lists, each provisioned (scripts/ensure-tool.sh node VERSION: found in
+ * .tools/node-VERSION or installed from the npm registry) and its exact version read from the binary.
+ * @param {import('../settings/bench.js').BenchSettings} settings
+ * @returns {ServerNode[]} in the order listed; [] without NODE_VERSIONS
+ * @throws {BenchError} naming the release that cannot be had, does not run, or is another release than asked for
+ */
+export function serverNodes(settings) {
+  return settings.NODE_VERSIONS.map((release) => {
+    const why = `NODE_VERSIONS: node ${release}`;
+    let bin;
+    try {
+      bin = ensureTool('node', release);
+    } catch (err) {
+      throw new BenchError(`${why}: ${err.message}`);
+    }
+    let version;
+    try {
+      version = execFileSync(bin, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+    } catch (err) {
+      throw new BenchError(`${why}: ${bin} --version failed: ${String(err.stderr || err.message).trim().split('\n')[0]}`);
+    }
+    if (version !== `v${release}` && !version.startsWith(`v${release}.`)) {
+      throw new BenchError(`${why}: ${bin} is ${version}, not a ${release} release`);
+    }
+    return { release, path: bin, version };
+  });
+}
+
+/**
+ * The measured columns of each scenario, in report order: every mode raw, then with COMPRESSION=gzip every
+ * mode again with gzipped responses; with NODE_VERSIONS each of these once per release, side by side
+ * (`http@node20`, `http@node24.21.0`, `grpc@node20`, …).
+ * @param {import('../settings/bench.js').BenchSettings} settings
+ * @param {ServerNode[]} [nodes] serverNodes(settings); [] (default): the server runs on the job's own Node
+ * @returns {Array<{key: string, mode: string, compression: 'off'|'gzip', node: ServerNode|null, prefix: string}>} key: the
+ *   report's (bench/modes.js columnKey); node: the release its server runs on (null: the job's own); prefix: how its
+ *   files are named (`http`, `http-gzip`, `http-node20`, `http-node20-gzip`)
+ */
+export function columnsOf(settings, nodes = []) {
+  const compressions = settings.COMPRESSION === 'gzip' ? ['off', 'gzip'] : ['off'];
+  const releases = nodes.length ? nodes : [null];
+  return compressions.flatMap((compression) => settings.MODES.flatMap((mode) => releases.map((node) => ({
+    key: columnKey(mode, compression, node?.release), mode, compression: /** @type {'off'|'gzip'} */ (compression), node,
+    prefix: [mode, node && `node${node.release}`, compression !== 'off' && compression].filter(Boolean).join('-'),
+  }))));
+}
+
+/**
+ * How the replicas ran, for the report's title and notes.
+ * @returns {{title: string, replicas: number, workers: number, balancer: string, shared_cores: boolean, note: string}}
+ */
+function viaOf(settings, cores) {
+  const processes = settings.SERVERS * settings.WORKERS + 1;
+  const shared = cores.serverCoreCount < processes;
+  return {
+    title: `through HAProxy to ${settings.SERVERS} replicas × ${settings.WORKERS} worker(s)`,
+    replicas: settings.SERVERS,
+    workers: settings.WORKERS,
+    balancer: 'HAProxy',
+    shared_cores: shared,
+    note: shared
+      ? `the ${settings.SERVERS} replicas (${settings.SERVERS * settings.WORKERS} workers) and HAProxy share ${cores.serverCoreCount} core(s) `
+        + 'here, so their RPS is not what replicas on hosts of their own would serve: read the shares and the balancer\'s CPU per request, not the throughput'
+      : `the ${settings.SERVERS} replicas and HAProxy run on ${cores.serverCoreCount} cores, at least one per process`,
+  };
+}
+
+const clock = (ms) => { const s = Math.round(ms / 1000); return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`; };
+
+/**
+ * One progress line per measured run on stderr: `[3/6] user · http · run 2 of 3 · 0m41s elapsed · about 0m40s left`.
+ * @param {number} total runs in the job
+ * @returns {{next: (what: string) => void}}
+ */
+function progressOf(total) {
+  const start = Date.now();
+  let done = 0;
+  return {
+    next(what) {
+      const elapsed = Date.now() - start;
+      const left = done > 0 ? ` · about ${clock((elapsed / done) * (total - done))} left` : '';
+      done++;
+      console.error(`[${done}/${total}] ${what} · ${clock(elapsed)} elapsed${left}`);
+    },
+  };
+}
+
+/** One line on the measured link, for progress. */
+function describeCheck(check) {
+  const parts = [`RTT ${check.rtt.min_ms.toFixed(2)} ms (min)`];
+  for (const way of ['down', 'up']) if (check[way]) parts.push(`${way} ${formatRate(check[way].link_bps)}`);
+  return [parts.join(', '), ...check.warnings.map((w) => `WARNING: ${w}`)].join('; ');
+}
+

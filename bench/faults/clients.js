@@ -1,0 +1,133 @@
+// Misbehaving clients for the fault matrix (bench/faults/registry.js): readers that never read a 1 MiB
+// response, connections that send nothing, and bursts of malformed requests. Each works on
+// HTTP/1.1 ('get' listeners) or HTTP/2 gRPC ('grpc' listeners), and every one is closed by the
+// handle it returns. Only loopback addresses are used.
+import http2 from 'node:http2';
+import net from 'node:net';
+import { grpcFrame, methodOf } from '../../proto/index.js';
+import { rpcPath, SCENARIOS } from '../../proto/payload.js';
+
+const HOST = '127.0.0.1';
+// HTTP/2's connection preface, then an empty SETTINGS frame (RFC 9113 3.4, 6.5).
+const H2_PREFACE = Buffer.concat([Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'), Buffer.from([0, 0, 0, 4, 0, 0, 0, 0, 0])]);
+// A DATA frame on stream 0: a connection error (RFC 9113 6.1), GOAWAY PROTOCOL_ERROR.
+const DATA_ON_STREAM_0 = Buffer.from([0, 0, 1, 0, 0, 0, 0, 0, 0, 0x78]);
+
+/**
+ * Reads an HTTP/2 connection's frames as they come and answers each PING, as a live client's
+ * HTTP/2 stack does (else the server's idle PING closes it as dead: server/h2-guard.js).
+ * @param {net.Socket} socket
+ */
+function answerPings(socket) {
+  let buffered = Buffer.alloc(0);
+  socket.on('data', (chunk) => {
+    buffered = Buffer.concat([buffered, chunk]);
+    while (buffered.length >= 9) {
+      const length = buffered.readUIntBE(0, 3);
+      if (buffered.length < 9 + length) break;
+      const [type, flags] = [buffered[3], buffered[4]];
+      if (type === 6 && (flags & 1) === 0) socket.write(Buffer.concat([Buffer.from([0, 0, 8, 6, 1, 0, 0, 0, 0]), buffered.subarray(9, 17)]));
+      buffered = buffered.subarray(9 + length);
+    }
+  });
+}
+
+const connect = (port) => new Promise((resolve, reject) => {
+  const socket = net.connect({ host: HOST, port }, () => resolve(socket));
+  socket.once('error', reject);
+});
+
+/**
+ * Connections that ask for the 1 MiB blob and never read the answer, so the server can only
+ * hold it or stop producing (backpressure). HTTP: requests pipelined on each connection; gRPC:
+ * streams on each connection, the client's flow-control window never reopened.
+ * @param {{port: number, protocol: 'http'|'grpc', connections: number, requestsEach: number}} options
+ * @returns {Promise<{opened: number, close: () => void}>}
+ */
+export async function slowReaders({ port, protocol, connections, requestsEach }) {
+  const { httpPath, rpc, request } = SCENARIOS['blob-1m'];
+  const closers = [];
+  for (let i = 0; i < connections; i++) {
+    if (protocol === 'http') {
+      const socket = await connect(port);
+      socket.on('error', () => {});
+      socket.pause();
+      socket.write(`GET ${httpPath} HTTP/1.1\r\nHost: bench\r\n\r\n`.repeat(requestsEach));
+      closers.push(() => socket.destroy());
+    } else {
+      const session = http2.connect(`http://${HOST}:${port}`);
+      session.on('error', () => {});
+      const body = grpcFrame(methodOf(rpc).resolvedRequestType.encode(request).finish());
+      for (let s = 0; s < requestsEach; s++) {
+        const stream = session.request({ ':method': 'POST', ':path': `/${rpcPath(rpc)}`, 'content-type': 'application/grpc', te: 'trailers' });
+        stream.on('error', () => {});
+        stream.end(body);
+        stream.pause(); // never read: Node sends no WINDOW_UPDATE past what it buffers
+      }
+      closers.push(() => session.destroy());
+    }
+  }
+  return { opened: connections, close: () => { for (const close of closers) close(); } };
+}
+
+/**
+ * Connections that are opened and then send nothing (gRPC: the preface and SETTINGS, then only PING ACKs).
+ * @param {{port: number, protocol: 'http'|'grpc', count: number}} options
+ * @returns {Promise<{opened: number, refused: number, open: () => number, close: () => void}>} refused: connects that
+ *   failed; open: how many are still open
+ */
+export async function idleConnections({ port, protocol, count }) {
+  const sockets = [];
+  let failed = 0;
+  // In batches, so that the listen backlog is not the limit being measured.
+  for (let i = 0; i < count; i += 200) {
+    const batch = await Promise.allSettled(Array.from({ length: Math.min(200, count - i) }, () => connect(port)));
+    for (const result of batch) {
+      if (result.status === 'rejected') { failed++; continue; }
+      const socket = result.value;
+      socket.on('error', () => {});
+      if (protocol === 'grpc') {
+        socket.write(H2_PREFACE);
+        answerPings(socket);
+      } else {
+        socket.resume(); // read (and drop) what the server sends: a 408, say
+      }
+      sockets.push(socket);
+    }
+  }
+  return {
+    opened: sockets.length,
+    refused: failed,
+    open: () => sockets.filter((s) => !s.destroyed && s.readyState === 'open').length,
+    close: () => { for (const s of sockets) s.destroy(); },
+  };
+}
+
+/**
+ * A burst of malformed requests, each on a connection of its own: HTTP, bytes that are no
+ * request line; gRPC, the preface then DATA on stream 0. Resolves when the server has closed
+ * each connection (or after timeoutMs).
+ * @param {{port: number, protocol: 'http'|'grpc', count: number, timeoutMs?: number}} options
+ * @returns {Promise<{sent: number, closed_by_server: number}>}
+ */
+export async function malformedBurst({ port, protocol, count, timeoutMs = 5000 }) {
+  const payload = protocol === 'http' ? Buffer.from('\x16\x03\x01 not http at all\r\n\r\n') : Buffer.concat([H2_PREFACE, DATA_ON_STREAM_0]);
+  const results = await Promise.all(Array.from({ length: count }, async () => {
+    let socket;
+    try {
+      socket = await connect(port);
+    } catch {
+      return false;
+    }
+    socket.on('error', () => {});
+    socket.resume();
+    socket.write(payload);
+    const closed = await new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), timeoutMs);
+      socket.once('close', () => { clearTimeout(timer); resolve(true); });
+    });
+    socket.destroy();
+    return closed;
+  }));
+  return { sent: count, closed_by_server: results.filter(Boolean).length };
+}

@@ -1,0 +1,90 @@
+// The fault registry: every fault the fault matrix injects (npm run faults), what it does and the function that does it
+// while k6 loads the server (with the misbehaving clients of clients.js). The matrix's settings, its cell
+// (bench/passes/faults.js) and its report derive from this table; adding a fault is one entry here.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { EVENT } from '../../server/events.js';
+import { isServerProcess } from '../processes.js';
+import { idleConnections, malformedBurst, slowReaders } from './clients.js';
+
+/**
+ * @typedef {object} FaultContext what a fault gets while k6 loads the server
+ * @property {import('../processes.js').RunningServer} server
+ * @property {number} port the port k6 loads
+ * @property {'http'|'grpc'} protocol how the port is spoken to: HTTP/1.1 GET, or gRPC
+ * @property {number} loadMs how long the load lasts from the moment the fault starts (ms)
+ * @property {import('../settings/faults.js').FaultSettings} settings
+ */
+
+/**
+ * Every fault, in table order. `inject` runs at the load's start and returns what it observed.
+ * @type {Readonly<Record<string, {about: string, inject: (ctx: FaultContext) => Promise<Record<string, unknown>>}>>}
+ */
+export const FAULTS = Object.freeze({
+  'worker-kill': {
+    about: 'a worker killed with SIGKILL every 3 s (the restart policy replaces it)',
+    async inject({ server, loadMs }) {
+      let kills = 0;
+      for (let at = 3000; at < loadMs - 1000; at += 3000) {
+        await sleep(3000);
+        const victim = server.workerPids().filter(isServerProcess).at(kills % 2);
+        if (!victim) continue;
+        process.kill(victim, 'SIGKILL');
+        kills++;
+      }
+      return { kills };
+    },
+  },
+  'primary-sigterm': {
+    about: 'the primary gets SIGTERM at the midpoint: it drains and exits; later requests are refused, not lost',
+    async inject({ server, loadMs, settings }) {
+      await sleep(loadMs / 2);
+      const at = Date.now();
+      server.proc.kill('SIGTERM');
+      const [code] = await Promise.race([server.exited, sleep(settings.SHUTDOWN_TIMEOUT_MS + 6000).then(() => ['hung'])]);
+      return { exit_code: code, exit_ms: Date.now() - at };
+    },
+  },
+  reload: {
+    about: 'SIGHUP at the midpoint: every worker replaced one at a time',
+    async inject({ server, loadMs }) {
+      await sleep(loadMs / 2);
+      const from = server.lines.length;
+      server.proc.kill('SIGHUP');
+      const done = await server.waitForLine((l) => l.event === EVENT.RELOADED || l.event === EVENT.RELOAD_FAILED, { from, timeoutMs: 30000 });
+      return { reloaded: done.event === EVENT.RELOADED, reload_ms: done.ms ?? null };
+    },
+  },
+  'slow-readers': {
+    about: '16 connections ask for the 1 MiB blob (8 requests each: pipelined, or streams) and never read',
+    async inject({ port, protocol, loadMs }) {
+      await sleep(1000);
+      const readers = await slowReaders({ port, protocol, connections: 16, requestsEach: 8 });
+      await sleep(loadMs - 2000);
+      readers.close();
+      return { connections: readers.opened, requests: readers.opened * 8 };
+    },
+  },
+  'idle-connections': {
+    about: 'IDLE_CONNECTIONS connections opened at once that send nothing (gRPC: the preface only)',
+    async inject({ port, protocol, loadMs, settings }) {
+      await sleep(1000);
+      const started = Date.now();
+      const idle = await idleConnections({ port, protocol, count: settings.IDLE_CONNECTIONS });
+      // Held at the end of the load: the primary hands each connection to a worker, which closes the ones
+      // past MAX_CONNECTIONS, and with 10,000 queued that takes seconds.
+      await sleep(Math.max(0, loadMs - 1000 - (Date.now() - started)));
+      const heldAtEnd = idle.open();
+      idle.close();
+      return { opened: idle.opened, refused: idle.refused, held_at_end: heldAtEnd };
+    },
+  },
+  'malformed-frames': {
+    about: '500 connections at once, each with one malformed request (HTTP: not a request line; gRPC: DATA on stream 0)',
+    async inject({ port, protocol, loadMs, settings }) {
+      await sleep(loadMs / 2 - 1000);
+      const timeoutMs = protocol === 'grpc' ? 2 * settings.H2_IDLE_PING_MS + 3000 : 5000;
+      return malformedBurst({ port, protocol, count: 500, timeoutMs });
+    },
+  },
+});
+

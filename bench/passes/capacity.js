@@ -1,0 +1,103 @@
+// The server capacity pass: wrk (HTTP/1.1) and h2load (HTTP/2, gRPC framing),
+// native load generators that need far less CPU per request than k6, so they
+// show a server's own ceiling where k6 is client-bound. Both are Debian packages.
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { grpcFrame, methodOf } from '../../proto/index.js';
+import { rpcPath, SCENARIOS } from '../../proto/payload.js';
+import { BenchError } from '../errors.js';
+import { pinned } from '../processes.js';
+import { LISTENERS } from '../../server/listeners.js';
+import { ensureTools } from '../tools.js';
+
+const run = promisify(execFile);
+const WRK_BYTES = fileURLToPath(new URL('wrk-bytes.lua', import.meta.url));
+
+/**
+ * Provisions the listeners' capacity tools before anything starts (scripts/ensure-tool.sh).
+ * @param {readonly string[]} listeners listener names (server/listeners.js)
+ * @returns {void}
+ * @throws {BenchError} naming the command that installs a missing tool
+ */
+export function requireCapacityTools(listeners) {
+  ensureTools(new Set(listeners.map((l) => LISTENERS[l].load.tool)), 'the capacity pass');
+}
+
+/**
+ * Loads one listener with its native tool for a while, at a fixed concurrency
+ * (one request in flight per connection, like a k6 VU).
+ * @param {{listener: string, scenario: string, host: string, connections: number, durationS: number, cpus?: string,
+ *   compression?: 'off'|'gzip'}} options
+ *   listener: a listener's name (server/listeners.js: its `load` says which tool and request); cpus: taskset CPU list for the tool;
+ *   compression: gzip asks for gzipped responses as k6 does (`Accept-Encoding: gzip`, or gzip in `grpc-accept-encoding`)
+ * @returns {Promise<{tool: string, rps: number, requests: number, failed: number, received_per_request: number,
+ *   headers_per_request: number|null}>} rps in req/s; bytes per request as the tool counts them
+ *   (h2load: all HTTP/2 traffic, with the header share; wrk: bytes read); failed: non-2xx
+ *   or socket errors (h2load does not read grpc-status trailers)
+ * @throws {BenchError} when the tool fails or prints nothing it can parse
+ */
+export async function measureCapacity({ listener, scenario, host, connections, durationS, cpus, compression = 'off' }) {
+  const { tool, request } = LISTENERS[listener].load;
+  const gzip = compression === 'gzip' ? ['-H', request === 'grpc' ? 'grpc-accept-encoding: gzip' : 'Accept-Encoding: gzip'] : [];
+  const { httpPath, rpc, request: message } = SCENARIOS[scenario];
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'capacity-'));
+  try {
+    let args;
+    if (tool === 'wrk') {
+      args = ['-t1', `-c${connections}`, `-d${durationS}s`, '-s', WRK_BYTES, ...gzip, `http://${host}${httpPath}`];
+    } else if (request === 'get') {
+      args = ['-t1', '-c', String(connections), '-m', '1', '-D', String(durationS), ...gzip, `http://${host}${httpPath}`];
+    } else {
+      const { resolvedRequestType: type } = methodOf(rpc);
+      const body = path.join(dir, 'request.bin');
+      await writeFile(body, grpcFrame(type.encode(type.fromObject(message)).finish()));
+      args = ['-t1', '-c', String(connections), '-m', '1', '-D', String(durationS), '-d', body,
+        '-H', 'content-type: application/grpc', '-H', 'te: trailers', ...gzip, `http://${host}/${rpcPath(rpc)}`];
+    }
+    let stdout;
+    try {
+      ({ stdout } = await run(...pinned(cpus, tool, args), { timeout: (durationS + 30) * 1000 }));
+    } catch (err) {
+      throw new BenchError(`${tool} against ${host} failed: ${(err.stderr || err.message).trim()}`);
+    }
+    const parsed = tool === 'wrk' ? parseWrk(stdout) : parseH2load(stdout);
+    if (!parsed) throw new BenchError(`${tool} against ${host} printed no result:\n${stdout}`);
+    return { tool, ...parsed };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** wrk's 'N requests in Xs', 'Requests/sec: R', its error lines and wrk-bytes.lua's count. */
+function parseWrk(out) {
+  const requests = Number(out.match(/(\d+) requests in/)?.[1]);
+  const rps = Number(out.match(/Requests\/sec:\s+([\d.]+)/)?.[1]);
+  const bytes = Number(out.match(/bytes_read: (\d+)/)?.[1]);
+  if (!requests || !rps || !bytes) return null;
+  const non2xx = Number(out.match(/Non-2xx or 3xx responses: (\d+)/)?.[1] ?? 0);
+  const socket = out.match(/Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/);
+  const socketErrors = socket ? socket.slice(1).reduce((a, n) => a + Number(n), 0) : 0;
+  return { rps, requests, failed: non2xx + socketErrors, received_per_request: bytes / requests, headers_per_request: null };
+}
+
+/** h2load's 'finished in Xs, R req/s', request counts, status codes and traffic line. */
+function parseH2load(out) {
+  const rps = Number(out.match(/finished in [\d.]+m?s, ([\d.]+) req\/s/)?.[1]);
+  const counts = out.match(/requests: \d+ total, \d+ started, (\d+) done, (\d+) succeeded, (\d+) failed, (\d+) errored/);
+  const status = out.match(/status codes: (\d+) 2xx, (\d+) 3xx, (\d+) 4xx, (\d+) 5xx/);
+  const traffic = out.match(/traffic: .*?\((\d+)\) total, .*?\((\d+)\) headers .*?, .*?\((\d+)\) data/);
+  if (!rps || !counts || !traffic) return null;
+  const requests = Number(counts[1]);
+  const non2xx = status ? Number(status[2]) + Number(status[3]) + Number(status[4]) : 0;
+  return {
+    rps,
+    requests,
+    failed: Number(counts[3]) + Number(counts[4]) + non2xx,
+    received_per_request: Number(traffic[1]) / requests,
+    headers_per_request: Number(traffic[2]) / requests,
+  };
+}

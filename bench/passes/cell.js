@@ -1,0 +1,278 @@
+// One measured cell of the main job (bench/commands/run.js): the server started where the placement puts it,
+// warmed up and measured by k6 (one process, or K6_INSTANCES merged), with what is read around the measured run:
+// the server's own accounting, profiles, the link's and the balancer's counters, capacity and wire bytes. Its
+// figures go into the k6 summary's `bench.run`; it renders nothing.
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { BenchError } from '../errors.js';
+import { runK6 } from '../processes.js';
+import { durationMs } from '../settings/validators.js';
+import { measureCapacity } from './capacity.js';
+import { startCapture } from './wire.js';
+import { figuresOf } from '../report/summary.js';
+import { executionSegments, mergeFiles, sampleOutputArgs } from './k6-split.js';
+import { combineWindows, serverWindow } from '../report/server-stats.js';
+import { scrapeServer } from './scrape.js';
+import { slotName } from '../placement/replicas.js';
+import { startProfiles, stopProfiles } from './profile.js';
+import { PROFILE_INTERVAL_US } from '../../server/profiling.js';
+import { MODES } from '../modes.js';
+import { k6Args } from '../invoke.js';
+import { provenanceOf } from '../provenance.js';
+import { k6Reason } from '../format.js';
+
+/**
+ * @typedef {object} ServerNode a Node release of NODE_VERSIONS, ready to run the server
+ * @property {string} release as listed, e.g. '20'
+ * @property {string} path its node binary
+ * @property {string} version what `node --version` says, e.g. 'v20.19.5'
+ */
+
+/** Why k6 failed, with its last lines and where the whole log is. */
+const k6Failure = (output, log) => {
+  const reason = k6Reason(output);
+  const tail = output.trimEnd().split('\n').slice(-12).join('\n');
+  return `${reason ? `${reason}\n` : ''}last lines of k6's output (all of it in ${log}):\n${tail}`;
+};
+
+const isZero = (duration) => /^(0+(\.0+)?(ms|s|m|h))+$/.test(duration);
+
+/**
+ * One measured cell: server up (where the placement puts it), warm-up, measured run, server
+ * down. Records the k6 CPU use, the core split, the server's own accounting of the measured run
+ * (its admin endpoint read right before and right after it) and, over a link, the link's
+ * byte and packet counters of the run, in the summary's `bench.run`.
+ * @param {{mode: string, scenario: string, label: string, compression?: 'off'|'gzip',
+ *   node?: ServerNode|null}} cell label
+ *   names the files; compression: the server's COMPRESSION and what k6 asks for (default off); node: the Node release the
+ *   server runs on (default null: the job's own)
+ * @param {import('../settings/bench.js').BenchSettings} settings
+ * @param {ReturnType<typeof import('../settings/cores.js').splitCores>} cores
+ * @param {string} scratch folder for throw-away files
+ * @param {import('../placement/placement.js').Placement} placement
+ * @param {object|null} linkCheck the link as measured before the runs
+ * @returns {Promise<string>} path of the measured run's summary
+ * @throws {BenchError} when the server does not start, its accounting cannot be read or names another Node release
+ *   than it was started with, or k6 fails
+ */
+export async function measureCell({ mode, scenario, label, compression = 'off', node = null }, settings, cores, scratch, placement, linkCheck) {
+  const cell = await placement.start(mode, { workers: settings.WORKERS, cpus: cores.serverCpus, compression, node: node?.path });
+  const { host } = cell;
+  // Replicas behind a balancer have an admin endpoint each; their windows are combined.
+  const admins = cell.replicas ? cell.replicas.map((r) => r.admin) : cell.admin ? [cell.admin] : [];
+  const k6 = { k6: settings.K6_BIN, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount };
+  /** k6's arguments for a run of the cell (the open model, RATE, for the measured run only). */
+  const argsOf = ({ duration, rate = null, summaryFile, flags = [] }) => k6Args(mode, {
+    target: placement.target, host, vus: settings.VUS, duration, rate, summaryFile, flags,
+    vars: { SCENARIO: scenario, CONNECTIONS: settings.CONNECTIONS, REQUEST_TIMEOUT: settings.REQUEST_TIMEOUT, COMPRESSION: compression },
+  });
+  const { link } = placement;
+  try {
+    // k6's own output goes to a log per run; on the terminal only with VERBOSE=1, or its end when it fails.
+    const log = path.join(settings.RESULTS_DIR, `k6-${label}.log`);
+    const verbose = (line) => { if (settings.VERBOSE) console.error(line); };
+    if (!isZero(settings.WARMUP)) {
+      verbose(`${label}: warm-up, ${settings.WARMUP} at ${settings.VUS} VUs (left out of the figures)`);
+      const warm = await runK6({ ...k6, quiet: !settings.VERBOSE,
+        args: argsOf({ duration: settings.WARMUP, summaryFile: path.join(scratch, `${label}-warmup.json`) }) });
+      await writeFile(log, `--- warm-up\n${warm.output}`);
+      if (warm.code !== 0) throw new BenchError(`k6 warm-up against ${host} failed (exit ${warm.code}):\n${k6Failure(warm.output, log)}`);
+    }
+    const summaryFile = path.join(settings.RESULTS_DIR, `k6-${label}.json`);
+    verbose(`${label}: measuring, ${settings.DURATION} at ${settings.RATE ? `${settings.RATE} req/s (open model)` : `${settings.VUS} VUs`}`);
+    const capture = settings.VERIFY_BYTES ? await startCapture(cell.port, cell.capture) : null;
+    let window;
+    let wire;
+    try {
+      window = await measuredWindow({ cell, link, admins, settings, label, mode, node, run: () => measuredRun({
+        settings, cores, scratch, label, summaryFile, env: dashboardEnv(settings, label),
+        argsOf: (file, flags) => argsOf({ duration: settings.DURATION, rate: settings.RATE, summaryFile: file, flags }),
+      }) });
+    } finally {
+      wire = await capture?.stop();
+    }
+    const { run, accounting, linkRun, windows, balancerRun, profile } = window;
+    await writeFile(log, `--- measured run\n${run.output}`, { flag: 'a' });
+    if (run.code !== 0) throw new BenchError(`k6 run against ${host} failed (exit ${run.code}):\n${k6Failure(run.output, log)}`);
+    const capacity = settings.CAPACITY ? await measureCapacity({
+      listener: MODES[mode].listener, scenario, host, connections: settings.VUS, durationS: durationMs(settings.DURATION) / 1000, cpus: cores.k6Cpus,
+      compression,
+    }) : undefined;
+    const summary = run.summary ?? JSON.parse(await readFile(summaryFile, 'utf8'));
+    const servers = cell.replicas
+      ? `${cell.replicas.length} server replicas × ${settings.WORKERS} worker(s) and HAProxy, all on cpu ${cores.serverCpus ?? 'any'}`
+      : `${settings.WORKERS} server worker(s)`;
+    const pinning = placement.target === 'local' || link
+      ? `${cores.description}; ${servers}; warm-up ${settings.WARMUP} left out`
+      : `k6 pinned to cpu ${cores.k6Cpus ?? 'any'}; the server on another machine; warm-up ${settings.WARMUP} left out`;
+    summary.bench.run = {
+      provenance: provenanceOf({ settings, pinning, serverEnv: cell.env, node: node?.version }),
+      // What the job started the server with (null: a server it did not start); bench.run.server.node is what the server said.
+      node: cell.env ? { release: node?.release ?? null, version: node?.version ?? process.version, path: node?.path ?? process.execPath } : null,
+      k6_cpu: run.cpu,
+      k6_instances: run.instances,
+      pinning,
+      workers: settings.WORKERS,
+      server_cores: placement.target === 'local' || link ? cores.serverCoreCount : null,
+      warmup: settings.WARMUP,
+      dashboard: run.instances ? run.instances.map((i) => i.dashboard) : path.join(settings.RESULTS_DIR, `dashboard-${label}.html`),
+      capacity,
+      wire,
+      server: accounting,
+      link: linkRecord(settings, placement, linkCheck, linkRun),
+      replicas: cell.replicas?.map((r, i) => ({
+        ...r,
+        requests: windows[i]?.workers.reduce((a, w) => a + w.requests, 0) ?? null,
+        balancer_requests: balancerRun?.requests[slotName(i)] ?? null, // HAProxy's own count of what it sent there
+      })),
+      balancer: balancerRun,
+      profile,
+    };
+    await writeFile(summaryFile, JSON.stringify(summary, null, 2));
+    return summaryFile;
+  } finally {
+    await cell.stop();
+  }
+}
+
+/**
+ * The measured run and what is read around it: the server's accounting right before and right after it (so the
+ * warm-up is left out of the server's figures), the profiles (PROFILE=1), the link's counters and the balancer's.
+ * @param {{cell: import('../placement/placement.js').Cell, link: import('../placement/link.js').Link|null, admins: string[],
+ *   settings: import('../settings/bench.js').BenchSettings, label: string, mode: string,
+ *   node: ServerNode|null, run: () => ReturnType<typeof measuredRun>}} around run: starts the measured run
+ * @returns {Promise<{run: Awaited<ReturnType<typeof measuredRun>>, accounting: object|undefined, linkRun: object|undefined,
+ *   windows: object[], balancerRun: object|undefined, profile: object|undefined}>}
+ * @throws {BenchError} when the accounting cannot be read, or names another Node release than the server was started with
+ */
+async function measuredWindow({ cell, link, admins, settings, label, mode, node, run: measured }) {
+  const before = await Promise.all(admins.map((a) => scrapeServer(a)));
+  if (settings.PROFILE) await startProfiles(admins);
+  const balancerBefore = cell.balancer && { cpu_s: cell.balancer.cpuSeconds(), requests: await cell.balancer.requests() };
+  const linkBefore = link && { counters: link.counters(), proxyCpu: link.proxyCpuSeconds() };
+  const run = await measured();
+  const linkRun = link ? linkDelta(link, linkBefore) : undefined;
+  const after = await Promise.all(admins.map((a) => scrapeServer(a)));
+  const profile = settings.PROFILE
+    ? await stopProfiles(admins, path.join(settings.RESULTS_DIR, `profile-${label}`), PROFILE_INTERVAL_US) : undefined;
+  const windows = before.map((b, i) => serverWindow(b, after[i]));
+  const accounting = windows.length ? combineWindows(windows) : undefined;
+  // The server's own word on its release, so that no column stands for a release it did not run on.
+  const started = node?.version ?? process.version;
+  if (cell.env && accounting?.node && accounting.node !== started) {
+    throw new BenchError(`the ${mode} server reported Node ${accounting.node}, not the ${started} it was started with`);
+  }
+  const balancerRun = cell.balancer ? balancerRecord(cell.balancer, balancerBefore, await cell.balancer.requests()) : undefined;
+  return { run, accounting, linkRun, windows, balancerRun, profile };
+}
+
+/** The link's byte and packet counters over the run, each way, and its proxy's CPU (s). */
+function linkDelta(link, before) {
+  const after = link.counters();
+  const delta = (way) => ({ bytes: after[way].bytes - before.counters[way].bytes, packets: after[way].packets - before.counters[way].packets });
+  return { up: delta('up'), down: delta('down'), proxy_cpu_s: link.proxyCpuSeconds() - before.proxyCpu };
+}
+
+/** k6's web dashboard, exported as one HTML file per run (no HTTP endpoint: works offline). */
+function dashboardEnv(settings, label) {
+  return {
+    K6_WEB_DASHBOARD: 'true',
+    K6_WEB_DASHBOARD_PORT: '-1',
+    K6_WEB_DASHBOARD_EXPORT: path.join(settings.RESULTS_DIR, `dashboard-${label}.html`),
+    // The export is skipped when a run holds fewer than two periods: 1 s, or a quarter of a shorter run.
+    K6_WEB_DASHBOARD_PERIOD: `${Math.max(100, Math.min(1000, Math.floor(durationMs(settings.DURATION) / 4)))}ms`,
+  };
+}
+
+/**
+ * The measured k6 run: one k6 process, or K6_INSTANCES of them, each running one execution
+ * segment on its own core (where there are enough) and writing its samples, merged into one
+ * summary (bench/passes/k6-split.js). Each instance's own summary is kept beside the merged one.
+ * @param {{settings: import('../settings/bench.js').BenchSettings, cores: ReturnType<typeof import('../settings/cores.js').splitCores>, scratch: string,
+ *   label: string, summaryFile: string, argsOf: (summaryFile: string, flags: string[]) => string[], env: Record<string, string>}} run
+ *   argsOf: k6's arguments of a run that writes its summary to the file, with k6 options put first
+ * @returns {Promise<{code: number|null, output: string, cpu: object|null, summary?: object, instances?: object[]}>}
+ *   cpu: the instances' together (seconds summed, over k6's cores); summary: the merged one (split runs only), also
+ *   written to summaryFile; instances: per instance, its segment, cpus, summary file and figures
+ * @throws {BenchError} when the instances' results cannot be merged
+ */
+async function measuredRun({ settings, cores, scratch, label, summaryFile, argsOf, env }) {
+  const k6 = { k6: settings.K6_BIN, quiet: !settings.VERBOSE };
+  if (settings.K6_INSTANCES === 1) {
+    return runK6({ ...k6, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount, env, args: argsOf(summaryFile, []) });
+  }
+  const segments = executionSegments(settings.K6_INSTANCES);
+  const parts = segments.map(({ segment, sequence }, i) => {
+    const name = `${label}-i${i + 1}`;
+    return {
+      segment, cpus: cores.k6InstanceCpus[i] ?? null,
+      summaryFile: path.join(settings.RESULTS_DIR, `k6-${name}.json`),
+      csv: path.join(scratch, `${name}.csv`),
+      dashboard: path.join(settings.RESULTS_DIR, `dashboard-${name}.html`),
+      args: ['--execution-segment', segment, '--execution-segment-sequence', sequence],
+    };
+  });
+  const runs = await Promise.all(parts.map((part) => runK6({
+    ...k6, cpus: part.cpus ?? undefined, coreCount: 1,
+    env: { ...env, K6_WEB_DASHBOARD_EXPORT: part.dashboard },
+    args: argsOf(part.summaryFile, [...part.args, ...sampleOutputArgs(part.csv)]),
+  })));
+  const output = runs.map((r, i) => `--- k6 instance ${i + 1} of ${runs.length} (${parts[i].segment})\n${r.output}`).join('\n');
+  const failed = runs.findIndex((r) => r.code !== 0);
+  if (failed >= 0) return { code: runs[failed].code, output, cpu: null };
+  let instances;
+  let summary;
+  try {
+    ({ instances, merged: summary } = await mergeFiles(parts.map((part) => ({ summary: part.summaryFile, samples: part.csv }))));
+  } catch (err) {
+    throw new BenchError(`the ${parts.length} k6 instances' results cannot be merged: ${err.message}`);
+  } finally {
+    await Promise.all(parts.map((part) => rm(part.csv, { force: true })));
+  }
+  const cpus = runs.map((r) => r.cpu);
+  const cpu = cpus.every(Boolean) ? {
+    seconds: cpus.reduce((a, c) => a + c.seconds, 0),
+    wall_s: Math.max(...cpus.map((c) => c.wall_s)),
+    utilization: cpus.reduce((a, c) => a + c.seconds, 0) / (Math.max(...cpus.map((c) => c.wall_s)) * cores.k6CoreCount),
+  } : null;
+  const described = parts.map((part, i) => {
+    const figures = figuresOf(part.summaryFile, instances[i].summary);
+    return {
+      segment: part.segment, cpus: part.cpus, summary: part.summaryFile, dashboard: part.dashboard,
+      requests: figures.requests, rps: figures.rps, failed: figures.failed, latency_ms: figures.latency_ms,
+      // Its share of the run's one core, or of its own core.
+      k6_cpu: cpus[i] && { ...cpus[i], utilization: cpus[i].seconds / cpus[i].wall_s },
+    };
+  });
+  // Each instance's file says it is a part, so that no reader takes it for the whole run.
+  for (const [i, part] of parts.entries()) {
+    const own = instances[i].summary;
+    own.bench = { ...own.bench, instance: { index: i + 1, of: parts.length, segment: part.segment, merged_into: summaryFile } };
+    await writeFile(part.summaryFile, JSON.stringify(own, null, 2));
+  }
+  await writeFile(summaryFile, JSON.stringify(summary, null, 2));
+  return { code: 0, output, cpu, summary, instances: described };
+}
+
+/** What a summary records of the balancer over the run: its CPU and its own count of requests per replica. */
+function balancerRecord(balancer, before, requests) {
+  return {
+    name: 'HAProxy', version: balancer.version, cpu_s: balancer.cpuSeconds() - before.cpu_s,
+    requests: Object.fromEntries(Object.entries(requests).map(([name, n]) => [name, n - (before.requests[name] ?? 0)])),
+  };
+}
+
+/** What a summary records of the link it ran over (undefined on loopback). */
+function linkRecord(settings, placement, check, counters) {
+  if (!placement.link && placement.target === 'local') return undefined;
+  const { link } = placement;
+  return {
+    name: link ? link.spec.name : 'remote',
+    configured: link ? { down_bps: link.spec.down, up_bps: link.spec.up, rtt_ms: link.spec.rttMs } : null,
+    shapers: link?.shapers ?? null,
+    limits: link?.limits ?? [],
+    measured: check,
+    counters: counters ?? null,
+  };
+}
+

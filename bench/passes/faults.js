@@ -1,0 +1,81 @@
+// The fault matrix's cell (bench/commands/faults.js runs one per fault and mode): a fault of the registry
+// (bench/faults/registry.js) injected into a fresh server under k6 load, with the requests that completed, failed and timed
+// out and the workers' RSS before, at the peak and at the end.
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { LISTENERS } from '../../server/listeners.js';
+import { BenchError } from '../errors.js';
+import { FAULTS } from '../faults/registry.js';
+import { k6Reason } from '../format.js';
+import { MODES } from '../modes.js';
+import { k6Args, portOfMode, serverEnv } from '../invoke.js';
+import { freePort, runK6, startServer } from '../processes.js';
+import { durationMs } from '../settings/validators.js';
+import { rssMib } from './memory.js';
+import { readSummary } from '../report/summary.js';
+
+// Past --duration k6 may spend its gracefulStop (30 s); past that and a margin it is stuck.
+const K6_OVERRUN_MS = 60000;
+
+/** The server settings the matrix sets in each cell's server. */
+export const serverSettingsOf = (settings) => ({ SHUTDOWN_TIMEOUT_MS: settings.SHUTDOWN_TIMEOUT_MS, H2_IDLE_PING_MS: settings.H2_IDLE_PING_MS });
+
+/** Sum of the workers' RSS (MiB), null when none is readable. */
+const workersRss = (server) => {
+  const each = server.workerPids().map(rssMib).filter((v) => v !== null);
+  return each.length ? each.reduce((a, b) => a + b, 0) : null;
+};
+
+/**
+ * One cell: a fresh server in the mode's listener, k6 for FAULT_DURATION, the fault during it.
+ * @param {string} name a key of FAULTS
+ * @param {string} mode a name of MODES (bench/modes.js)
+ * @param {import('../settings/faults.js').FaultSettings} settings
+ * @param {ReturnType<typeof import('../settings/cores.js').splitCores>} cores
+ * @param {string} stamp the job's file stamp, in the k6 summary's name
+ * @returns {Promise<object>} the cell's figures; memory in MiB
+ * @throws {BenchError} when the server does not start or k6 cannot run
+ */
+export async function cell(name, mode, settings, cores, stamp) {
+  const { listener } = MODES[mode];
+  const server = await startServer({
+    env: serverEnv([mode], { workers: settings.WORKERS, adminPort: await freePort(), settings: serverSettingsOf(settings) }),
+    cpus: cores.serverCpus,
+  }).catch((err) => { throw new BenchError(`the ${mode} server did not start: ${err.message.split('\n')[0]}`); });
+  const port = portOfMode(server, mode);
+  const summaryFile = path.join(settings.RESULTS_DIR, `faults-${stamp}-${name}-${mode}-k6.json`);
+  try {
+    const loadMs = durationMs(settings.FAULT_DURATION);
+    const load = runK6({
+      k6: settings.K6_BIN, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount, quiet: !settings.VERBOSE, timeoutMs: loadMs + K6_OVERRUN_MS,
+      args: k6Args(mode, {
+        host: `127.0.0.1:${port}`, vus: settings.VUS, duration: settings.FAULT_DURATION, summaryFile,
+        vars: { SCENARIO: 'user', REQUEST_TIMEOUT: settings.REQUEST_TIMEOUT },
+      }),
+    });
+    await sleep(1000); // k6's start-up and setup()
+    const rssBefore = workersRss(server);
+    let rssPeak = rssBefore ?? 0;
+    const sampler = setInterval(() => { rssPeak = Math.max(rssPeak, workersRss(server) ?? 0); }, 200);
+    const protocol = LISTENERS[listener].load.request === 'grpc' ? 'grpc' : 'http';
+    const observed = await FAULTS[name].inject({ server, port, protocol, loadMs: loadMs - 1000, settings })
+      .catch((err) => ({ error: err.message.split('\n')[0] }));
+    const run = await load;
+    clearInterval(sampler);
+    const rssEnd = workersRss(server);
+    if (run.timedOut) throw new BenchError(`${name} · ${mode}: k6 still ran ${(loadMs + K6_OVERRUN_MS) / 1000} s after its start and was killed`);
+    const figures = await readSummary(summaryFile).catch((err) => {
+      throw new BenchError(`${name} · ${mode}: k6 wrote no summary (exit ${run.code}): ${k6Reason(run.output) || err.message}`);
+    });
+    const exitCode = await server.stop();
+    return {
+      fault: name, mode, summary_file: summaryFile,
+      completed: figures.requests - figures.failed, failed: figures.failed, timed_out: figures.timed_out,
+      rss_before_mib: rssBefore, rss_peak_mib: rssPeak, rss_end_mib: rssEnd,
+      server_exit_code: exitCode, observed,
+    };
+  } finally {
+    await server.kill();
+  }
+}
+

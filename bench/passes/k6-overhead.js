@@ -1,0 +1,55 @@
+// The targets' k6 pass: the project's k6 scripts against minimal ones (bench/k6-minimal/), on the same server,
+// interleaved, so that the load generator's own cost is known (npm run targets).
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { BenchError } from '../errors.js';
+import { k6Args, portOfMode, serverEnv } from '../invoke.js';
+import { MODE_NAMES } from '../modes.js';
+import { runK6, startServer } from '../processes.js';
+
+/** Iterations per second of a k6 run, from its JSON summary (handleSummary's or --summary-export's). */
+async function iterationRate(file) {
+  const { metrics } = JSON.parse(await readFile(file, 'utf8'));
+  const rate = metrics.iterations?.values?.rate ?? metrics.iterations?.rate;
+  if (typeof rate !== 'number') throw new BenchError(`${file}: no iterations rate`);
+  return rate;
+}
+
+/**
+ * The project's k6 scripts against minimal ones, same server, interleaved.
+ * @param {import('../settings/bench.js').BenchSettings} settings REPEATS, DURATION, WARMUP, VUS, WORKERS, K6_BIN
+ * @param {ReturnType<typeof import('../settings/cores.js').splitCores>} cores
+ * @param {string} scratch folder for the runs' summaries
+ * @returns {Promise<Record<string, number[]>>} per mode, the project/minimal RPS ratio of each repeat
+ */
+export async function measureK6Overhead(settings, cores, scratch) {
+  const server = await startServer({ env: serverEnv(MODE_NAMES, { workers: settings.WORKERS }), cpus: cores.serverCpus });
+  const ratios = Object.fromEntries(MODE_NAMES.map((mode) => [mode, []]));
+  try {
+    const k6 = { k6: settings.K6_BIN, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount, quiet: true };
+    // script: 'project' (the mode's local script) or 'minimal' (the one it is measured against)
+    const run = async (mode, script, summaryFile, duration) => {
+      const host = `127.0.0.1:${portOfMode(server, mode)}`;
+      const args = k6Args(mode, { script, host, vus: settings.VUS, duration, summaryFile });
+      const result = await runK6({ ...k6, args });
+      if (result.code !== 0) throw new BenchError(`k6 ${args.at(-1)} against ${host} failed (exit ${result.code})`);
+      return iterationRate(summaryFile);
+    };
+    for (const mode of MODE_NAMES) {
+      console.error(`--- k6 warm-up: ${mode}`);
+      await run(mode, 'project', path.join(scratch, 'warmup.json'), settings.WARMUP);
+    }
+    for (let repeat = 1; repeat <= settings.REPEATS; repeat++) {
+      for (const mode of MODE_NAMES) {
+        console.error(`--- k6 scripts, run ${repeat} of ${settings.REPEATS}: ${mode}, minimal then project`);
+        const base = await run(mode, 'minimal', path.join(scratch, `${mode}-minimal-${repeat}.json`), settings.DURATION);
+        const ours = await run(mode, 'project', path.join(scratch, `${mode}-project-${repeat}.json`), settings.DURATION);
+        ratios[mode].push(ours / base);
+      }
+    }
+  } finally {
+    await server.stop();
+  }
+  return ratios;
+}
+

@@ -1,0 +1,261 @@
+// The soak job's two runs (bench/commands/soak.js runs them per mode): the server under sustained
+// closed-model load for SOAK_DURATION while every worker's RSS is sampled from /proc; and a short
+// fault run in which one worker is killed with SIGKILL at the load's midpoint, timing its
+// replacement and counting the requests that failed.
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { BenchError } from '../errors.js';
+import { k6Reason } from '../format.js';
+import { freePort, isServerProcess, runK6, startServer } from '../processes.js';
+import { scrapeServer } from './scrape.js';
+import { durationMs } from '../settings/validators.js';
+import { EVENT } from '../../server/events.js';
+import { k6Args, portOfMode, serverEnv } from '../invoke.js';
+import { readSummary } from '../report/summary.js';
+import { memoryFigures } from '../report/soak.js';
+import { loadAverage, rssMib } from './memory.js';
+import { RSS_INTERVAL_S } from '../settings/soak.js';
+
+// Past --duration k6 may spend its setupTimeout (15 s) and gracefulStop (30 s); past those and a margin it is stuck.
+const K6_OVERRUN_MS = 75000;
+// A replacement slower than this is a failed respawn, not a slow one (the lifecycle test expects < 1 s).
+const RESPAWN_TIMEOUT_MS = 10000;
+// k6 starts loading after its start-up and setup(); past this it is not going to.
+const LOAD_START_TIMEOUT_MS = 30000;
+
+const log = (message) => console.error(`soak: ${message}`);
+const round = (n, digits = 3) => Number(n.toFixed(digits));
+
+/**
+ * Iterations k6 had to interrupt at the end of the run (still waiting after gracefulStop,
+ * 30 s), from its last progress line; a request with neither answer nor error ends so.
+ * @param {string} output
+ * @returns {number|null} null when k6 printed no progress line
+ */
+const interruptedOf = (output) => {
+  const found = [...output.matchAll(/(\d+) complete and (\d+) interrupted iterations/g)].at(-1);
+  return found ? Number(found[2]) : null;
+};
+
+/** k6's warnings and errors (first few), kept in the report for diagnosis. */
+const k6Messages = (output) => output.split('\n').filter((l) => /level=(warning|error)/.test(l)).slice(0, 5);
+
+/**
+ * Runs k6 (bench/processes.js runK6) and kills it by pid if it outlives its duration by
+ * K6_OVERRUN_MS, so that no load loop of this job runs unbounded.
+ * @param {Parameters<typeof runK6>[0]} options
+ * @param {string} duration the run's k6 duration
+ * @param {string} what names the run in the error
+ * @returns {ReturnType<typeof runK6>}
+ * @throws {BenchError} when k6 had to be killed
+ */
+async function boundedK6(options, duration, what) {
+  const limitMs = durationMs(duration) + K6_OVERRUN_MS;
+  const run = await runK6({ ...options, timeoutMs: limitMs });
+  if (!run.timedOut) return run;
+  throw new BenchError(`${what}: k6 was still running ${limitMs / 1000} s after its start, so it was killed`);
+}
+
+/** k6 arguments of one closed-model run of a mode's local script (k6 sees only -e: runK6 leaves the environment out). */
+const soakK6Args = (mode, host, summaryFile, duration, settings) => k6Args(mode, {
+  host, summaryFile, duration, vus: settings.VUS,
+  vars: { SCENARIO: 'user', CONNECTIONS: 'reuse', REQUEST_TIMEOUT: settings.REQUEST_TIMEOUT },
+});
+
+async function start(mode, options, cores) {
+  try {
+    return await startServer({ env: serverEnv([mode], options), cpus: cores.serverCpus });
+  } catch (err) {
+    throw new BenchError(`the ${mode} server did not start: ${err.message.split('\n')[0]}`);
+  }
+}
+
+/**
+ * One sustained run: server up, warm-up, the measured run with every worker's RSS read
+ * at its start, every RSS_INTERVAL_S seconds and at its end, server down.
+ * @param {string} mode a name of MODES (bench/modes.js)
+ * @param {import('../settings/soak.js').SoakSettings} settings
+ * @param {ReturnType<typeof import('../settings/cores.js').splitCores>} cores
+ * @param {{stamp: string, scratch: string}} job the job's file stamp and scratch folder
+ * @returns {Promise<object>} the run's figures; memory in MiB, times in s
+ * @throws {BenchError} when the server does not start or k6 fails
+ */
+export async function soakRun(mode, settings, cores, job) {
+  const loadavgBefore = loadAverage();
+  const server = await start(mode, { workers: settings.WORKERS }, cores);
+  const host = `127.0.0.1:${portOfMode(server, mode)}`;
+  const k6 = { k6: settings.K6_BIN, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount, quiet: true };
+  try {
+    if (durationMs(settings.WARMUP) > 0) {
+      log(`${mode}: warm-up, ${settings.WARMUP} at ${settings.VUS} VUs (left out of the figures)`);
+      const warm = await boundedK6({ ...k6, args: soakK6Args(mode, host, path.join(job.scratch, `warmup-${mode}.json`), settings.WARMUP, settings) },
+        settings.WARMUP, `${mode} warm-up`);
+      if (warm.code !== 0) throw new BenchError(`k6 warm-up against ${host} failed (exit ${warm.code}): ${k6Reason(warm.output)}`);
+    }
+    const summaryFile = path.join(settings.RESULTS_DIR, `soak-${job.stamp}-${mode}-k6.json`);
+    log(`${mode}: sustained load, ${settings.SOAK_DURATION} at ${settings.VUS} VUs, ${settings.WORKERS} worker(s); RSS every ${RSS_INTERVAL_S} s`);
+    /** @type {import('../report/soak.js').RssSample[]} */
+    const samples = [];
+    const t0 = performance.now();
+    /** @returns {import('../report/soak.js').RssSample} */
+    const read = () => {
+      /** @type {Record<string, number>} */
+      const workers = {};
+      for (const pid of server.workerPids()) {
+        const mib = rssMib(pid);
+        if (mib !== null) workers[pid] = round(mib);
+      }
+      return { t_s: round((performance.now() - t0) / 1000), workers };
+    };
+    // Read before k6 starts: the server idles between the two runs and its RSS drops, so this
+    // reading is kept apart; the trend starts with the first reading under load.
+    const idle = read();
+    const timer = setInterval(() => samples.push(read()), RSS_INTERVAL_S * 1000);
+    let run;
+    try {
+      run = await boundedK6({ ...k6, args: soakK6Args(mode, host, summaryFile, settings.SOAK_DURATION, settings) },
+        settings.SOAK_DURATION, `${mode} sustained run`);
+    } finally {
+      clearInterval(timer);
+    }
+    samples.push(read());
+    if (run.code !== 0) throw new BenchError(`k6 run against ${host} failed (exit ${run.code}): ${k6Reason(run.output)}`);
+    const figures = await readSummary(summaryFile);
+    const first = Object.keys(idle.workers);
+    return {
+      mode,
+      workers: settings.WORKERS,
+      vus: settings.VUS,
+      duration: settings.SOAK_DURATION,
+      warmup: settings.WARMUP,
+      summary_file: summaryFile,
+      rps: figures.rps,
+      requests: figures.requests,
+      failed: figures.failed,
+      checks_failed: figures.checks_failed,
+      latency_ms: figures.latency_ms,
+      run_s: figures.duration_s,
+      interrupted_iterations: interruptedOf(run.output),
+      k6_cpu_pct: run.cpu ? run.cpu.utilization * 100 : null,
+      loadavg_before: loadavgBefore,
+      loadavg_after: loadAverage(),
+      rss_interval_s: RSS_INTERVAL_S,
+      rss_idle_mib: round(Object.values(idle.workers).reduce((a, b) => a + b, 0)),
+      memory: memoryFigures(samples, { growthPct: settings.RSS_GROWTH_PCT, slopeMibPerMin: settings.RSS_SLOPE_MIB_PER_MIN }),
+      // A worker that died during the sustained run would hide its memory from the end figures.
+      workers_gone: first.filter((pid) => !(pid in samples.at(-1).workers)).map(Number),
+      rss_idle: idle,
+      rss_samples: samples,
+    };
+  } finally {
+    await server.stop();
+  }
+}
+
+/**
+ * Resolves once the server has served a request past k6's setup() one (its admin endpoint's
+ * count), i.e. once the VUs load it; the midpoint of the load is counted from there.
+ * @param {string} admin host:port of the admin endpoint
+ * @param {() => boolean} k6Ended
+ * @returns {Promise<number>} performance.now() at that moment (ms)
+ * @throws {BenchError} when k6 ends first or no load comes within LOAD_START_TIMEOUT_MS
+ */
+async function loadStart(admin, k6Ended) {
+  const deadline = Date.now() + LOAD_START_TIMEOUT_MS;
+  while (Date.now() < deadline && !k6Ended()) {
+    const scrape = await scrapeServer(admin, { timeoutMs: 2000 }).catch(() => null);
+    const served = (scrape?.workers ?? []).reduce((sum, w) => sum + Object.values(w.served).reduce((a, n) => a + n, 0), 0);
+    if (served >= 2) return performance.now();
+    await sleep(50);
+  }
+  throw new BenchError(k6Ended() ? 'k6 ended before it loaded the server' : `k6 sent no load within ${LOAD_START_TIMEOUT_MS / 1000} s`);
+}
+
+/**
+ * One fault run on a fresh server: k6 for FAULT_DURATION, one worker killed with SIGKILL at
+ * the load's midpoint, its replacement timed from the log lines.
+ * @param {string} mode a name of MODES (bench/modes.js)
+ * @param {import('../settings/soak.js').SoakSettings} settings
+ * @param {ReturnType<typeof import('../settings/cores.js').splitCores>} cores
+ * @param {{stamp: string, scratch: string}} job the job's file stamp and scratch folder
+ * @param {number} repeat 1-based
+ * @returns {Promise<object>} the run's figures; times in ms
+ * @throws {BenchError} when the server does not start, k6 fails or no replacement listens in time
+ */
+export async function faultRun(mode, settings, cores, job, repeat) {
+  const adminPort = await freePort();
+  const loadavgBefore = loadAverage();
+  const server = await start(mode, { workers: settings.FAULT_WORKERS, adminPort }, cores);
+  const admin = `127.0.0.1:${adminPort}`;
+  const host = `127.0.0.1:${portOfMode(server, mode)}`;
+  const what = `${mode} fault run ${repeat}`;
+  try {
+    const before = server.workerPids();
+    const summaryFile = path.join(settings.RESULTS_DIR, `soak-${job.stamp}-${mode}-fault-r${repeat}-k6.json`);
+    log(`${what}: ${settings.FAULT_DURATION} at ${settings.VUS} VUs, ${settings.FAULT_WORKERS} worker(s); one killed at the midpoint`);
+    let ended = false;
+    const running = boundedK6({ k6: settings.K6_BIN, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount, quiet: true,
+      args: soakK6Args(mode, host, summaryFile, settings.FAULT_DURATION, settings) }, settings.FAULT_DURATION, what)
+      .finally(() => { ended = true; });
+    running.catch(() => {}); // awaited below, after the kill
+    let fault;
+    let faultError;
+    try {
+      const loadAt = await loadStart(admin, () => ended);
+      await sleep(durationMs(settings.FAULT_DURATION) / 2);
+      if (ended) throw new BenchError('k6 ended before the midpoint');
+      const victim = before.find(isServerProcess);
+      const from = server.lines.length;
+      const killedAt = Date.now();
+      process.kill(victim, 'SIGKILL');
+      const killedAtS = (performance.now() - loadAt) / 1000;
+      const wait = (match) => server.waitForLine(match, { from, timeoutMs: RESPAWN_TIMEOUT_MS });
+      const [died, listening] = await Promise.all([
+        wait((l) => l.event === EVENT.WORKER_REPLACED && l.worker === victim),
+        wait((l) => l.event === EVENT.WORKER_LISTENING && !before.includes(l.pid)),
+      ]).catch(() => { throw new BenchError(`no replacement worker listened within ${RESPAWN_TIMEOUT_MS} ms of the kill`); });
+      fault = {
+        victim,
+        replacement: listening.pid,
+        killed_at_s: round(killedAtS),
+        respawn_ms: listening.at - killedAt,
+        // pino's own timestamp of the line, before the pipe: the same clock, without the pipe's delay
+        respawn_logged_ms: listening.time - killedAt,
+        death_logged_ms: died.at - killedAt,
+      };
+    } catch (err) {
+      faultError = err;
+    }
+    const run = await running;
+    if (faultError) throw new BenchError(`${what}: ${faultError.message.split('\n')[0]}`);
+    if (run.code !== 0) throw new BenchError(`${what}: k6 run against ${host} failed (exit ${run.code}): ${k6Reason(run.output)}`);
+    const end = await scrapeServer(admin).catch(() => null);
+    const replacementServed = end?.workers.find((w) => w.pid === fault.replacement);
+    const figures = await readSummary(summaryFile);
+    return {
+      repeat,
+      summary_file: summaryFile,
+      ...fault,
+      requests: figures.requests,
+      // Every request the kill cost: failed ones, those that reached REQUEST_TIMEOUT included.
+      failed: figures.failed,
+      timed_out: figures.timed_out,
+      failed_pct: figures.requests > 0 ? (figures.failed / figures.requests) * 100 : null,
+      // Iterations that threw (a gRPC call on a broken connection can) end without a request counted.
+      k6_error_lines: run.output.split('\n').filter((l) => /level=error/.test(l)).length,
+      interrupted_iterations: interruptedOf(run.output),
+      // Longer than FAULT_DURATION when k6 waited for stuck iterations (its gracefulStop).
+      run_s: figures.duration_s,
+      k6_messages: k6Messages(run.output),
+      replacement_served: replacementServed ? Object.values(replacementServed.served).reduce((a, n) => a + n, 0) : null,
+      workers_after: server.workerPids().filter(isServerProcess).length,
+      rps: figures.rps,
+      latency_ms: figures.latency_ms,
+      k6_cpu_pct: run.cpu ? run.cpu.utilization * 100 : null,
+      loadavg_before: loadavgBefore,
+    };
+  } finally {
+    await server.stop();
+  }
+}
+

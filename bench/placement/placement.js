@@ -1,0 +1,143 @@
+// Where the measured server runs and how k6 reaches it: on loopback (the default),
+// on an emulated second machine behind a shaped link (NETWORK, BANDWIDTH, RTT:
+// bench/placement/link.js), or on a real second machine (TARGET=remote). The main job asks
+// a placement for a server per measured cell and treats all three alike.
+import net from 'node:net';
+import { median } from 'simple-statistics';
+import { parseHost } from '../../config.js';
+import { BenchError } from '../errors.js';
+import { createLink } from './link.js';
+import { freePort, startServer } from '../processes.js';
+import { LISTENERS, portEnv } from '../../server/listeners.js';
+import { ensureTool } from '../tools.js';
+import { MODES } from '../modes.js';
+import { portOfMode, serverEnv } from '../invoke.js';
+
+/** The admin endpoint's port inside an emulated link's namespace (it has the namespace to itself). */
+const LINK_ADMIN_PORT = 9100;
+
+/**
+ * @typedef {object} Cell a server ready to be measured in one mode
+ * @property {string} host host:port k6 loads
+ * @property {number} port its port
+ * @property {string|null} admin host:port of the server's admin endpoint; null when not reachable (remote without REMOTE_ADMIN_HOST)
+ * @property {{iface: string, host: string}} capture where VERIFY_BYTES captures
+ * @property {Record<string, string>|null} env what the job set in the server's environment (null: a server it did not start)
+ * @property {() => Promise<unknown>} stop stops the server the cell started (nothing for a remote one)
+ * @property {Array<{host: string, admin: string}>} [replicas] SERVERS > 1: each replica's listener and admin endpoint
+ *   (bench/placement/replicas.js); `admin` is then null
+ * @property {import('./replicas.js').Balancer} [balancer] the balancer in front of them
+ */
+
+/**
+ * @typedef {object} Placement
+ * @property {'local'|'remote'} target which k6 script runs: local.js on loopback, remote.js otherwise
+ * @property {import('./link.js').Link|null} link the emulated link, if any
+ * @property {(mode: string, options: {workers: number, cpus?: string, compression?: 'off'|'gzip', node?: string}) => Promise<Cell>} start
+ *   compression: the server's COMPRESSION (default off; set either way, so that the job's own environment never decides it);
+ *   node: the node binary the server runs on (default the job's, process.execPath; a remote server runs on its own)
+ * @property {() => Promise<object|null>} check the link as measured before the runs (null on loopback)
+ * @property {() => Promise<void>} close
+ */
+
+/**
+ * The placement the settings ask for. An emulated link is built here (and removed by close).
+ * @param {import('../settings/bench.js').BenchSettings} settings
+ * @param {{serverCpus?: string, serverCoreCount: number}} cores
+ * @returns {Promise<Placement>}
+ * @throws {BenchError} when the link cannot be built
+ */
+export async function placementOf(settings, cores) {
+  if (settings.TARGET === 'remote') return remotePlacement(settings);
+  if (settings.link) return linkPlacement(settings, cores);
+  return loopbackPlacement();
+}
+
+/** @returns {Placement} */
+function loopbackPlacement() {
+  return {
+    target: 'local',
+    link: null,
+    async start(mode, { workers, cpus, compression = 'off', node }) {
+      const adminPort = await freePort();
+      const env = serverEnv([mode], { workers, adminPort, host: '127.0.0.1', compression });
+      const server = await launch(mode, env, { cpus, node });
+      const port = portOfMode(server, mode);
+      return { host: `127.0.0.1:${port}`, port, admin: `127.0.0.1:${adminPort}`, capture: { iface: 'lo', host: '127.0.0.1' }, env, stop: () => server.stop() };
+    },
+    check: async () => null,
+    close: async () => {},
+  };
+}
+
+/** @returns {Promise<Placement>} */
+async function linkPlacement(settings, cores) {
+  const link = await createLink(settings.link, {
+    cpus: cores.serverCpus, coreCount: cores.serverCoreCount, toxiproxyBin: () => ensureTool('toxiproxy-server'),
+  });
+  // Inside the namespace every listener keeps its default port: the namespace is the server's alone.
+  const ports = portEnv();
+  try {
+    await link.expose(Object.values(LISTENERS).map((l) => l.defaultPort));
+  } catch (err) {
+    await link.close();
+    throw err;
+  }
+  return {
+    target: 'remote',
+    link,
+    async start(mode, { workers, cpus, compression = 'off', node }) {
+      const env = serverEnv([mode], {
+        ports, workers, host: link.bindHost, compression, adminPort: LINK_ADMIN_PORT, adminHost: link.serverAddress,
+      });
+      const server = await launch(mode, env, { cpus, node, wrap: (command, args) => link.command(command, args, null) });
+      const port = portOfMode(server, mode);
+      return {
+        host: link.hostOf(port), port, admin: `${link.serverAddress}:${LINK_ADMIN_PORT}`, env,
+        capture: { iface: link.hostIf, host: link.serverAddress }, stop: () => server.stop(),
+      };
+    },
+    check: () => link.check(),
+    close: () => link.close(),
+  };
+}
+
+/** @returns {Placement} */
+function remotePlacement(settings) {
+  return {
+    target: 'remote',
+    link: null,
+    async start(mode) {
+      const { remote } = MODES[mode].hostVars;
+      const host = settings[remote];
+      const { host: address, port } = parseHost(remote, host);
+      return { host, port, admin: settings.REMOTE_ADMIN_HOST || null, capture: { iface: 'any', host: address }, env: null, stop: async () => {} };
+    },
+    // Over a real link only the RTT can be measured without a probe on the far side: timed TCP connects.
+    async check() {
+      const { host, port } = parseHost('REMOTE_HTTP_HOST', settings.REMOTE_HTTP_HOST);
+      const samples = [];
+      for (let i = 0; i < 10; i++) samples.push(await connectMs(host, port));
+      return { rtt: { configured: null, min_ms: Math.min(...samples), median_ms: median(samples), method: 'TCP connect to REMOTE_HTTP_HOST' }, warnings: [] };
+    },
+    close: async () => {},
+  };
+}
+
+async function launch(mode, env, options) {
+  try {
+    return await startServer({ env, ...options });
+  } catch (err) {
+    throw new BenchError(`the ${mode} server did not start: ${err.message}`);
+  }
+}
+
+/** Time (ms) to open one TCP connection: one round trip where the handshake sees the link. */
+function connectMs(host, port) {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const socket = net.connect({ host, port }, () => { resolve(performance.now() - t0); socket.destroy(); });
+    socket.setTimeout(5000, () => socket.destroy(new Error('no answer in 5 s')));
+    socket.once('error', (err) => reject(new BenchError(`cannot reach ${host}:${port} (REMOTE_HTTP_HOST): ${err.message}`)));
+  });
+}

@@ -1,0 +1,90 @@
+// The decomposition's report (DECOMPOSE=1; bench/passes/decompose.js measures): each listener's RPS and bytes,
+// the ratios that isolate encoding, transport and framework, and the profiles beside their bare baselines.
+import { markdownTable } from 'markdown-table';
+import { formatNumber } from '../format.js';
+import { spread } from './stats.js';
+import { PERFORMANCE_TARGETS } from '../performance-targets.js';
+import { profileBreakdown, renderBreakdown } from './profile.js';
+import { LISTENERS } from '../../server/listeners.js';
+
+// [what it isolates, numerator, denominator, target (minimum ratio) or null].
+// Targets: bench/performance-targets.js.
+/** @type {Array<[string, string, string, number|null]>} */
+const EFFECTS = [
+  ['encoding: protobuf instead of JSON (HTTP/1.1, fastify)', 'protobuf-h1', 'http', null],
+  ['transport: HTTP/2 instead of HTTP/1.1 (JSON, fastify)', 'json-h2', 'http', null],
+  ['both, as gRPC does it (grpc-js vs fastify JSON)', 'grpc', 'http', null],
+  ['fastify over bare node:http, same body', 'http', 'baseline-http', PERFORMANCE_TARGETS['http/baseline-http']],
+  ['grpc-js over bare node:http2 gRPC framing, same bytes', 'grpc', 'baseline-grpc', PERFORMANCE_TARGETS['grpc/baseline-grpc']],
+];
+
+/**
+ * The decomposition report of one scenario: each listener's median RPS with
+ * its spread, bytes per request, and the ratios that isolate each effect.
+ * @param {string} scenario
+ * @param {Record<string, Array<{tool: string, rps: number, requests?: number, failed: number, received_per_request: number,
+ *   headers_per_request: number|null, profile?: any}>>} runs
+ * @returns {{scenario: string, listeners: Record<string, object>, effects: Array<{effect: string, of: string, ratio: number,
+ *   min: number, max: number, runs: number[], target: number|null, met: boolean|null}>,
+ *   profiles: Array<{pair: string[], breakdown: import('./profile.js').Breakdown}>}} profiles: with PROFILE=1, each framework
+ *   beside its bare baseline (PROFILED_PAIRS)
+ *   listeners[name].rps = {median, min, max} in req/s; received_per_request in bytes (median);
+ *   an effect's ratio is the median of its per-repeat ratios, min and max their range
+ */
+export function decompositionReport(scenario, runs) {
+  const listeners = {};
+  for (const [name, list] of Object.entries(runs)) {
+    const headers = list.map((r) => r.headers_per_request).filter((h) => h !== null);
+    listeners[name] = {
+      label: LISTENERS[name].label,
+      tool: list[0].tool,
+      repeats: list.length,
+      rps: spread(list.map((r) => r.rps)),
+      failed: list.reduce((sum, r) => sum + r.failed, 0),
+      received_per_request: spread(list.map((r) => r.received_per_request)).median,
+      headers_per_request: spread(headers)?.median ?? null,
+    };
+  }
+  // Each repeat loads every listener of one server in turn, so ratios pair up per repeat.
+  const effects = EFFECTS.map(([effect, a, b, target]) => {
+    const ratios = runs[a].map((r, i) => r.rps / runs[b][i].rps);
+    const { median: ratio, min, max } = spread(ratios);
+    return { effect, of: `${a}/${b}`, ratio, min, max, runs: ratios, target, met: target === null ? null : ratio >= target };
+  });
+  // PROFILE=1: where each framework's CPU goes beside the bare server it is measured against.
+  const profiled = (name) => (runs[name] ?? []).filter((r) => r.profile && r.requests > 0).map((r) => ({ profile: r.profile, requests: r.requests }));
+  const profiles = PROFILED_PAIRS.filter((pair) => pair.every((name) => profiled(name).length))
+    .map((pair) => ({ pair, breakdown: profileBreakdown(pair.map((name) => [name, profiled(name)])) }));
+  return { scenario, listeners, effects, profiles };
+}
+
+/** The pairs whose profiles the decomposition puts side by side: the bare server first, the framework second. */
+const PROFILED_PAIRS = [['baseline-http', 'http'], ['baseline-grpc', 'grpc']];
+
+const fmt = formatNumber;
+
+/**
+ * The decomposition as Markdown: the listeners' table, then the effects' table.
+ * @param {ReturnType<typeof decompositionReport>} report
+ * @returns {string}
+ */
+export function renderDecomposition(report) {
+  const rows = Object.entries(report.listeners).map(([name, l]) => [
+    `\`${name}\` ${l.label}`,
+    `${fmt(l.rps.median)} (${fmt(l.rps.min)}–${fmt(l.rps.max)})`,
+    fmt(l.received_per_request, 1),
+    l.headers_per_request === null ? 'n/a' : fmt(l.headers_per_request, 1),
+    fmt(l.failed),
+    l.tool,
+  ]);
+  const listeners = markdownTable([['listener', 'RPS (req/s), median (min–max)', 'received per request (bytes)',
+    'of it HTTP/2 headers (bytes)', 'failed', 'tool'], ...rows], { align: ['l', 'r', 'r', 'r', 'r', 'l'] });
+  const effects = markdownTable([['effect isolated', 'RPS ratio, median (min–max) of the repeats', 'target'], ...report.effects.map((e) => [
+    `${e.effect} (\`${e.of}\`)`, `${fmt(e.ratio, 3)} (${fmt(e.min, 3)}–${fmt(e.max, 3)})`, e.target === null ? '' : `≥ ${e.target} ${e.met ? 'met' : 'MISSED'}`,
+  ])], { align: ['l', 'r', 'l'] });
+  const { repeats } = Object.values(report.listeners)[0];
+  const profiles = (report.profiles ?? []).map(({ pair, breakdown }) => `\n${renderBreakdown(breakdown, pair,
+    `Where the CPU goes, \`${pair[1]}\` beside \`${pair[0]}\` under ${report.listeners[pair[1]].tool}`)}`).join('');
+  return `### Decomposition, scenario \`${report.scenario}\` · server capacity under wrk/h2load · ${repeats} run(s) per listener\n\n`
+    + `${listeners}\n\n${effects}\n${profiles}`;
+}

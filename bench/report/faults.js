@@ -1,0 +1,26 @@
+// The fault matrix's report: one row per fault and mode (bench/passes/faults.js measures the cells).
+import { markdownTable } from 'markdown-table';
+import { formatNumber } from '../format.js';
+import { modeLabel } from '../modes.js';
+
+const fmtMib = (v) => (v === null || v === undefined ? 'n/a' : formatNumber(v, 0));
+const fmtObserved = (o) => Object.entries(o).map(([k, v]) => `${k} ${typeof v === 'number' ? formatNumber(v, 0) : v}`).join(', ');
+
+/**
+ * The matrix as Markdown: one row per fault and mode, then what each fault run does.
+ * @param {{cells: object[], settings: import('../settings/faults.js').FaultSettings, pinning: string}} report
+ * @param {Record<string, string>} about what each fault does, by name, in table order (bench/faults/registry.js FAULTS)
+ * @returns {string}
+ */
+export function renderFaults({ cells, settings, pinning }, about) {
+  const rows = cells.map((c) => [c.fault, modeLabel(c.mode), formatNumber(c.completed), formatNumber(c.failed), formatNumber(c.timed_out),
+    `${fmtMib(c.rss_before_mib)} → ${fmtMib(c.rss_peak_mib)} → ${fmtMib(c.rss_end_mib)}`, fmtObserved(c.observed)]);
+  const table = markdownTable([['fault', 'mode', 'completed', 'failed', 'timed out', 'workers\' RSS, MiB: before → peak → end', 'observed'], ...rows],
+    { align: ['l', 'l', 'r', 'r', 'r', 'r', 'l'] });
+  const abouts = Object.entries(about).filter(([name]) => settings.FAULTS.includes(name)).map(([name, text]) => `- \`${name}\`: ${text}`);
+  return [`## Fault matrix`, '', table, '',
+    `Each cell: a fresh server (${settings.WORKERS} workers), k6 at ${settings.VUS} VUs for ${settings.FAULT_DURATION} `
+    + `(REQUEST_TIMEOUT ${settings.REQUEST_TIMEOUT}), the fault injected during the load. Failed includes timed out; `
+    + `RSS is the sum of the workers' (a killed or replaced worker's memory leaves with it). ${pinning}.`, '', ...abouts, ''].join('\n');
+}
+

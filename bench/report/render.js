@@ -1,0 +1,177 @@
+// The report as Markdown: the table (median and min–max of each cell), the notes and warnings above and below
+// it, and the sections of the optional passes (compression, replicas, k6 instances, the link).
+import { markdownTable } from 'markdown-table';
+import { formatNumber } from '../format.js';
+import { MODES, modeLabel } from '../modes.js';
+import { GZIP_LEVEL } from '../../server/compression.js';
+import { formatRate } from '../settings/network.js';
+import { renderBreakdown } from './profile.js';
+
+import { ROWS, WIDE_SPREAD, valueAt } from './rows.js';
+
+
+const number = formatNumber;
+
+function cell(mode, field, digits, how) {
+  const value = number(valueAt(mode, field), digits);
+  const spread = mode.spread[field];
+  if (mode.repeats < 2 || how === 'sum' || !spread || number(spread.min, digits) === number(spread.max, digits)) return value;
+  return `${value} (${number(spread.min, digits)}–${number(spread.max, digits)})`;
+}
+
+/**
+ * The report as a Markdown table with notes below it. A cell shows the median and,
+ * for repeated runs, the (min–max) spread.
+ * @param {ReturnType<typeof import('./report.js').buildReport>} report
+ * @returns {string}
+ */
+export function renderMarkdown(report) {
+  const keys = report.order;
+  const heading = (k) => {
+    const m = report.modes[k];
+    const compressed = m.compression && m.compression !== 'off' ? ` + ${m.compression}` : '';
+    const node = m.node_release ? ` · Node ${m.node}` : '';
+    return `${MODES[k] ? modeLabel(k) : modeLabel(m.mode ?? k)}${compressed}${node}${m.target ? ` ${m.target}` : ''}`;
+  };
+  const ratioKeys = Object.keys(report.ratios);
+  const header = ['', ...keys.map(heading), ...ratioKeys.map((r) => `ratio ${r}`)];
+  // Rows of optional passes (capacity, capture) that no column has are left out.
+  const shown = ROWS.filter(({ field }) => keys.some((k) => valueAt(report.modes[k], field) !== null));
+  const rows = shown.map(({ label, field, digits, how }) => [
+    label,
+    ...keys.map((k) => cell(report.modes[k], field, digits, how)),
+    ...ratioKeys.map((r) => number(report.ratios[r][label], 2)),
+  ]);
+  const table = markdownTable([header, ...rows], { align: ['l', ...header.slice(1).map(() => 'r')] });
+  const m = report.modes[keys[0]];
+  const load = m.model === 'open' ? `open model, ${m.rate} req/s` : `closed model, ${m.vus} VUs`;
+  const via = report.via ? ` · ${report.via.title}` : '';
+  const title = `### Scenario \`${m.scenario}\`${via} · ${load} · connections: ${m.connections} · ${m.repeats} run(s) per mode\n\n`;
+  const reading = report.reading.length ? `**Reading.** ${report.reading.join(' ')}\n\n` : '';
+  const warnings = (report.link?.warnings ?? []).map((w) => `> **WARNING: the link is not what was asked for:** ${w}.\n\n`).join('');
+  const link = report.link ? renderLink(report) : '';
+  const instances = `${report.compression ? renderCompression(report) : ''}${report.replicas ? renderReplicas(report) : ''}`
+    + `${report.k6_instances ? renderInstances(report) : ''}`
+    + `${report.profile ? renderBreakdown(report.profile, report.order, 'Where the server\'s CPU goes') : ''}`;
+  const { differences = [], missing = [], recorded = null } = report.provenance ?? {};
+  const setup = differences.length
+    ? `> **NOT THE SAME SETUP:** the runs compared differ in ${differences.length} recorded field(s), so the ratios mix them with the protocol:\n`
+      + `${differences.map((d) => `> - \`${d.field}\`: ${Object.entries(d.values).map(([k, v]) => `${k} ${v}`).join('; ')}`).join('\n')}\n\n`
+    : '';
+  const unrecorded = missing.length ? [`provenance: not recorded for ${missing.join(', ')} (a manual k6 run records none)`] : [];
+  const notes = [...report.notes, ...(recorded ? [provenanceLine(recorded, keys.map((k) => report.modes[k].node))] : []), ...unrecorded];
+  // Under the scenario's title, so that with several scenarios it is not read as the previous one's.
+  return `${warnings}${setup}${title}${link}${renderWideSpread(report)}${table}\n\n${reading}${instances}${notes.map((n) => `- ${n}`).join('\n')}\n`;
+}
+
+/** The warning above the table for columns whose runs disagree (aggregate's `wide_spread`); '' when none do. */
+function renderWideSpread(report) {
+  const lines = report.order.flatMap((key) => report.modes[key].wide_spread.map((w) => {
+    const runs = w.outliers.map((o) => `run ${o.run} (${number(o.value, w.digits)}, ${o.off_pct > 0 ? '+' : '−'}${Math.abs(o.off_pct).toFixed(0)}%)`);
+    return `> - ${w.label}, ${key}: ${number(w.min, w.digits)}–${number(w.max, w.digits)} over ${report.modes[key].repeats} runs, `
+      + `${w.range_pct.toFixed(0)}% of the median ${number(w.median, w.digits)}; distrust ${runs.join(', ')}`;
+  }));
+  if (!lines.length) return '';
+  const limit = WIDE_SPREAD * 100;
+  return `> **WIDE SPREAD:** in these columns the runs disagree by more than ${limit}% of their median (max − min), `
+    + 'as on a busy machine, so the median and the ratios are less certain than the table suggests. The runs named are those '
+    + `more than ${limit / 2}% from the median (run N: the column's N-th summary in the notes below):\n${lines.join('\n')}\n\n`;
+}
+
+/**
+ * The provenance in one line; the JSON report has all of it.
+ * @param {Record<string, any>} p the first run's provenance (bench/provenance.js)
+ * @param {Array<string|null>} nodes each column's server Node release: all of them are named when they differ (NODE_VERSIONS)
+ */
+function provenanceLine(p, nodes) {
+  const commit = p.commit ? `${p.commit.slice(0, 12)}${p.dirty ? ' (uncommitted changes)' : ''}` : 'not a git checkout';
+  const releases = [...new Set(nodes.filter(Boolean))];
+  const node = releases.length > 1 ? releases.join(' / ') : p.versions.node;
+  const versions = Object.entries({ ...p.versions, node }).map(([k, v]) => `${k} ${v ?? '?'}`).join(', ');
+  const server = p.server ? `; server: ${['WORKERS', 'GRPC_CODEC', 'GRPC_CHANNELZ', 'H2_MAX_CONCURRENT_STREAMS'].map((k) => `${k}=${p.server[k]}`).join(' ')}` : '';
+  return `provenance: commit ${commit}; ${versions}; ${p.machine.kernel}, ${p.machine.cpu_count} × ${p.machine.cpu_model}${server} (all settings in the JSON report)`;
+}
+
+/** Raw against gzip per mode: received bytes and server CPU per request, medians with their min–max. */
+function renderCompression(report) {
+  const rows = [['column', 'received per request, raw (bytes)', 'gzip (bytes)', 'gzip ÷ raw',
+    'server CPU per request, raw (µs)', 'gzip (µs)', 'gzip adds (µs)']];
+  for (const one of report.compression) {
+    const raw = report.modes[one.raw];
+    const compressed = report.modes[one.compressed];
+    rows.push([`${one.raw} → ${one.compressed}`, cell(raw, 'received_per_request', 1, 'median'), cell(compressed, 'received_per_request', 1, 'median'),
+      number(one.received_per_request.ratio, 3), cell(raw, 'server_cpu_us_per_request', 1, 'median'),
+      cell(compressed, 'server_cpu_us_per_request', 1, 'median'), number(one.server_cpu_us_per_request.added, 1)]);
+  }
+  return `**Compression.** Each column measured raw and with gzip-compressed responses (zlib level ${GZIP_LEVEL} both ways), `
+    + 'interleaved, all by k6: HTTP by @fastify/compress for `Accept-Encoding: gzip`; gRPC by server/grpc-gzip.js (grpc-js compresses '
+    + 'no response itself) for k6\'s gRPC client, which lists gzip in `grpc-accept-encoding` on every call (docs/compression.md). '
+    + 'Received bytes are as they crossed the connection; the payload row stays the payload before compression.\n\n'
+    + `${markdownTable(rows, { align: ['l', 'r', 'r', 'r', 'r', 'r', 'r'] })}\n\n`;
+}
+
+/** The replicas behind the balancer: each one's share of each run, by its own count and by HAProxy's. */
+function renderReplicas(report) {
+  const rows = [['column', 'run', 'replica', 'requests, its own count', 'share (%)', 'requests, HAProxy\'s count']];
+  for (const [key, runs] of Object.entries(report.replicas)) {
+    for (const [r, run] of runs.entries()) {
+      for (const [i, one] of run.replicas.entries()) {
+        rows.push([key, String(r + 1), `${i + 1}: ${one.host}`, number(one.requests, 0), number(one.share_pct, 1), number(one.balancer_requests, 0)]);
+      }
+    }
+  }
+  return `**Replicas.** ${report.via.title}, each request balanced on its own (round robin, HAProxy in HTTP mode; gRPC calls are `
+    + `HTTP/2 streams). Both counts include the k6 setup() request.\n\n${markdownTable(rows, { align: ['l', 'r', 'l', 'r', 'r', 'r'] })}\n\n`;
+}
+
+/** The k6 instances of split runs: each instance's figures, then the merged ones, which the table above shows. */
+function renderInstances(report) {
+  const rows = [['column', 'run', 'k6 instance (segment, cpu)', 'requests', 'RPS (req/s)', 'p99 (ms)', 'k6 CPU (% of its core)', 'server count']];
+  for (const [key, runs] of Object.entries(report.k6_instances)) {
+    for (const [r, run] of runs.entries()) {
+      for (const [i, one] of run.instances.entries()) {
+        rows.push([key, String(r + 1), `${i + 1}: ${one.segment}, cpu ${one.cpus ?? 'any'}`, number(one.requests, 0), number(one.rps, 0),
+          number(one.latency_ms.p99, 2), number(one.k6_cpu ? one.k6_cpu.utilization * 100 : null, 0), '']);
+      }
+      rows.push([key, String(r + 1), '**merged**', number(run.merged.requests, 0), number(run.merged.rps, 0), number(run.merged.p99_ms, 2),
+        number(run.merged.k6_cpu_pct, 0), number(run.merged.server_requests, 0)]);
+    }
+  }
+  return `**k6 instances.** Each run was split over k6 processes by execution segment; merged: counters summed, `
+    + `percentiles from all instances' samples (bench/passes/k6-split.js). The merged requests include each instance's setup() request.\n\n`
+    + `${markdownTable(rows, { align: ['l', 'r', 'l', 'r', 'r', 'r', 'r', 'r'] })}\n\n`;
+}
+
+const rate = (bps) => (bps ? formatRate(bps) : 'not limited');
+
+/** The link section: configured beside measured, the shapers and their limits, and what held each mode back. */
+function renderLink(report) {
+  const { name, configured, shapers, limits, measured, limit_hit: limitHit } = report.link;
+  const lines = [];
+  if (configured) {
+    lines.push(`- configured (${name}): down ${rate(configured.down_bps)}, up ${rate(configured.up_bps)}, RTT ${configured.rtt_ms} ms`);
+  }
+  if (measured) {
+    const ways = ['down', 'up'].filter((w) => measured[w])
+      .map((w) => `${w} ${formatRate(measured[w].link_bps)} link layer (${formatRate(measured[w].goodput_bps)} TCP payload)`);
+    lines.push(`- measured before the runs: RTT ${measured.rtt.min_ms.toFixed(2)} ms min, ${measured.rtt.median_ms.toFixed(2)} ms median`
+      + `${measured.rtt.method ? ` (${measured.rtt.method})` : ''}${ways.length ? `; ${ways.join(', ')}` : ''}`);
+  }
+  if (shapers) {
+    lines.push(`- shaped by: bandwidth ${shapers.bandwidth}, delay ${shapers.delay}`
+      + `${shapers.delay !== 'none' ? ` (${shapers.delay_ms.up} ms up + ${shapers.delay_ms.down} ms down)` : ''}`);
+  }
+  for (const limit of limits) lines.push(`- ${limit}`);
+  lines.push(`- packet loss and reordering: not emulated (they need netem${shapers?.delay === 'netem' ? '' : ', which this kernel lacks'})`);
+  for (const [key, hits] of Object.entries(limitHit)) if (hits.length) lines.push(`- ${key} was held back by: ${hits.join('; ')}`);
+  // The ratio a bandwidth-bound pair would show, from each way of counting bytes, beside the measured one.
+  for (const [pair, ratio] of Object.entries(report.ratios)) {
+    const predicted = ratio['RPS ceiling from bandwidth, link bytes (req/s)'];
+    if (typeof predicted !== 'number') continue;
+    lines.push(`- ${pair} RPS ratio: measured ${ratio['RPS (req/s)'].toFixed(2)}; predicted for a bandwidth-bound pair `
+      + `${predicted.toFixed(2)} from link bytes per request (frames, headers and ACKs included), `
+      + `${ratio['RPS ceiling from bandwidth, k6 bytes (req/s)'].toFixed(2)} from k6's bytes per request`);
+  }
+  return `**Link.**\n\n${lines.join('\n')}\n\n`;
+}
+

@@ -1,0 +1,213 @@
+// The report's rows, each a figure of a column with its JSON field, and how a column's repeated runs combine
+// into them (median and spread, or sum): the registry the table, the JSON and docs/report.md derive from.
+import { CLIENT_BOUND_PCT } from './reading.js';
+import { spread, wideSpread } from './stats.js';
+
+
+/**
+ * The largest min–max range of a checked row's runs, as a fraction of their median, that passes without a warning:
+ * beyond it the runs disagree (a busy machine: 6,343–10,918 HTTP RPS in one column), and the runs more than half of it
+ * from the median are named (stats.js wideSpread).
+ */
+export const WIDE_SPREAD = 0.25;
+
+/**
+ * @typedef {object} Row one row of the report's table, and its JSON field
+ * @property {string} label the row's label, also its key in `ratios`
+ * @property {string} field its JSON field under `modes.<mode>` (dotted: `latency_ms.p50`)
+ * @property {number} digits decimals shown in the table
+ * @property {'median'|'sum'} how how repeated runs combine: failures add up, so none is hidden by a median
+ * @property {boolean} [checkSpread] a headline row whose runs should agree: a range over WIDE_SPREAD of its median is
+ *   warned about above the table (`wide_spread`)
+ * @property {string} what what it is, for docs/report.md (generated from here by npm run docs)
+ */
+
+/**
+ * Every row of the report, in table order. Rows of optional passes that no column has are left out of the table.
+ * @type {ReadonlyArray<Readonly<Row>>}
+ */
+export const ROWS = Object.freeze([
+  { label: 'RPS (req/s)', field: 'rps', digits: 0, how: 'median', checkSpread: true,
+    what: 'requests / k6\'s test run duration' },
+  { label: 'requests', field: 'requests', digits: 0, how: 'median',
+    what: 'requests made, answered or not (`http_reqs`; for gRPC the samples of `grpc_req_failed`, one per call: k6\'s `grpc_req_duration` leaves out calls that reached their deadline), including the one request `setup()` makes' },
+  { label: 'failed requests', field: 'failed', digits: 0, how: 'sum',
+    what: 'HTTP: status ≥ 400 or a network error (`http_req_failed`); gRPC: a status other than OK (`grpc_req_failed`, the project\'s twin of it)' },
+  { label: 'timed out requests', field: 'timed_out', digits: 0, how: 'sum',
+    what: 'requests that reached `REQUEST_TIMEOUT` (default 5 s, both modes) and were ended by k6 (`requests_timed_out`); '
+      + 'they are among the failed requests too. Without the timeout such a request would hang until k6\'s graceful stop, uncounted' },
+  { label: 'failed checks (sampled responses)', field: 'checks_failed', digits: 0, how: 'sum',
+    what: 'checks on the sampled responses (one in `SAMPLE_EVERY`=100 per VU is decoded and compared with the expected payload)' },
+  { label: 'dropped iterations (open model)', field: 'dropped_iterations', digits: 0, how: 'sum',
+    what: 'open model only: iterations k6 could not start for lack of VUs, i.e. the rate was not sustained' },
+  { label: 'latency p50 (ms)', field: 'latency_ms.p50', digits: 2, how: 'median',
+    what: 'median of `http_req_duration` (sending + waiting + receiving) or `grpc_req_duration` (the whole unary call)' },
+  { label: 'latency p90 (ms)', field: 'latency_ms.p90', digits: 2, how: 'median',
+    what: '90th percentile of the same' },
+  { label: 'latency p95 (ms)', field: 'latency_ms.p95', digits: 2, how: 'median',
+    what: '95th percentile of the same' },
+  { label: 'latency p99 (ms)', field: 'latency_ms.p99', digits: 2, how: 'median',
+    what: '99th percentile of the same' },
+  { label: 'data sent (bytes)', field: 'data_sent_bytes', digits: 0, how: 'median',
+    what: 'k6\'s counter of bytes written to its connections: payload, headers and framing' },
+  { label: 'data received (bytes)', field: 'data_received_bytes', digits: 0, how: 'median',
+    what: 'k6\'s counter of bytes read from its connections: payload, headers and framing' },
+  { label: 'sent per request (bytes)', field: 'sent_per_request', digits: 1, how: 'median',
+    what: 'data sent / requests' },
+  { label: 'received per request (bytes)', field: 'received_per_request', digits: 1, how: 'median',
+    what: 'data received / requests' },
+  { label: 'payload per response (bytes)', field: 'payload_bytes', digits: 0, how: 'median',
+    what: 'the payload alone: the JSON body as received, or the protobuf message k6 decoded, encoded again '
+      + '(test/integration/payload.test.js checks it equals the bytes the server sends)' },
+  { label: 'VUs', field: 'vus', digits: 0, how: 'median',
+    what: 'highest number of VUs, as run' },
+  { label: 'duration (s)', field: 'duration_s', digits: 1, how: 'median',
+    what: 'k6\'s test run duration, as run' },
+  { label: 'k6 CPU (% of its cores)', field: 'k6_cpu_pct', digits: 0, how: 'median',
+    what: 'k6\'s user + system CPU time over the run / (wall time × its cores); ≥ 90% in the median run marks the column client-bound '
+      + '(`client_bound`); `k6_cpu_runs` counts the runs that reached it' },
+  // The server's own accounting of the measured window (bench/report/server-stats.js); the largest or worst worker where per worker.
+  { label: 'requests served, server count', field: 'server_requests', digits: 0, how: 'median',
+    what: 'the server\'s own count of requests over the measured window, warm-up left out (should equal k6\'s `requests`)' },
+  { label: 'server CPU per request (µs)', field: 'server_cpu_us_per_request', digits: 1, how: 'median', checkSpread: true,
+    what: 'CPU time (user + system) of the workers and the primary over the window / requests served' },
+  { label: 'server user CPU per request (µs)', field: 'server_cpu_user_us_per_request', digits: 1, how: 'median',
+    what: 'its user part' },
+  { label: 'server system CPU per request (µs)', field: 'server_cpu_system_us_per_request', digits: 1, how: 'median',
+    what: 'its system part' },
+  { label: 'RSS peak, largest worker (MiB)', field: 'server_rss_peak_mib', digits: 1, how: 'median',
+    what: 'RSS peak of the largest worker in the window, sampled every 100 ms' },
+  { label: 'RSS at end, largest worker (MiB)', field: 'server_rss_end_mib', digits: 1, how: 'median',
+    what: 'RSS of the largest worker at the end of the window' },
+  { label: 'heap used peak, largest worker (MiB)', field: 'server_heap_peak_mib', digits: 1, how: 'median',
+    what: 'V8 heap-used peak of the largest worker in the window, sampled every 100 ms' },
+  { label: 'heap used at end, largest worker (MiB)', field: 'server_heap_end_mib', digits: 1, how: 'median',
+    what: 'V8 heap used by the largest worker at the end of the window' },
+  { label: 'event-loop delay p50, worst worker (ms)', field: 'server_eventloop_p50_ms', digits: 2, how: 'median',
+    what: 'median event-loop delay of the worst worker over the window (`monitorEventLoopDelay`, its 10 ms sampling interval taken off)' },
+  { label: 'event-loop delay p99, worst worker (ms)', field: 'server_eventloop_p99_ms', digits: 2, how: 'median',
+    what: '99th percentile of the same' },
+  { label: 'GC pause in window, all workers (ms)', field: 'server_gc_ms', digits: 1, how: 'median',
+    what: 'garbage-collection pauses in the window, summed over the workers, from `perf_hooks` GC entries' },
+  { label: 'GC pause per 1000 requests (ms)', field: 'server_gc_ms_per_1k_requests', digits: 2, how: 'median',
+    what: 'the same per 1000 requests served' },
+  { label: 'requests per worker, smallest share (%)', field: 'server_worker_share_min_pct', digits: 1, how: 'median',
+    what: 'smallest share of the window\'s requests one worker served: how evenly the cluster spread the load' },
+  { label: 'requests per worker, largest share (%)', field: 'server_worker_share_max_pct', digits: 1, how: 'median',
+    what: 'largest such share' },
+  // SERVERS > 1: the replicas behind HAProxy (bench/placement/replicas.js).
+  { label: 'requests per replica, smallest share (%)', field: 'server_replica_share_min_pct', digits: 1, how: 'median',
+    what: 'with `SERVERS` > 1, through HAProxy: the smallest share of the window\'s requests one replica served, by the replicas\' own counts' },
+  { label: 'requests per replica, largest share (%)', field: 'server_replica_share_max_pct', digits: 1, how: 'median',
+    what: 'the largest such share' },
+  { label: 'balancer CPU per request (µs)', field: 'balancer_cpu_us_per_request', digits: 1, how: 'median',
+    what: 'HAProxy\'s CPU time (user + system, from /proc) over the k6 run ÷ the requests the replicas served' },
+  { label: 'server capacity, wrk/h2load (req/s)', field: 'capacity_rps', digits: 0, how: 'median',
+    what: 'with `CAPACITY=1`: the rate wrk or h2load reached against the same server at the same concurrency' },
+  { label: 'TCP payload sent, tshark (bytes)', field: 'wire_sent_bytes', digits: 0, how: 'median',
+    what: 'with `VERIFY_BYTES=1`: TCP payload bytes client to server in a capture of the run (dumpcap, counted by tshark)' },
+  { label: 'TCP payload received, tshark (bytes)', field: 'wire_received_bytes', digits: 0, how: 'median',
+    what: 'with `VERIFY_BYTES=1`: TCP payload bytes server to client in that capture' },
+  { label: 'k6 data_sent vs capture (%)', field: 'data_sent_vs_wire_pct', digits: 3, how: 'median',
+    what: '(data sent / TCP payload sent − 1) × 100: how far k6\'s counter is from the wire' },
+  { label: 'k6 data_received vs capture (%)', field: 'data_received_vs_wire_pct', digits: 3, how: 'median',
+    what: '(data received / TCP payload received − 1) × 100' },
+  // Over a link (NETWORK, BANDWIDTH, RTT, TARGET=remote): the link's own counters (bench/placement/link.js) and what they predict.
+  { label: 'link throughput down, frames (Mbit/s)', field: 'link_down_mbps', digits: 3, how: 'median',
+    what: 'over an emulated link: the veth\'s byte counters server to client over the k6 run ÷ its duration: '
+      + 'everything that crossed the link, Ethernet/IP/TCP headers and ACKs included' },
+  { label: 'link throughput up, frames (Mbit/s)', field: 'link_up_mbps', digits: 3, how: 'median',
+    what: 'the same, client to server' },
+  { label: 'link utilisation down (%)', field: 'link_down_util_pct', digits: 1, how: 'median',
+    what: 'link throughput down ÷ the configured down bandwidth (null when not limited)' },
+  { label: 'link utilisation up (%)', field: 'link_up_util_pct', digits: 1, how: 'median',
+    what: 'link throughput up ÷ the configured up bandwidth' },
+  { label: 'link bytes down per request (frames)', field: 'link_down_per_request', digits: 1, how: 'median',
+    what: 'link-layer bytes server to client ÷ requests' },
+  { label: 'link bytes up per request (frames)', field: 'link_up_per_request', digits: 1, how: 'median',
+    what: 'link-layer bytes client to server ÷ requests' },
+  { label: 'packets down per request', field: 'link_down_packets_per_request', digits: 2, how: 'median',
+    what: 'packets server to client ÷ requests' },
+  { label: 'packets up per request', field: 'link_up_packets_per_request', digits: 2, how: 'median',
+    what: 'packets client to server ÷ requests' },
+  { label: 'RPS ceiling from bandwidth, k6 bytes (req/s)', field: 'ceiling_k6_bytes_rps', digits: 0, how: 'median',
+    what: 'min over both directions of bandwidth ÷ (8 × k6\'s bytes per request): what the payload-and-headers view predicts' },
+  { label: 'RPS ceiling from bandwidth, link bytes (req/s)', field: 'ceiling_link_bytes_rps', digits: 0, how: 'median',
+    what: 'the same from link bytes per request: what the link actually carries per request' },
+  { label: 'RPS ceiling from latency, VUs ÷ RTT (req/s)', field: 'ceiling_latency_rps', digits: 0, how: 'median',
+    what: 'closed model: VUs ÷ RTT (measured before the runs, else configured), the rate at which each VU only waits one round trip per request' },
+  { label: 'RTT share of request time (%)', field: 'latency_share_pct', digits: 1, how: 'median',
+    what: 'RPS ÷ that ceiling: the share of each request\'s time that is the RTT' },
+  { label: 'server CPU (% of its cores)', field: 'server_cpu_pct', digits: 1, how: 'median',
+    what: 'over a link: server CPU per request × RPS ÷ the server\'s cores (its accounting): how busy the server was' },
+  { label: 'toxiproxy CPU (% of the server cores)', field: 'proxy_cpu_pct', digits: 1, how: 'median',
+    what: 'toxiproxy\'s CPU over the run (/proc) ÷ the server\'s cores, which it shares: it stands in for the network' },
+]);
+
+/**
+ * The value of a dotted field (`latency_ms.p50`) of a column's figures, undefined when absent.
+ * @param {object} object
+ * @param {string} field
+ * @returns {any}
+ */
+export const valueAt = (object, field) => field.split('.').reduce((o, k) => o?.[k], object);
+
+function set(object, field, value) {
+  const keys = field.split('.');
+  const last = keys.pop();
+  let o = object;
+  for (const k of keys) o = (o[k] ??= {});
+  o[last] = value;
+}
+
+/**
+ * Combines repeated runs of one mode: the median of each figure (failures
+ * summed), and each figure's min and max in `spread`.
+ * @param {import('./summary.js').ModeFigures[]} runs at least one
+ * @returns {object} the figures' shape, plus `spread[field] = {min, max}`, `repeats`, `runs` (summary files),
+ *   `client_bound` (the median run's k6 CPU ≥ 90% of its core) and `k6_cpu_runs` ({measured, client_bound}: the runs
+ *   whose k6 CPU was measured, and of them those at ≥ 90%) and `wide_spread` (the checked rows whose runs disagree by more
+ *   than WIDE_SPREAD of their median: {field, label, digits, median, min, max, range_pct, outliers: [{run (1-based, in
+ *   `runs` order), file, value, off_pct (from the median)}]})
+ */
+export function aggregate(runs) {
+  const [first] = runs;
+  const combined = {
+    mode: first.mode, target: first.target, host: first.host, repeats: runs.length, spread: {},
+    scenario: first.scenario, connections: first.connections, model: first.model, rate: first.rate,
+    // Raw and gzip runs in one column would make a median of both: `mixed`, which the shape check flags.
+    compression: new Set(runs.map((r) => r.compression ?? 'off')).size > 1 ? 'mixed' : first.compression ?? 'off',
+    // Likewise runs of two Node releases (summaries of two jobs) in one column: nodeMismatch flags it.
+    node: new Set(runs.map((r) => r.node ?? null)).size > 1 ? 'mixed' : first.node ?? null,
+    node_release: first.node_release ?? null,
+  };
+  for (const { field, how } of ROWS) {
+    const values = runs.map((r) => valueAt(r, field));
+    const range = spread(values);
+    if (!range) { set(combined, field, null); continue; }
+    set(combined, field, how === 'sum' ? values.reduce((a, b) => a + (typeof b === 'number' ? b : 0), 0) : range.median);
+    combined.spread[field] = { min: range.min, max: range.max };
+  }
+  combined.wide_spread = ROWS.filter((row) => row.checkSpread).flatMap(({ label, field, digits }) => {
+    const wide = wideSpread(runs.map((r) => valueAt(r, field)), WIDE_SPREAD);
+    if (!wide) return [];
+    return [{
+      field, label, digits, median: wide.median, min: wide.min, max: wide.max, range_pct: wide.range * 100,
+      outliers: wide.outliers.map(({ index, value, off }) => ({ run: index + 1, file: runs[index].file, value, off_pct: off * 100 })),
+    }];
+  });
+  // Client-bound by the median run, as the column's figures are its median: one run at the limit does not make the
+  // column client-bound, but the runs that reached it are counted for the reading and the notes to say so.
+  const cpu = runs.map((r) => r.k6_cpu_pct).filter((v) => typeof v === 'number');
+  combined.client_bound = typeof combined.k6_cpu_pct === 'number' && combined.k6_cpu_pct >= CLIENT_BOUND_PCT;
+  combined.k6_cpu_runs = { measured: cpu.length, client_bound: cpu.filter((v) => v >= CLIENT_BOUND_PCT).length };
+  combined.limits = runs.map((r) => r.limit).filter(Boolean);
+  combined.link = first.run?.link ?? null;
+  combined.runs = runs.map((r) => ({
+    file: r.file, run: r.run,
+    figures: { requests: r.requests, rps: r.rps, latency_ms: r.latency_ms, k6_cpu_pct: r.k6_cpu_pct, server_requests: r.server_requests },
+    // The profile's function list is long: the report keeps what it shows (profileOf), the summary all of it.
+  }));
+  return combined;
+}
+

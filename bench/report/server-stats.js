@@ -1,0 +1,260 @@
+// The server's own accounting of a measured run: its admin endpoint (GET /metrics,
+// server/admin.js) read right before and right after the run, the difference between the
+// two readings kept in the summary's bench.run.server, and the report's figures made from it.
+// bench/passes/scrape.js reads the endpoint; everything here is arithmetic on what it read.
+import parsePrometheusText from 'parse-prometheus-text-format';
+
+const MIB = 2 ** 20;
+
+/**
+ * @typedef {object} ProcessReading one process's accounting at one scrape
+ * @property {number} pid
+ * @property {Record<string, number>} served requests served since it started, by kind of
+ *   handler (`http`, `grpc`); empty for the primary
+ * @property {number} cpu_user_s user CPU time since its accounting started (s)
+ * @property {number} cpu_system_s system CPU time since then (s)
+ * @property {number} rss_bytes resident set size now (bytes)
+ * @property {number} rss_peak_bytes largest RSS sampled since the previous scrape (bytes)
+ * @property {number} heap_used_bytes V8 heap used now (bytes)
+ * @property {number} heap_used_peak_bytes largest heap used sampled since the previous scrape (bytes)
+ * @property {number} eventloop_p50_s median of the event-loop samples since the previous scrape,
+ *   sampling interval included (s)
+ * @property {number} eventloop_p99_s their 99th percentile (s)
+ * @property {number} eventloop_resolution_s that sampling interval (s)
+ * @property {number} gc_pause_s time in garbage collection since its accounting started (s)
+ * @property {number} gc_runs garbage collections since then
+ * @property {string} [node] the Node release it runs on (`process.version`, prom-client's `nodejs_version_info`)
+ */
+
+/** @typedef {{at_ms: number, primary: ProcessReading|null, workers: ProcessReading[]}} ServerScrape */
+
+/**
+ * @typedef {object} WorkerWindow one worker's accounting over a measured window
+ * @property {number} pid
+ * @property {Record<string, number>} served requests served in the window, by kind of handler
+ * @property {number} requests all of them
+ * @property {number} cpu_user_s user CPU time in the window (s)
+ * @property {number} cpu_system_s system CPU time in the window (s)
+ * @property {number} gc_pause_ms time in garbage collection in the window (ms)
+ * @property {number} gc_runs garbage collections in the window
+ * @property {number} rss_peak_bytes largest RSS of the samples (every 100 ms) and the end reading (bytes)
+ * @property {number} rss_end_bytes RSS at the end (bytes)
+ * @property {number} heap_used_peak_bytes largest V8 heap used, sampled likewise (bytes)
+ * @property {number} heap_used_end_bytes V8 heap used at the end (bytes)
+ * @property {number} eventloop_p50_ms median event-loop delay in the window, the sampling
+ *   interval taken out (ms, at least 0)
+ * @property {number} eventloop_p99_ms its 99th percentile (ms)
+ * @property {boolean} started_in_window true for a worker forked during the window (a
+ *   replacement), whose figures count from its start
+ * @property {string|null} node the Node release it reported (e.g. `v24.21.0`; null: a server that does not say)
+ */
+
+/**
+ * @typedef {object} ServerWindow what the main job records in bench.run.server
+ * @property {number} window_ms time between the two scrapes (ms)
+ * @property {{pid: number, cpu_user_s: number, cpu_system_s: number}|null} primary the primary's
+ *   CPU time in the window (s): it hands connections to the workers
+ * @property {WorkerWindow[]} workers one per worker alive at the end
+ * @property {number[]} workers_gone pids of workers alive at the start and gone at the end,
+ *   whose work in the window is missing from the figures
+ * @property {string|null} node the Node release the primary and the workers reported at the end, e.g. `v24.21.0`
+ *   (`a | b` if they differ; null when none said): what the server really ran on
+ */
+
+// The metrics read, and where each goes in a ProcessReading: prom-client's own under their
+// names, server/accounting.js's under server_; the primary's carry server_primary_ before either.
+const LIBRARY = {
+  process_cpu_user_seconds_total: 'cpu_user_s',
+  process_cpu_system_seconds_total: 'cpu_system_s',
+  process_resident_memory_bytes: 'rss_bytes',
+  nodejs_heap_size_used_bytes: 'heap_used_bytes',
+  nodejs_eventloop_lag_p50_seconds: 'eventloop_p50_s',
+  nodejs_eventloop_lag_p99_seconds: 'eventloop_p99_s',
+};
+const OWN = {
+  resident_memory_peak_bytes: 'rss_peak_bytes',
+  heap_used_peak_bytes: 'heap_used_peak_bytes',
+  eventloop_resolution_seconds: 'eventloop_resolution_s',
+  gc_pause_seconds_total: 'gc_pause_s',
+  gc_runs_total: 'gc_runs',
+  requests_served_total: 'served', // by its `handlers` label; workers only
+};
+const PRIMARY = 'server_primary_';
+// prom-client's gauge of the process's Node release: its value is 1, the release is its `version` label.
+const VERSION_INFO = 'nodejs_version_info';
+/** @type {Map<string, {field: string, primary?: boolean}>} */
+export const READ = new Map(/** @type {Array<[string, {field: string, primary?: boolean}]>} */ ([
+  ...Object.entries(LIBRARY).flatMap(([name, field]) => [[name, { field }], [`${PRIMARY}${name}`, { field, primary: true }]]),
+  ...Object.entries(OWN).flatMap(([name, field]) => [[`server_${name}`, { field }], [`${PRIMARY}${name}`, { field, primary: true }]]),
+]));
+
+/**
+ * Reads the admin endpoint's text into one reading per process.
+ * @param {string} text Prometheus text exposition of GET /metrics
+ * @param {number} atMs when it was read (ms since the epoch)
+ * @returns {ServerScrape}
+ * @throws {Error} when the text is not Prometheus' text format
+ */
+export function parseScrape(text, atMs) {
+  const workers = new Map();
+  let primary = null;
+  const readingOf = (pid, isPrimary) => {
+    if (isPrimary) return (primary ??= /** @type {ProcessReading} */ ({ pid, served: {} }));
+    if (!workers.has(pid)) workers.set(pid, { pid, served: {} });
+    return workers.get(pid);
+  };
+  for (const family of parsePrometheusText(text)) {
+    if (family.name === VERSION_INFO || family.name === `${PRIMARY}${VERSION_INFO}`) {
+      for (const { labels = {} } of family.metrics) readingOf(Number(labels.pid), family.name !== VERSION_INFO).node = labels.version;
+      continue;
+    }
+    const read = READ.get(family.name);
+    if (!read) continue;
+    for (const { labels = {}, value } of family.metrics) {
+      const reading = readingOf(Number(labels.pid), read.primary);
+      if (read.field === 'served') reading.served[labels.handlers] = Number(value);
+      else reading[read.field] = Number(value);
+    }
+  }
+  return { at_ms: atMs, primary, workers: [...workers.values()] };
+}
+
+const round = (n, digits = 6) => Number(n.toFixed(digits));
+
+/**
+ * What the server did between two scrapes: counters as differences, peaks and
+ * event-loop percentiles as the end scrape gives them (they cover the time since the
+ * previous scrape, the start one), levels at the end.
+ * @param {ServerScrape} start read right before the measured run
+ * @param {ServerScrape} end read right after it
+ * @returns {ServerWindow}
+ */
+export function serverWindow(start, end) {
+  const before = new Map(start.workers.map((w) => [w.pid, w]));
+  const zero = { served: {}, cpu_user_s: 0, cpu_system_s: 0, gc_pause_s: 0, gc_runs: 0 };
+  const delayMs = (seconds, w) => round(Math.max(0, seconds - w.eventloop_resolution_s) * 1000, 4);
+  const workers = end.workers.map((w) => {
+    const b = before.get(w.pid) ?? zero;
+    const served = Object.fromEntries(Object.entries(w.served).map(([k, n]) => [k, n - (b.served[k] ?? 0)]));
+    return {
+      pid: w.pid,
+      served,
+      requests: Object.values(served).reduce((a, n) => a + n, 0),
+      cpu_user_s: round(w.cpu_user_s - b.cpu_user_s),
+      cpu_system_s: round(w.cpu_system_s - b.cpu_system_s),
+      gc_pause_ms: round((w.gc_pause_s - b.gc_pause_s) * 1000, 4),
+      gc_runs: w.gc_runs - b.gc_runs,
+      // The end reading is a sample of the window too, and is taken a moment apart from the peak's.
+      rss_peak_bytes: Math.max(w.rss_peak_bytes, w.rss_bytes),
+      rss_end_bytes: w.rss_bytes,
+      heap_used_peak_bytes: Math.max(w.heap_used_peak_bytes, w.heap_used_bytes),
+      heap_used_end_bytes: w.heap_used_bytes,
+      eventloop_p50_ms: delayMs(w.eventloop_p50_s, w),
+      eventloop_p99_ms: delayMs(w.eventloop_p99_s, w),
+      started_in_window: !before.has(w.pid),
+      node: w.node ?? null,
+    };
+  });
+  const primary = end.primary && start.primary?.pid === end.primary.pid ? {
+    pid: end.primary.pid,
+    cpu_user_s: round(end.primary.cpu_user_s - start.primary.cpu_user_s),
+    cpu_system_s: round(end.primary.cpu_system_s - start.primary.cpu_system_s),
+  } : null;
+  const alive = new Set(end.workers.map((w) => w.pid));
+  return {
+    window_ms: end.at_ms - start.at_ms,
+    primary,
+    workers,
+    workers_gone: start.workers.map((w) => w.pid).filter((pid) => !alive.has(pid)),
+    node: releaseOf([end.primary?.node, ...workers.map((w) => w.node)]),
+  };
+}
+
+/** The one Node release of several processes, `a | b` when they differ, null when none said. */
+const releaseOf = (releases) => [...new Set(releases.filter(Boolean))].join(' | ') || null;
+
+/**
+ * @typedef {object} ServerFigures the report's figures of a ServerWindow (all null without one)
+ * @property {number|null} server_requests requests the server's handlers served in the window
+ * @property {number|null} server_cpu_us_per_request server CPU time (user + system, workers and
+ *   primary) in the window / requests served in it (µs); null when none was served
+ * @property {number|null} server_cpu_user_us_per_request the user part of it (µs)
+ * @property {number|null} server_cpu_system_us_per_request the system part of it (µs)
+ * @property {number|null} server_rss_peak_mib largest worker's RSS peak in the window (MiB)
+ * @property {number|null} server_rss_end_mib largest worker's RSS at the end (MiB)
+ * @property {number|null} server_heap_peak_mib largest worker's V8 heap-used peak in the window (MiB)
+ * @property {number|null} server_heap_end_mib largest worker's V8 heap used at the end (MiB)
+ * @property {number|null} server_eventloop_p50_ms the worst worker's median event-loop delay (ms)
+ * @property {number|null} server_eventloop_p99_ms the worst worker's p99 event-loop delay (ms)
+ * @property {number|null} server_gc_ms time all workers spent in GC in the window (ms)
+ * @property {number|null} server_gc_ms_per_1k_requests server_gc_ms × 1000 / requests (ms)
+ * @property {number|null} server_worker_share_min_pct smallest share of the requests one worker served (%)
+ * @property {number|null} server_worker_share_max_pct largest such share (%)
+ */
+
+/** Names of the figures serverFigures gives. */
+export const SERVER_FIELDS = Object.freeze([
+  'server_requests', 'server_cpu_us_per_request', 'server_cpu_user_us_per_request', 'server_cpu_system_us_per_request',
+  'server_rss_peak_mib', 'server_rss_end_mib', 'server_heap_peak_mib', 'server_heap_end_mib',
+  'server_eventloop_p50_ms', 'server_eventloop_p99_ms', 'server_gc_ms', 'server_gc_ms_per_1k_requests',
+  'server_worker_share_min_pct', 'server_worker_share_max_pct',
+]);
+
+/**
+ * The report's figures of one measured window.
+ * @param {ServerWindow|undefined} window bench.run.server of a summary, if the run recorded one
+ * @returns {ServerFigures}
+ */
+export function serverFigures(window) {
+  const workers = window?.workers ?? [];
+  if (workers.length === 0) {
+    return /** @type {ServerFigures} */ (Object.fromEntries(SERVER_FIELDS.map((f) => [f, null])));
+  }
+  const sum = (pick) => workers.reduce((a, w) => a + pick(w), 0);
+  const most = (pick) => Math.max(...workers.map(pick));
+  const requests = sum((w) => w.requests);
+  const perRequest = (total) => (requests > 0 ? total / requests : null);
+  const user = sum((w) => w.cpu_user_s) + (window.primary?.cpu_user_s ?? 0);
+  const system = sum((w) => w.cpu_system_s) + (window.primary?.cpu_system_s ?? 0);
+  const gcMs = sum((w) => w.gc_pause_ms);
+  const shares = workers.map((w) => (requests > 0 ? (w.requests / requests) * 100 : null));
+  return {
+    server_requests: requests,
+    server_cpu_us_per_request: perRequest((user + system) * 1e6),
+    server_cpu_user_us_per_request: perRequest(user * 1e6),
+    server_cpu_system_us_per_request: perRequest(system * 1e6),
+    server_rss_peak_mib: most((w) => w.rss_peak_bytes) / MIB,
+    server_rss_end_mib: most((w) => w.rss_end_bytes) / MIB,
+    server_heap_peak_mib: most((w) => w.heap_used_peak_bytes) / MIB,
+    server_heap_end_mib: most((w) => w.heap_used_end_bytes) / MIB,
+    server_eventloop_p50_ms: most((w) => w.eventloop_p50_ms),
+    server_eventloop_p99_ms: most((w) => w.eventloop_p99_ms),
+    server_gc_ms: gcMs,
+    server_gc_ms_per_1k_requests: perRequest(gcMs * 1000),
+    server_worker_share_min_pct: requests > 0 ? Math.min(...shares) : null,
+    server_worker_share_max_pct: requests > 0 ? Math.max(...shares) : null,
+  };
+}
+
+/**
+ * One window of several servers (replicas behind a balancer) measured over the same run: workers
+ * of all of them, each tagged with its replica (1-based), and their primaries' CPU summed.
+ * @param {ServerWindow[]} windows one per replica, in order
+ * @returns {ServerWindow & {replicas?: Array<{requests: number}>}} the one window itself when there is one
+ */
+export function combineWindows(windows) {
+  if (windows.length === 1) return windows[0];
+  const primaries = windows.map((w) => w.primary);
+  return {
+    window_ms: Math.max(...windows.map((w) => w.window_ms)),
+    primary: primaries.every(Boolean) ? {
+      pid: primaries[0].pid,
+      cpu_user_s: round(primaries.reduce((a, p) => a + p.cpu_user_s, 0)),
+      cpu_system_s: round(primaries.reduce((a, p) => a + p.cpu_system_s, 0)),
+    } : null,
+    workers: windows.flatMap((w, i) => w.workers.map((worker) => ({ ...worker, replica: i + 1 }))),
+    workers_gone: windows.flatMap((w) => w.workers_gone),
+    replicas: windows.map((w) => ({ requests: w.workers.reduce((a, worker) => a + worker.requests, 0) })),
+    node: releaseOf(windows.flatMap((w) => (w.node ?? '').split(' | '))),
+  };
+}

@@ -1,0 +1,231 @@
+// The soak job's memory figures (the workers' RSS samples, their trend and verdict) and its report.
+// bench/passes/soak.js runs the load and reads the samples; everything here is arithmetic and Markdown.
+import { markdownTable } from 'markdown-table';
+import { linearRegression, max, median } from 'simple-statistics';
+import { formatNumber } from '../format.js';
+import { spread } from './stats.js';
+import { modeLabel } from '../modes.js';
+import { RSS_INTERVAL_S, SOAK_SETTING_NAMES } from '../settings/soak.js';
+
+/**
+ * @typedef {object} RssSample one reading of every worker
+ * @property {number} t_s seconds since the start of the measured window
+ * @property {Record<string, number>} workers RSS by worker pid (MiB)
+ */
+
+/**
+ * @typedef {object} RssTrend
+ * @property {number} start_mib RSS at the first sample (MiB)
+ * @property {number} end_mib RSS at the last sample (MiB)
+ * @property {number} max_mib largest RSS sampled (MiB)
+ * @property {number|null} median_start_mib median RSS of the first minute (MiB); null under two minutes
+ * @property {number|null} median_end_mib median RSS of the last minute (MiB)
+ * @property {number|null} growth_pct (median_end / median_start - 1) x 100 (%)
+ * @property {number|null} slope_mib_per_min slope of a least-squares line through every sample (MiB/min); null under 2 samples
+ * @property {number|null} slope_se_mib_per_min its standard error (MiB/min); null under 3 samples
+ * @property {number} samples samples in the fit
+ * @property {number} window_s time from the first sample to the last (s)
+ * @property {'stable'|'growing'|'inconclusive'|'too short to tell'} verdict
+ */
+
+// Under this window there is no first and last minute to compare.
+const MIN_VERDICT_WINDOW_S = 120;
+
+/**
+ * RSS trend of a series of (time, RSS) points under load, and its verdict. Under load a
+ * worker's RSS is a GC sawtooth (tens of MiB, periods from seconds to minutes), so growth
+ * compares the medians of the first and the last minute rather than two single samples,
+ * and the fitted slope comes with its standard error. 'stable': growth under `growthPct` and
+ * slope under `slopeMibPerMin`; 'growing': growth at or over `growthPct`, or a slope over the
+ * limit by more than two standard errors; 'inconclusive': a slope over the limit but within
+ * two standard errors of it (the sawtooth can make it; a longer run tells); 'too short to
+ * tell' under two minutes.
+ * @param {Array<[number, number]>} points [seconds since the window start, MiB], in time order
+ * @param {{growthPct: number, slopeMibPerMin: number}} limits growthPct in %, slopeMibPerMin in MiB/min
+ * @returns {RssTrend}
+ */
+export function rssTrend(points, { growthPct, slopeMibPerMin }) {
+  const values = points.map(([, mib]) => mib);
+  const [t0] = points[0];
+  const tEnd = points.at(-1)[0];
+  const windowS = tEnd - t0;
+  const minutes = points.map(([t, mib]) => [(t - t0) / 60, mib]);
+  let slope = null;
+  let slopeSe = null;
+  if (points.length >= 2 && windowS > 0) {
+    const fit = linearRegression(minutes);
+    slope = fit.m;
+    if (points.length >= 3) {
+      const residual = minutes.map(([t, mib]) => mib - (fit.m * t + fit.b));
+      const tMean = minutes.reduce((a, [t]) => a + t, 0) / minutes.length;
+      const sxx = minutes.reduce((a, [t]) => a + (t - tMean) ** 2, 0);
+      slopeSe = Math.sqrt(residual.reduce((a, r) => a + r * r, 0) / (minutes.length - 2) / sxx);
+    }
+  }
+  let medianStart = null;
+  let medianEnd = null;
+  let growth = null;
+  /** @type {RssTrend['verdict']} */
+  let verdict = 'too short to tell';
+  if (windowS >= MIN_VERDICT_WINDOW_S) {
+    medianStart = median(points.filter(([t]) => t <= t0 + 60).map(([, mib]) => mib));
+    medianEnd = median(points.filter(([t]) => t >= tEnd - 60).map(([, mib]) => mib));
+    growth = (medianEnd / medianStart - 1) * 100;
+    if (growth >= growthPct || slope - 2 * slopeSe >= slopeMibPerMin) verdict = 'growing';
+    else if (slope < slopeMibPerMin) verdict = 'stable';
+    else verdict = 'inconclusive';
+  }
+  const r = (n, digits) => (n === null ? null : round(n, digits));
+  return {
+    start_mib: r(values[0]), end_mib: r(values.at(-1)), max_mib: r(max(values)),
+    median_start_mib: r(medianStart), median_end_mib: r(medianEnd), growth_pct: r(growth),
+    slope_mib_per_min: r(slope, 3), slope_se_mib_per_min: r(slopeSe, 3),
+    samples: points.length, window_s: round(windowS, 1), verdict,
+  };
+}
+
+/**
+ * The memory figures of a sustained run: the trend of each worker, and of all workers
+ * together (their sum at each sample). The run's verdict is the worst of its workers'
+ * (growing, then inconclusive, then too short to tell, then stable).
+ * @param {RssSample[]} samples
+ * @param {{growthPct: number, slopeMibPerMin: number}} limits
+ * @returns {{workers: Array<RssTrend & {pid: number}>, total: RssTrend, verdict: RssTrend['verdict']}}
+ */
+export function memoryFigures(samples, limits) {
+  const pids = [...new Set(samples.flatMap((s) => Object.keys(s.workers)))];
+  const workers = pids.map((pid) => ({
+    pid: Number(pid),
+    ...rssTrend(samples.filter((s) => s.workers[pid] !== undefined).map((s) => [s.t_s, s.workers[pid]]), limits),
+  }));
+  const total = rssTrend(samples.map((s) => [s.t_s, Object.values(s.workers).reduce((a, b) => a + b, 0)]), limits);
+  const verdicts = workers.map((w) => w.verdict);
+  // The worst worker decides.
+  /** @type {Array<RssTrend['verdict']>} */
+  const worstFirst = ['growing', 'inconclusive', 'too short to tell', 'stable'];
+  const verdict = worstFirst.find((v) => verdicts.includes(v)) ?? 'too short to tell';
+  return { workers, total, verdict };
+}
+
+function round(n, digits = 2) {
+  return Number.isFinite(n) ? Number(n.toFixed(digits)) : n;
+}
+
+const fmt = formatNumber;
+const fmtSpread = (s, digits = 0) => (s === null ? 'n/a'
+  : s.min === s.max ? fmt(s.median, digits) : `${fmt(s.median, digits)} (${fmt(s.min, digits)}–${fmt(s.max, digits)})`);
+
+/**
+ * The soak report in Markdown: the settings and core pinning, one table for the sustained
+ * runs and one for the fault runs (one column per mode), and how the verdict is made.
+ * @param {object} report what bench/commands/soak.js writes as JSON
+ * @returns {string}
+ */
+export function renderSoakMarkdown(report) {
+  const { settings } = report;
+  const out = [`# Soak and fault runs, ${report.generated_at}`, '',
+    `Command: \`${report.command}\``, '',
+    `Pinning: ${report.pinning}. Machine: ${report.machine.cpus} CPUs allowed, ${report.machine.node}, ${report.machine.k6}.`, '',
+    `Settings: ${SOAK_SETTING_NAMES.filter((n) => n !== 'K6_BIN').map((n) => `${n}=${[settings[n]].flat().join(',')}`).join(' ')}.`, ''];
+  const align = (columns) => ({ align: ['l', ...columns.map(() => 'r')] });
+  if (report.soak.length) {
+    const runs = report.soak;
+    const row = (label, pick) => [label, ...runs.map(pick)];
+    const mem = (r) => r.memory.total;
+    out.push(`## Sustained load: ${settings.SOAK_DURATION} at ${settings.VUS} VUs (closed model), ${settings.WORKERS} worker(s)`, '',
+      `After a ${settings.WARMUP} warm-up run (left out); worker RSS from /proc/<pid>/status every ${RSS_INTERVAL_S} s, summed over the workers.`, '',
+      markdownTable([
+        ['', ...runs.map((r) => modeLabel(r.mode))],
+        row('RPS (req/s)', (r) => fmt(r.rps)),
+        row('requests', (r) => fmt(r.requests)),
+        row('failed requests (must be 0)', (r) => fmt(r.failed)),
+        row('iterations k6 interrupted at the end', (r) => fmt(r.interrupted_iterations)),
+        row('latency p99 (ms)', (r) => fmt(r.latency_ms.p99, 2)),
+        row('k6 CPU (% of its core)', (r) => fmt(r.k6_cpu_pct)),
+        row('RSS idle between warm-up and run (MiB)', (r) => fmt(r.rss_idle_mib, 1)),
+        row(`RSS at window start, ${RSS_INTERVAL_S} s into the run (MiB)`, (r) => fmt(mem(r).start_mib, 1)),
+        row('RSS at window end (MiB)', (r) => fmt(mem(r).end_mib, 1)),
+        row('RSS max (MiB)', (r) => fmt(mem(r).max_mib, 1)),
+        row('RSS median, first → last minute (MiB)', (r) => `${fmt(mem(r).median_start_mib, 1)} → ${fmt(mem(r).median_end_mib, 1)}`),
+        row('RSS growth, median last vs first minute (%)', (r) => fmt(mem(r).growth_pct, 1)),
+        row('RSS slope, linear fit ± standard error (MiB/min)', (r) => `${fmt(mem(r).slope_mib_per_min, 2)} ± ${fmt(mem(r).slope_se_mib_per_min, 2)}`),
+        row('RSS samples under load', (r) => fmt(mem(r).samples)),
+        row('memory', (r) => r.memory.verdict),
+        row('load average (1 min) before the run', (r) => fmt(r.loadavg_before, 2)),
+      ], align(runs)), '',
+      `Verdict per worker: stable when RSS grew less than ${settings.RSS_GROWTH_PCT}% (median of the last minute vs the first) and `
+      + `the fitted slope is under ${settings.RSS_SLOPE_MIB_PER_MIN} MiB/min; growing when it grew more, or the slope exceeds the limit by `
+      + 'more than two standard errors; inconclusive when the slope exceeds the limit by less than that; too short to tell under two minutes. '
+      + 'Why: under load a worker\'s RSS is a GC sawtooth of tens of MiB with periods from seconds to minutes, so single samples and '
+      + 'the slope mostly tell where the peaks fell; minute medians and the slope\'s standard error (an underestimate, the samples being '
+      + 'correlated) keep that from passing for a trend. The limits: 10% of a worker is more than V8\'s heap resizing moves its median; '
+      + '1 MiB/min is 60 MiB an hour, a leak worth fixing (a per-request leak at these rates would be tens of MiB a minute). '
+      + 'The idle reading is taken in the pause between the warm-up and the measured run and left out of the trend.', '');
+  }
+  if (report.faults.length) {
+    const runs = report.faults;
+    const row = (label, pick) => [label, ...runs.map(pick)];
+    out.push(`## Faults: one worker killed with SIGKILL at the load's midpoint, ${settings.FAULT_DURATION} at ${settings.VUS} VUs, `
+      + `${settings.FAULT_WORKERS} worker(s)`, '',
+      `${settings.FAULT_REPEATS} run(s) per mode, each on a fresh server without warm-up: median (min–max).`, '',
+      markdownTable([
+        ['', ...runs.map((r) => modeLabel(r.mode))],
+        row('runs', (r) => fmt(r.runs.length)),
+        row('respawn: kill to the replacement\'s \'worker listening\' (ms)', (r) => fmtSpread(r.respawn_ms)),
+        row('kill to the primary\'s \'worker died\' line (ms)', (r) => fmtSpread(r.death_logged_ms)),
+        row('requests', (r) => fmtSpread(r.requests)),
+        row('failed requests (all lost to the kill)', (r) => fmtSpread(r.failed)),
+        row('of which timed out (REQUEST_TIMEOUT)', (r) => fmtSpread(r.timed_out)),
+        row('failed-request rate (%)', (r) => fmtSpread(r.failed_pct, 3)),
+        row('k6 error lines (iterations that threw)', (r) => fmtSpread(r.k6_error_lines)),
+        row('iterations k6 interrupted at the end (requests stuck)', (r) => fmtSpread(r.interrupted_iterations)),
+        row('k6 run length (s)', (r) => fmtSpread(r.run_s, 1)),
+        row('requests served by the replacement', (r) => fmtSpread(r.replacement_served)),
+        row('RPS over the run (req/s)', (r) => fmtSpread(r.rps)),
+        row('workers serving while one respawns', (r) => `${r.workers - 1} of ${r.workers}${r.workers === 1 ? ' (none: expected, connections fail until the replacement listens)' : ''}`),
+      ], align(runs)), '');
+    if (report.fault_note) out.push(report.fault_note, '');
+    if (runs.some((r) => r.interrupted_iterations?.max > 0)) {
+      out.push(`Some iterations got neither an answer nor an error: k6 waited for them past ${settings.FAULT_DURATION} `
+        + '(its gracefulStop, 30 s) and then interrupted them, so they are not among the failed requests; see the runs\' run_s and '
+        + 'interrupted_iterations in the JSON.', '');
+    }
+    if (runs.some((r) => r.workers > 1 && r.replacement_served?.max === 0)) {
+      out.push('No request reached a replacement: k6 keeps one connection per VU (CONNECTIONS=reuse), and the VUs that lost theirs '
+        + 'reconnected at once to the surviving worker, before the replacement listened, and kept those connections.', '');
+    }
+  }
+  out.push(`Times from the kill are taken in this process: the kill's Date.now() to the \`at\` the log line arrived with (bench/processes.js).`,
+    `Noise: ${report.noise}`, '');
+  return out.join('\n');
+}
+
+/**
+ * The fault runs of one mode, each figure as median and range over the repeats (bench/report/stats.js spread).
+ * @param {string} mode
+ * @param {import('../settings/soak.js').SoakSettings} settings
+ * @param {object[]} runs each fault run's figures (bench/passes/soak.js faultRun)
+ * @returns {object} what the report's `faults` lists per mode
+ */
+export function faultSummary(mode, settings, runs) {
+  const over = (field) => spread(runs.map((r) => r[field]));
+  return {
+    mode,
+    workers: settings.FAULT_WORKERS,
+    duration: settings.FAULT_DURATION,
+    vus: settings.VUS,
+    respawn_ms: over('respawn_ms'),
+    respawn_logged_ms: over('respawn_logged_ms'),
+    death_logged_ms: over('death_logged_ms'),
+    requests: over('requests'),
+    failed: over('failed'),
+    timed_out: over('timed_out'),
+    failed_pct: over('failed_pct'),
+    k6_error_lines: over('k6_error_lines'),
+    interrupted_iterations: over('interrupted_iterations'),
+    run_s: over('run_s'),
+    replacement_served: over('replacement_served'),
+    rps: over('rps'),
+    runs,
+  };
+}

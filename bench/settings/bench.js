@@ -1,0 +1,237 @@
+// Settings of the main job (bench.sh), read from the environment and checked before anything starts.
+import { bool, str } from 'envalid';
+import { positiveInt, readEnv, wholeNumber, withDefaultText } from '../../server/env.js';
+import { SCENARIOS } from '../../proto/payload.js';
+import { MODES } from '../modes.js';
+import { BenchError } from '../errors.js';
+import { hostPort } from './hosts.js';
+import { linkSpec, PROFILES, rate, rttMs } from './network.js';
+import { DEFAULTS as HOSTS } from '../../config.js';
+import { COMPRESSIONS, GZIP_LEVEL } from '../../server/compression.js';
+import { CONNECTION_POLICIES } from '../../k6/settings.js';
+import { sharedSpec } from './shared.js';
+import { allowedCpus, splitCores } from './cores.js';
+import { duration, listOf, nodeReleases } from './validators.js';
+
+/** The most replicas SERVERS may ask for: each gets a loopback address of its own, 127.0.0.2 upwards. */
+const MAX_SERVERS = 16;
+
+const code = (names) => names.map((n) => `\`${n}\``).join(', ');
+
+/**
+ * The main job's settings, by variable name. What each one means, its unit and default are in
+ * benchSettingSpecs (each spec's `desc`); docs/settings.md's table is generated from them (npm run docs).
+ * @typedef {object} BenchSettings
+ * @property {number} VUS
+ * @property {number} REPEATS
+ * @property {string} DURATION k6 duration
+ * @property {string} WARMUP k6 duration
+ * @property {number} WORKERS
+ * @property {number} K6_INSTANCES
+ * @property {number} SERVERS
+ * @property {string[]} MODES
+ * @property {string[]} NODE_VERSIONS Node releases the server runs under, one column each per mode ([]: the job's own node)
+ * @property {string[]} SCENARIO
+ * @property {'reuse'|'per-request'} CONNECTIONS
+ * @property {string} REQUEST_TIMEOUT k6 duration
+ * @property {'off'|'gzip'} COMPRESSION
+ * @property {number|undefined} RATE requests per second
+ * @property {boolean} CAPACITY
+ * @property {boolean} DECOMPOSE
+ * @property {boolean} PROFILE
+ * @property {boolean} VERIFY_BYTES
+ * @property {string} NETWORK
+ * @property {number|undefined} BANDWIDTH bit/s
+ * @property {number|undefined} DOWN bit/s
+ * @property {number|undefined} UP bit/s
+ * @property {number|undefined} RTT ms
+ * @property {'local'|'remote'} TARGET
+ * @property {string} REMOTE_HTTP_HOST host:port (one REMOTE_*_HOST per mode, bench/modes.js)
+ * @property {string} REMOTE_GRPC_HOST host:port
+ * @property {string} REMOTE_ADMIN_HOST host:port, or ''
+ * @property {boolean} VERBOSE
+ * @property {string} K6_BIN
+ * @property {string} RESULTS_DIR
+ * @property {import('./network.js').LinkSpec|null} link the emulated link (null: loopback), from NETWORK,
+ *   BANDWIDTH, DOWN, UP and RTT; not a variable
+ */
+
+/**
+ * The main job's settings as envalid specs, by variable name, in the order docs/settings.md lists them.
+ * Each spec has a `desc` (what it does, its unit, where its default comes from), maybe an `example`,
+ * and, where the default depends on the machine or on other settings, a `defaultText` the docs show
+ * instead of it (withDefaultText).
+ * Reading them needs no environment: scripts/gen-docs.js renders docs/settings.md's table from them.
+ * @param {ReturnType<typeof splitCores>} [cores] how cores are shared (default: this process's, from splitCores)
+ * @returns {Record<string, object>} envalid validators by variable name
+ */
+export function benchSettingSpecs(cores = splitCores(allowedCpus())) {
+  return {
+    VUS: sharedSpec('VUS', 'run', cores),
+    REPEATS: positiveInt({
+      default: 3,
+      desc: 'measured runs per mode, interleaved (HTTP, gRPC, HTTP, …); the report gives their median and min–max',
+    }),
+    DURATION: duration({ allowZero: false })({
+      default: '8s',
+      desc: 'measured k6 run per mode and repeat (k6 duration: `30s`, `1m`, `1m30s`)',
+      example: '1m30s',
+    }),
+    WARMUP: sharedSpec('WARMUP', 'run', cores),
+    WORKERS: sharedSpec('WORKERS', 'run', cores),
+    K6_INSTANCES: positiveInt({
+      default: 1,
+      desc: 'k6 processes per measured run, each running one execution segment (`--execution-segment`) of it, as k6-operator\'s '
+        + '`parallelism` does; each gets a core of its own where there are enough. Their results are merged: counters summed, '
+        + 'percentiles from all instances\' raw samples (k6\'s CSV output), never averaged; the report shows each instance too. '
+        + 'At most VUS',
+      example: '2',
+    }),
+    SERVERS: wholeNumber(1, MAX_SERVERS)({
+      default: 1,
+      desc: `server replicas (1–${MAX_SERVERS}); above 1, each mode is also measured through HAProxy (\`deploy/haproxy/haproxy.cfg\`, round robin `
+        + 'per request) in front of SERVERS replicas, each a cluster of WORKERS on its own loopback address (127.0.0.2, …), beside the '
+        + 'usual one-server run for contrast; the report adds each replica\'s share of the requests and HAProxy\'s CPU per request '
+        + '(docs/scaling.md; needs `haproxy`)',
+      example: '2',
+    }),
+    MODES: sharedSpec('MODES', 'run', cores),
+    NODE_VERSIONS: withDefaultText(nodeReleases({
+      default: [],
+      desc: 'Node releases the server runs under, comma-separated (`MAJOR`, `MAJOR.MINOR` or `MAJOR.MINOR.PATCH`), each provisioned '
+        + 'before anything starts (`scripts/ensure-tool.sh node VERSION`, from the npm registry): every mode gets one column per '
+        + 'release, interleaved (`http@node20`, `http@node24.21.0`, `grpc@node20`, …); each column is also divided by the same mode on '
+        + 'the first release listed, gRPC by HTTP within each release (docs/report.md). k6 and the report run as usual. Local servers only',
+      example: '20,24.21.0',
+    }), 'unset: the server runs on the job\'s own Node'),
+    SCENARIO: listOf(Object.keys(SCENARIOS))({
+      default: ['user'],
+      desc: `payload scenarios, one table each, comma-separated from ${code(Object.keys(SCENARIOS))} (proto/payload.js)`,
+      example: 'users-100,blob-32k',
+    }),
+    CONNECTIONS: str({
+      choices: [...CONNECTION_POLICIES],
+      default: 'reuse',
+      desc: 'connection policy of both modes: `reuse`, one connection per VU (HTTP keep-alive; one gRPC connection opened on the '
+        + 'VU\'s first iteration); `per-request`, a new connection every iteration',
+    }),
+    REQUEST_TIMEOUT: sharedSpec('REQUEST_TIMEOUT', 'run', cores),
+    COMPRESSION: str({
+      choices: [...COMPRESSIONS],
+      default: 'off',
+      desc: '`gzip`: each mode is measured twice, interleaved: raw, and with gzip-compressed responses (columns `http+gzip`, '
+        + `\`grpc+gzip\`: the server started with COMPRESSION=gzip, zlib level ${GZIP_LEVEL} both ways; k6 asks with \`Accept-Encoding: gzip\`, `
+        + 'and its gRPC client lists gzip in `grpc-accept-encoding` on every call); the report adds raw against gzip received bytes '
+        + 'and server CPU per request (docs/compression.md). `off`: raw only',
+      example: 'gzip',
+    }),
+    RATE: withDefaultText(positiveInt({
+      default: undefined,
+      desc: 'open model: k6 starts RATE requests a second (`constant-arrival-rate`, up to 4 × VUS VUs), so that latency is '
+        + 'compared at a rate both modes sustain',
+      example: '2000',
+    }), 'unset: closed model'),
+    CAPACITY: bool({
+      default: false,
+      desc: 'after each k6 run, load the same server with wrk (HTTP/1.1) or h2load (gRPC) for DURATION, pinned like k6: '
+        + 'the server\'s own ceiling',
+      example: '1',
+    }),
+    VERIFY_BYTES: bool({
+      default: false,
+      desc: 'capture each measured run with dumpcap and compare the TCP payload bytes tshark counts with k6\'s counters '
+        + '(needs root or the wireshark group)',
+      example: '1',
+    }),
+    DECOMPOSE: bool({
+      default: false,
+      desc: 'after the k6 runs, load every listener of one server (MODE=all) with wrk/h2load to separate encoding, transport '
+        + 'and framework effects (docs/decomposition.md)',
+      example: '1',
+    }),
+    PROFILE: bool({
+      default: false,
+      desc: 'a V8 CPU profile of every server worker over each measured run (node:inspector, warm-up left out), written to '
+        + '`results/profile-<run>-<pid>.cpuprofile` (Chrome DevTools, speedscope); the report adds each mode\'s self time per '
+        + 'request by package and its top functions (docs/profiling.md)',
+      example: '1',
+    }),
+    NETWORK: str({
+      choices: Object.keys(PROFILES),
+      default: 'loopback',
+      desc: 'network profile (bench/settings/network.js PROFILES); any but `loopback` runs the server as a second host in its own network '
+        + 'namespace behind a shaped link, and k6 runs the remote scripts (docs/network.md; needs root)',
+    }),
+    BANDWIDTH: withDefaultText(rate({
+      default: undefined,
+      desc: 'link bandwidth both ways, in bit/s with tc\'s units (`2mbit`, `500kbit`, `1gbit`); any of BANDWIDTH, DOWN, UP '
+        + 'and RTT builds a link',
+      example: '10mbit',
+    }), 'the profile\'s (not limited on `loopback`)'),
+    DOWN: withDefaultText(rate({ default: undefined, desc: 'server-to-client bandwidth (bit/s, as BANDWIDTH)' }),
+      'BANDWIDTH, else the profile\'s'),
+    UP: withDefaultText(rate({ default: undefined, desc: 'client-to-server bandwidth (bit/s, as BANDWIDTH)' }),
+      'BANDWIDTH, else the profile\'s'),
+    RTT: withDefaultText(rttMs({
+      default: undefined,
+      desc: 'added round-trip time (ms, at most 10000: `20ms`, `0.5ms` or `20`)',
+      example: '20ms',
+    }), 'the profile\'s (0 on `loopback`)'),
+    TARGET: str({
+      choices: ['local', 'remote'],
+      default: 'local',
+      desc: `\`local\`: the job starts the server; \`remote\`: it measures servers already running on another machine at `
+        + `${Object.values(MODES).map((m) => m.hostVars.remote).join(' / ')}`,
+    }),
+    // Each mode's remote host:port (REMOTE_HTTP_HOST, REMOTE_GRPC_HOST), default from config.js.
+    ...Object.fromEntries(Object.values(MODES).map(({ label, hostVars: { remote } }) => [remote, hostPort({
+      default: HOSTS[remote],
+      desc: `host:port of the remote ${label} server (TARGET=remote; \`host:port\`, \`http://host:port\` or \`[v6]:port\`); `
+        + 'the default is config.js\'s',
+    })])),
+    REMOTE_ADMIN_HOST: hostPort({
+      default: '',
+      desc: 'host:port of the remote server\'s admin endpoint (its ADMIN_PORT and ADMIN_HOST), for the server\'s own figures; '
+        + 'empty leaves them unmeasured',
+      example: '10.1.2.3:9100',
+    }),
+    VERBOSE: sharedSpec('VERBOSE', 'run', cores),
+    K6_BIN: sharedSpec('K6_BIN', 'run', cores),
+    RESULTS_DIR: sharedSpec('RESULTS_DIR', 'run', cores),
+  };
+}
+
+/**
+ * Reads and checks the main job's settings.
+ * @param {Record<string, string|undefined>} [env] default `process.env`
+ * @returns {BenchSettings}
+ * @throws {BenchError} naming every invalid variable
+ */
+export function readBenchSettings(env = process.env) {
+  const settings = readEnv(env, benchSettingSpecs(), BenchError);
+  const link = linkSpec(settings);
+  if (link && settings.TARGET === 'remote') {
+    throw new BenchError('TARGET=remote loads servers on another machine over the real link; NETWORK, BANDWIDTH, DOWN, UP and RTT '
+      + 'emulate a link to a local server: set one or the other');
+  }
+  if (settings.DECOMPOSE && (link || settings.TARGET === 'remote')) {
+    throw new BenchError('DECOMPOSE=1 loads every listener of a local server on loopback: run it without NETWORK/BANDWIDTH/RTT and TARGET=remote');
+  }
+  if (settings.SERVERS > 1 && (link || settings.TARGET === 'remote')) {
+    throw new BenchError('SERVERS runs the replicas and HAProxy on this machine\'s loopback: run it without NETWORK/BANDWIDTH/RTT and TARGET=remote');
+  }
+  if (settings.COMPRESSION === 'gzip' && settings.TARGET === 'remote') {
+    throw new BenchError('COMPRESSION=gzip starts each mode\'s server twice, raw and with COMPRESSION=gzip (k6\'s gRPC client always '
+      + 'asks for gzip, so only the server can keep a column raw): run it without TARGET=remote');
+  }
+  if (settings.NODE_VERSIONS.length && settings.TARGET === 'remote') {
+    throw new BenchError('NODE_VERSIONS starts the server under each Node release listed; a remote server runs on its own: '
+      + 'run it without TARGET=remote');
+  }
+  if (settings.K6_INSTANCES > settings.VUS) {
+    throw new BenchError(`K6_INSTANCES=${settings.K6_INSTANCES} is more than VUS=${settings.VUS}: each k6 instance needs at least one VU`);
+  }
+  // WORKERS's default is one per server core, and with K6_INSTANCES the server may keep fewer.
+  const workers = env.WORKERS ? settings.WORKERS : splitCores(allowedCpus(), settings.K6_INSTANCES).serverCoreCount;
+  return { ...settings, WORKERS: workers, link };
+}

@@ -1,0 +1,63 @@
+// The fault matrix's settings (bench/commands/faults.js; docs/faults.md's table is generated from the specs).
+import { positiveInt, readEnv } from '../../server/env.js';
+import { serverSettingSpecs } from '../../server/settings.js';
+import { BenchError } from '../errors.js';
+import { FAULTS } from '../faults/registry.js';
+import { allowedCpus, splitCores } from './cores.js';
+import { sharedSpec } from './shared.js';
+import { duration, listOf } from './validators.js';
+
+/**
+ * The fault matrix's settings, as envalid specs (scripts/gen-docs.js renders them in docs/faults.md).
+ * @param {{serverCoreCount: number}} [cores] how cores are shared (default: this process's, from splitCores)
+ * @returns {Record<string, object>}
+ */
+export function faultSettingSpecs(cores = splitCores(allowedCpus())) {
+  // The server's own specs of the server settings the matrix sets: one validator, one default, one meaning.
+  const server = serverSettingSpecs();
+  return {
+    FAULTS: listOf(Object.keys(FAULTS))({
+      default: Object.keys(FAULTS),
+      desc: `faults to inject, comma-separated from ${Object.keys(FAULTS).map((f) => `\`${f}\``).join(', ')} (bench/faults/registry.js)`,
+    }),
+    MODES: sharedSpec('MODES', 'faults', cores),
+    FAULT_DURATION: duration({ minMs: 8000 })({ default: '12s', desc: 'k6 run of one cell, the fault injected during it (k6 duration, at least 8s)' }),
+    VUS: sharedSpec('VUS', 'faults', cores),
+    WORKERS: sharedSpec('WORKERS', 'faults', cores),
+    REQUEST_TIMEOUT: sharedSpec('REQUEST_TIMEOUT', 'faults', cores),
+    IDLE_CONNECTIONS: positiveInt({ default: 10000, desc: 'connections the idle-connections fault opens on the loaded port' }),
+    SHUTDOWN_TIMEOUT_MS: server.SHUTDOWN_TIMEOUT_MS,
+    H2_IDLE_PING_MS: server.H2_IDLE_PING_MS,
+    VERBOSE: sharedSpec('VERBOSE', 'faults', cores),
+    K6_BIN: sharedSpec('K6_BIN', 'faults', cores),
+    RESULTS_DIR: sharedSpec('RESULTS_DIR', 'faults', cores),
+  };
+}
+
+/**
+ * @typedef {object} FaultSettings
+ * @property {string[]} FAULTS
+ * @property {string[]} MODES
+ * @property {string} FAULT_DURATION k6 duration
+ * @property {number} VUS
+ * @property {number} WORKERS
+ * @property {string} REQUEST_TIMEOUT k6 duration
+ * @property {number} IDLE_CONNECTIONS
+ * @property {number} SHUTDOWN_TIMEOUT_MS ms
+ * @property {number} H2_IDLE_PING_MS ms
+ * @property {boolean} VERBOSE
+ * @property {string} K6_BIN
+ * @property {string} RESULTS_DIR
+ */
+
+/**
+ * Reads and checks the fault matrix's settings.
+ * @param {Record<string, string|undefined>} [env] default `process.env`
+ * @returns {FaultSettings}
+ * @throws {BenchError} naming every invalid variable
+ */
+export function readFaultSettings(env = process.env) {
+  // A plain copy: envalid's object refuses changes, and the CLI sets K6_BIN.
+  return /** @type {FaultSettings} */ ({ ...readEnv(env, faultSettingSpecs(), BenchError) });
+}
+

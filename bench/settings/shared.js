@@ -1,0 +1,113 @@
+// The settings several jobs read (the main job and the targets: `run`; the soak: `soak`; the fault matrix:
+// `faults`), each specced once here: its validator and what it means. What differs from job to job is data in
+// the same entry: the job's default, and the few words it adds to the meaning.
+import { bool, str } from 'envalid';
+import { positiveInt, withDefaultText } from '../../server/env.js';
+import { DEFAULT_REQUEST_TIMEOUT } from '../../k6/settings.js';
+import { MODE_NAMES } from '../modes.js';
+import { SERVER_CORES_TEXT } from './cores.js';
+import { duration, listOf } from './validators.js';
+
+/** @typedef {'run'|'soak'|'faults'} Job */
+
+/** A default of WORKERS that is one per server core (splitCores), shown as SERVER_CORES_TEXT in the docs. */
+const SERVER_CORES = Symbol('one worker per server core');
+
+/**
+ * @typedef {object} SharedSetting
+ * @property {(spec: object) => object} validator an envalid validator (its spec: default, desc, example)
+ * @property {string} desc what it means, for every job
+ * @property {string} [example]
+ * @property {Partial<Record<Job, {default: unknown, more?: string}>>} jobs the jobs that read it: each one's default
+ *   and what it adds to `desc`
+ */
+
+/** @type {Readonly<Record<string, SharedSetting>>} */
+const SHARED = Object.freeze({
+  MODES: {
+    validator: listOf(MODE_NAMES),
+    desc: `modes to load, comma-separated from ${MODE_NAMES.map((m) => `\`${m}\``).join(', ')} (bench/modes.js), in order`,
+    jobs: { run: { default: [...MODE_NAMES], more: '; the first is the ratios\' baseline' }, faults: { default: [...MODE_NAMES] } },
+  },
+  VUS: {
+    validator: positiveInt,
+    desc: 'k6 virtual users, the same for each mode (closed model: each sends its next request when the last is answered)',
+    jobs: { run: { default: 32 }, soak: { default: 64 }, faults: { default: 16 } },
+  },
+  WARMUP: {
+    validator: duration({ allowZero: true }),
+    desc: 'k6 run before each measured one, left out of every figure (k6 duration); `0s` skips it',
+    jobs: { run: { default: '2s' }, soak: { default: '10s' } },
+  },
+  WORKERS: {
+    validator: positiveInt,
+    desc: 'server cluster workers',
+    jobs: {
+      run: { default: SERVER_CORES },
+      soak: { default: SERVER_CORES, more: ' of the sustained run' },
+      faults: { default: 2, more: ': 2 keeps one serving while the other is killed or replaced' },
+    },
+  },
+  REQUEST_TIMEOUT: {
+    validator: duration(),
+    desc: 'how long one request may take, the same for both modes (k6 duration; the HTTP `timeout` param, the gRPC `timeout` in '
+      + 'the invoke params); a request past it is ended, counted as failed and as timed out. Raise it for large payloads over a slow link',
+    example: '30s',
+    jobs: {
+      run: { default: DEFAULT_REQUEST_TIMEOUT },
+      soak: { default: DEFAULT_REQUEST_TIMEOUT, more: ': a request a killed worker took with it then counts as lost instead of hanging' },
+      faults: { default: DEFAULT_REQUEST_TIMEOUT },
+    },
+  },
+  VERBOSE: {
+    validator: bool,
+    desc: 'k6\'s own output on the terminal too',
+    example: '1',
+    jobs: {
+      run: { default: false, more: '; it always goes to `results/k6-<run>.log`, and its last lines are shown when a run fails' },
+      faults: { default: false },
+    },
+  },
+  K6_BIN: {
+    validator: str,
+    desc: 'path of k6; empty: `bench/cli.js` takes k6 from PATH if it is at least the pinned release, else builds that release '
+      + '(`scripts/ensure-tool.sh k6`)',
+    jobs: { run: { default: '' }, soak: { default: '' }, faults: { default: '' } },
+  },
+  RESULTS_DIR: {
+    validator: str,
+    desc: 'folder the job writes its reports, k6 summaries and logs to (relative to the repository, or absolute)',
+    jobs: { run: { default: 'results' }, soak: { default: 'results' }, faults: { default: 'results' } },
+  },
+});
+
+/** Names of the shared settings. */
+export const SHARED_SETTING_NAMES = Object.freeze(Object.keys(SHARED));
+
+/**
+ * A shared setting's envalid spec for one job: the one validator and meaning, the job's default.
+ * @param {string} name a key of SHARED
+ * @param {Job} job
+ * @param {{serverCoreCount: number}} cores how cores are shared (splitCores): the default of a setting that is one per server core
+ * @returns {object} an envalid spec
+ * @throws {Error} for a setting that is not shared, or that the job does not read
+ */
+export function sharedSpec(name, job, cores) {
+  const setting = SHARED[name];
+  const own = setting?.jobs[job];
+  if (!own) throw new Error(`${name} is not a shared setting of ${job}`);
+  const perCore = own.default === SERVER_CORES;
+  const spec = setting.validator({
+    default: perCore ? cores.serverCoreCount : own.default,
+    desc: `${setting.desc}${own.more ?? ''}`,
+    ...(setting.example ? { example: setting.example } : {}),
+  });
+  return perCore ? withDefaultText(spec, SERVER_CORES_TEXT) : spec;
+}
+
+/**
+ * The jobs that read each shared setting, and their defaults (SERVER_CORES as the text the docs show).
+ * @returns {Record<string, Partial<Record<Job, unknown>>>}
+ */
+export const sharedDefaults = () => Object.fromEntries(Object.entries(SHARED).map(([name, { jobs }]) => [name,
+  Object.fromEntries(Object.entries(jobs).map(([job, own]) => [job, own.default === SERVER_CORES ? SERVER_CORES_TEXT : own.default]))]));

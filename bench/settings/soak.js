@@ -1,0 +1,112 @@
+// The soak job's settings (bench/commands/soak.js; docs/soak.md's table is generated from the specs).
+import { bool, makeValidator } from 'envalid';
+import { positiveInt, readEnv, withDefaultText } from '../../server/env.js';
+import { sharedSpec } from './shared.js';
+import { BenchError } from '../errors.js';
+import { MODE_NAMES } from '../modes.js';
+import { allowedCpus, splitCores } from './cores.js';
+import { duration, positiveNumber } from './validators.js';
+
+/** Seconds between two RSS samples of the workers during the sustained run. */
+export const RSS_INTERVAL_S = 5;
+
+// The soak's MODE is a list of modes (bench/modes.js), loaded one after the other; its `both` is every mode,
+// not the server's MODE=both (a listener set).
+const modes = makeValidator((input) => {
+  const value = String(input).trim();
+  if (value === 'both') return [...MODE_NAMES];
+  const items = value.split(',').map((x) => x.trim()).filter(Boolean);
+  if (items.length === 0 || items.some((x) => !MODE_NAMES.includes(x))) throw new Error(`must be both or a comma-separated list of ${MODE_NAMES.join(', ')}`);
+  return [...new Set(items)];
+});
+
+/**
+ * The soak job's settings, by variable name. What each one means, its unit and default are in
+ * soakSettingSpecs (each spec's `desc`); docs/soak.md's table is generated from them (npm run docs).
+ * @typedef {object} SoakSettings
+ * @property {string[]} MODE
+ * @property {boolean} SOAK
+ * @property {string} SOAK_DURATION k6 duration
+ * @property {string} WARMUP k6 duration
+ * @property {number} VUS
+ * @property {number} WORKERS
+ * @property {boolean} FAULTS
+ * @property {string} REQUEST_TIMEOUT k6 duration
+ * @property {string} FAULT_DURATION k6 duration
+ * @property {number} FAULT_WORKERS
+ * @property {number} FAULT_REPEATS
+ * @property {number} RSS_GROWTH_PCT %
+ * @property {number} RSS_SLOPE_MIB_PER_MIN MiB/min
+ * @property {string} K6_BIN
+ * @property {string} RESULTS_DIR
+ */
+
+/**
+ * The soak job's settings as envalid specs, by variable name, in the order the report and docs/soak.md
+ * list them. Each spec has a `desc` (what it does, its unit), maybe an `example`, and, where the default
+ * depends on the machine, a `defaultText` the docs show instead of it (withDefaultText). Reading them
+ * needs no environment: scripts/gen-docs.js renders docs/soak.md's table from them.
+ * @param {ReturnType<typeof splitCores>} [cores] how cores are shared (default: this process's, from splitCores)
+ * @returns {Record<string, object>} envalid validators by variable name
+ */
+export function soakSettingSpecs(cores = splitCores(allowedCpus())) {
+  return {
+    MODE: withDefaultText(modes({
+      default: [...MODE_NAMES],
+      desc: `modes to load, one after the other: \`both\` (${MODE_NAMES.map((m) => `\`${m}\``).join(' then ')}) or a `
+        + `comma-separated list of ${MODE_NAMES.map((m) => `\`${m}\``).join(', ')}`,
+      example: 'grpc',
+    }), '`both`'),
+    SOAK: bool({ default: true, desc: 'run the sustained runs; `false` runs the fault runs alone' }),
+    SOAK_DURATION: duration({ minMs: 1000 })({
+      default: '5m',
+      desc: 'measured sustained run per mode (k6 duration, at least 1s)',
+      example: '30m',
+    }),
+    WARMUP: sharedSpec('WARMUP', 'soak', cores),
+    VUS: sharedSpec('VUS', 'soak', cores),
+    WORKERS: sharedSpec('WORKERS', 'soak', cores),
+    REQUEST_TIMEOUT: sharedSpec('REQUEST_TIMEOUT', 'soak', cores),
+    FAULTS: bool({ default: true, desc: 'run the fault runs' }),
+    // The kill needs load before and after it: at least a second each side.
+    FAULT_DURATION: duration({ minMs: 2000 })({
+      default: '30s',
+      desc: 'k6 run of one fault run, a worker killed with SIGKILL at its midpoint (k6 duration, at least 2s: load on each side of the kill)',
+    }),
+    FAULT_WORKERS: positiveInt({
+      default: 2,
+      desc: 'server workers of the fault runs; the default keeps one serving through the kill',
+    }),
+    FAULT_REPEATS: positiveInt({
+      default: 3,
+      desc: 'fault runs per mode, each on a fresh server; the report gives their median and min–max',
+    }),
+    RSS_GROWTH_PCT: positiveNumber({
+      default: 10,
+      desc: 'growth of a worker\'s median RSS, last minute vs first (%), at which it is \'growing\'',
+    }),
+    RSS_SLOPE_MIB_PER_MIN: positiveNumber({
+      default: 1,
+      desc: 'fitted RSS slope (MiB/min) under which a worker can be \'stable\' (rssTrend in bench/report/soak.js)',
+    }),
+    K6_BIN: sharedSpec('K6_BIN', 'soak', cores),
+    RESULTS_DIR: sharedSpec('RESULTS_DIR', 'soak', cores),
+  };
+}
+
+/** Names of the soak job's settings, in the order the report lists them. */
+export const SOAK_SETTING_NAMES = Object.freeze(Object.keys(soakSettingSpecs(splitCores([]))));
+
+/**
+ * Reads and checks the soak job's settings.
+ * @param {Record<string, string|undefined>} [env] default `process.env`
+ * @returns {SoakSettings}
+ * @throws {BenchError} ERR_BENCH, naming every invalid variable in one line
+ */
+export function readSoakSettings(env = process.env) {
+  const settings = readEnv(env, soakSettingSpecs(), BenchError);
+  if (!settings.SOAK && !settings.FAULTS) throw new BenchError('invalid setting SOAK="false" with FAULTS="false": nothing to run');
+  // envalid gives a proxy; a plain copy goes into the JSON report as it is.
+  return { ...settings };
+}
+

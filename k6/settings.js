@@ -1,0 +1,12 @@
+// What the k6 scripts and the jobs' settings both know of the scripts' -e settings, in a module that imports
+// nothing, so that k6 (k6/common.js) and Node (bench/settings/) read the same text: the duration syntax, the
+// default request timeout and the connection policies.
+
+/** k6's duration syntax (https://grafana.com/docs/k6/latest/using-k6/k6-options/reference/#duration), e.g. 30s, 1m30s, 500ms. */
+export const K6_DURATION = /^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$/;
+
+/** How long one request may take when REQUEST_TIMEOUT is not given (a k6 duration). */
+export const DEFAULT_REQUEST_TIMEOUT = '5s';
+
+/** The connection policies (CONNECTIONS): `reuse` one connection per VU, or a new one `per-request`. */
+export const CONNECTION_POLICIES = Object.freeze(['reuse', 'per-request']);

@@ -1,0 +1,65 @@
+// The additions docs/contributing.md describes, made in a scratch copy of the repository (test/helpers/scratch.js) the
+// way a contributor makes them: a registry entry written into its file.
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+
+/**
+ * Adds a scenario of an existing RPC: 10 users.
+ * @param {{edit: Function}} copy a scratch copy
+ * @returns {Promise<void>}
+ */
+export const addScenario = (copy) => copy.edit('proto/payload.js', "  'users-100': {",
+  "  'users-10': { description: '10 nested Users in a repeated field', ...users(10) },\n  'users-100': {");
+
+/**
+ * Adds a listener at the registry's end: the JSON one (fastify, HTTP/1.1) again, on a port of its own.
+ * @param {{edit: Function}} copy a scratch copy
+ * @param {string} name e.g. 'json-alt'
+ * @returns {Promise<void>}
+ */
+export function addListener(copy, name) {
+  const last = "    start: async (options) => (await import('./baseline-grpc.js')).startBaselineGrpc(options),\n  },\n";
+  return copy.edit('server/listeners.js', last, `${last}  '${name}': {
+    portSetting: '${name.toUpperCase().replace(/-/g, '_')}_PORT', defaultPort: 3009, protocol: 'HTTP (${name})',
+    label: 'JSON · HTTP/1.1 · fastify, another port',
+    transport: 'HTTP/1.1', load: { tool: 'wrk', request: 'get' }, probe: null,
+    start: async (options) => (await import('./http.js')).startHttp(options),
+  },
+`);
+}
+
+/**
+ * Adds a mode at the registry's end that loads a listener over HTTP/1.1 with JSON, as the http mode does. With
+ * `ownScripts` it gets its two k6 scripts (copies of the HTTP ones reading its own host variables) and those variables
+ * in config.js; without, it runs the HTTP scripts.
+ * @param {{dir: string, edit: Function}} copy a scratch copy
+ * @param {{name: string, listener: string, ownScripts?: boolean}} mode
+ * @returns {Promise<string[]>} the files it added
+ */
+export async function addMode(copy, { name, listener, ownScripts = false }) {
+  const upper = name.toUpperCase();
+  const scripts = ownScripts ? `${name}-tests` : 'http-tests';
+  const hostOf = (target) => `${target.toUpperCase()}_${ownScripts ? upper : 'HTTP'}_HOST`;
+  const last = "    payload: 'protobuf-message',\n  },\n";
+  await copy.edit('bench/modes.js', last, `${last}  ${name}: {
+    label: 'HTTP (JSON), ${name}',
+    listener: '${listener}',
+    scripts: { local: '${scripts}/local.js', remote: '${scripts}/remote.js' },
+    hostVars: { local: '${hostOf('local')}', remote: '${hostOf('remote')}' },
+    minimalScript: 'bench/k6-minimal/http.js',
+    metrics: { requests: ['http_reqs', 'count'], latency: 'http_req_duration', failed: 'http_req_failed' },
+    payload: 'json-body',
+  },
+`);
+  if (!ownScripts) return [];
+  await mkdir(path.join(copy.dir, scripts));
+  for (const target of ['local', 'remote']) {
+    const http = await readFile(path.join(copy.dir, `http-tests/${target}.js`), 'utf8');
+    await writeFile(path.join(copy.dir, `${scripts}/${target}.js`), http.replaceAll(`${target.toUpperCase()}_HTTP_HOST`, hostOf(target)));
+  }
+  await copy.edit('config.js', "  REMOTE_ADMIN_HOST: '',\n",
+    `  ${hostOf('local')}: 'localhost:3000',\n  ${hostOf('remote')}: '192.168.0.10:3000',\n  REMOTE_ADMIN_HOST: '',\n`);
+  await copy.edit('config.js', 'export const REMOTE_ADMIN_HOST = ', `export const ${hostOf('local')} = pick('${hostOf('local')}');\n`
+    + `export const ${hostOf('remote')} = pick('${hostOf('remote')}');\nexport const REMOTE_ADMIN_HOST = `);
+  return [`${scripts}/local.js`, `${scripts}/remote.js`];
+}

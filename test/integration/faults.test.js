@@ -1,0 +1,50 @@
+// The fault matrix (npm run faults, issue 11): a short run of two faults in both modes through the
+// CLI, as a user runs it; the full matrix and its figures are in docs/faults.md.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { promisify } from 'node:util';
+import { k6Bin } from '../helpers/k6.js';
+import { ROOT } from '../helpers/server.js';
+
+const run = promisify(execFile);
+// 16 connections × 8 requests for the 1 MiB blob, never read (docs/faults.md). HTTP/1.1 answers pipelined
+// requests one at a time (server/h1-guard.js): one answer held per connection; building all 128 grew the
+// workers by 196 MiB. gRPC builds an answer per open stream (H2_MAX_CONCURRENT_STREAMS bounds them): 202–211 MiB
+// on Node 20.20.2, 407–425 MiB on Node 24.21.0 (3 runs each, docs/faults.md): the bound is 4.5 MiB per unread stream.
+const SLOW_READER_GROWTH_MIB = { http: 150, grpc: 16 * 8 * 4.5 };
+let dir;
+before(async () => { dir = await mkdtemp(path.join(os.tmpdir(), 'faults-')); });
+after(() => rm(dir, { recursive: true, force: true }));
+
+test('a reload and slow readers of 1 MiB under load: no request lost, memory bounded, in both modes', async () => {
+  const env = { ...process.env, K6_BIN: k6Bin(), FAULTS: 'reload,slow-readers', MODES: 'http,grpc', FAULT_DURATION: '8s', RESULTS_DIR: dir };
+  const { stdout, stderr } = await run(process.execPath, ['bench/cli.js', 'faults'], { cwd: ROOT, env, timeout: 240000 });
+  assert.match(stdout, /## Fault matrix/);
+  assert.equal(stderr.split('\n').filter((l) => l.startsWith('faults: [')).length, 4, stderr);
+  const [report] = (await readdir(dir)).filter((f) => /^faults-.*Z\.json$/.test(f));
+  const { cells, provenance } = JSON.parse(await readFile(path.join(dir, report), 'utf8'));
+  assert.ok(provenance?.commit !== undefined && provenance.server.WORKERS === 2, 'the report carries its provenance');
+  assert.deepEqual(cells.map((c) => `${c.fault}/${c.mode}`), ['reload/http', 'reload/grpc', 'slow-readers/http', 'slow-readers/grpc']);
+  for (const c of cells) {
+    assert.ok(c.completed > 1000, `${c.fault}/${c.mode}: ${c.completed} completed`);
+    assert.equal(c.failed, 0, `${c.fault}/${c.mode}: failed`);
+    assert.equal(c.timed_out, 0, `${c.fault}/${c.mode}: timed out`);
+  }
+  for (const c of cells.filter((x) => x.fault === 'reload')) assert.equal(c.observed.reloaded, true);
+  // 16 connections × 8 unread 1 MiB answers: backpressure keeps the workers far below holding them all in memory.
+  for (const c of cells.filter((x) => x.fault === 'slow-readers')) {
+    assert.ok(c.rss_peak_mib - c.rss_before_mib < SLOW_READER_GROWTH_MIB[c.mode], `${c.mode}: RSS ${c.rss_before_mib} → ${c.rss_peak_mib} MiB`);
+  }
+});
+
+test('an unknown fault stops the command in one line, naming it', async () => {
+  const err = await run(process.execPath, ['bench/cli.js', 'faults'], { cwd: ROOT, env: { ...process.env, FAULTS: 'reload,nope' } })
+    .then(() => null, (e) => e);
+  assert.equal(err?.code, 1);
+  assert.match(err.stderr, /^faults: invalid setting FAULTS="reload,nope": must be a comma-separated list of worker-kill, /);
+  assert.doesNotMatch(err.stderr, /at .*\.js:\d+/);
+});

@@ -1,0 +1,84 @@
+// h2spec against every HTTP/2 listener (issue 14): no worker dies during a full run, and every
+// failing h2spec test is one docs/http2-hardening.md lists, with its reason, for that listener.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { promisify } from 'node:util';
+import { GET_USER_RPC } from '../../proto/payload.js';
+import { ensureTool } from '../../bench/tools.js';
+import { ROOT, startServer } from '../helpers/server.js';
+import { EVENT } from '../../server/events.js';
+import { LISTENERS as REGISTRY } from '../../server/listeners.js';
+
+const DOC = path.join(ROOT, 'docs/http2-hardening.md');
+// Every HTTP/2 listener of the registry.
+const LISTENERS = Object.keys(REGISTRY).filter((name) => REGISTRY[name].transport === 'HTTP/2');
+
+/** The documented failures: listener -> h2spec test ids, from the doc's table. */
+function documentedFailures() {
+  const byListener = Object.fromEntries(LISTENERS.map((l) => [l, new Set()]));
+  for (const [, id, who] of readFileSync(DOC, 'utf8').matchAll(/^\| `([a-z0-9/.]+)` \| ([a-z0-9, -]+) \|/gm)) {
+    const listeners = who.trim() === 'any' ? LISTENERS : who.split(',').map((w) => w.trim());
+    for (const l of listeners) byListener[l]?.add(id);
+  }
+  return byListener;
+}
+
+/** Failing test ids of an h2spec JUnit report: `<package>/<position in its suite>`, as h2spec names them. */
+function failuresOf(xml) {
+  const failed = [];
+  for (const [, pkg, body] of xml.matchAll(/<testsuite [^>]*package="([^"]+)"[^>]*>([\s\S]*?)<\/testsuite>/g)) {
+    [...body.matchAll(/<testcase [\s\S]*?(?:<\/testcase>|\/>)/g)].forEach(([testcase], i) => {
+      if (/<(error|failure)[ >]/.test(testcase)) failed.push(`${pkg}/${i + 1}`);
+    });
+  }
+  return failed;
+}
+
+let server;
+let h2spec;
+let dir;
+before(async () => {
+  h2spec = ensureTool('h2spec');
+  server = await startServer({ MODE: 'all' });
+  dir = await mkdtemp(path.join(os.tmpdir(), 'h2spec-'));
+});
+after(async () => {
+  await server?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+test('the table of h2spec failures in the docs parses', () => {
+  const documented = documentedFailures();
+  for (const l of LISTENERS) assert.ok(documented[l].size >= 5, `${l}: ${[...documented[l]]}`);
+});
+
+for (const listener of LISTENERS) {
+  test(`h2spec against ${listener}: no worker dies, every failure is documented`, async () => {
+    const [workerPid] = server.workerPids();
+    const report = path.join(dir, `${listener}.xml`);
+    // h2spec exits 1 when any test fails; the report says which.
+    const h2specRun = async (...ids) => {
+      await promisify(execFile)(h2spec, ['-h', '127.0.0.1', '-p', String(server.ports[listener]), '-P', `/${GET_USER_RPC}`,
+        '-o', '2', '-j', report, ...ids], { timeout: 120_000 }).catch((err) => { if (err.code !== 1) throw err; });
+      return failuresOf(await readFile(report, 'latin1'));
+    };
+    const failed = await h2specRun();
+    // A listener that answers before h2spec's next frame arrives closes the stream first (the table's
+    // "timing" rows); such a race seldom repeats. An undocumented failure counts only if it fails
+    // again each time it runs alone (h2spec numbers a single test as its section's 1st).
+    const repeats = async (id) => {
+      for (let i = 0; i < 3; i++) if ((await h2specRun(id)).length === 0) return false;
+      return true;
+    };
+    const undocumented = [];
+    for (const id of failed.filter((x) => !documentedFailures()[listener].has(x))) if (await repeats(id)) undocumented.push(id);
+    assert.deepEqual(server.workerPids(), [workerPid], 'a worker was replaced');
+    assert.equal(server.lines.filter((l) => [EVENT.UNCAUGHT_EXCEPTION, EVENT.WORKER_REPLACED, EVENT.WORKER_DIED_EARLY].includes(l.event)).length, 0, server.output());
+    assert.deepEqual(undocumented, [], `h2spec failures on ${listener} that docs/http2-hardening.md does not explain`);
+  });
+}

@@ -1,0 +1,116 @@
+// Each of the four k6 scripts, run for real against a live server.
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import http2 from 'node:http2';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { readSummary } from '../../bench/report/summary.js';
+import { k6Bin, k6Run } from '../helpers/k6.js';
+import { freePort, startServer } from '../helpers/server.js';
+import { MODES } from '../../bench/modes.js';
+import { grpcFrame, scenarioKey, scenarioPayloads } from '../../proto/index.js';
+
+let server;
+let dir;
+before(async () => {
+  k6Bin();
+  server = await startServer({ MODE: 'both' });
+  dir = await mkdtemp(path.join(os.tmpdir(), 'k6-scripts-'));
+});
+after(async () => {
+  await server?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+// Every script of every mode (bench/modes.js): [script, its host variable, mode].
+const SCRIPTS = Object.entries(MODES).flatMap(([mode, { scripts, hostVars }]) =>
+  ['local', 'remote'].map((target) => [scripts[target], hostVars[target], mode]));
+
+for (const [script, hostVar, mode] of SCRIPTS) {
+  test(`${script} loads the live ${mode} server with no failure`, async () => {
+    const port = server.ports[MODES[mode].listener];
+    const summaryFile = path.join(dir, `${path.basename(path.dirname(script))}-${path.basename(script, '.js')}.json`);
+    // SAMPLE_EVERY=10 so the short run checks plenty of responses.
+    const { code, output } = await k6Run(['--vus', '4', '--duration', '2s', '-e', `${hostVar}=127.0.0.1:${port}`,
+      '-e', `SUMMARY_FILE=${summaryFile}`, '-e', 'SAMPLE_EVERY=10', script]);
+    assert.equal(code, 0, output);
+    assert.match(output, /data_sent/);
+    assert.match(output, /data_received/);
+
+    const figures = await readSummary(summaryFile);
+    assert.equal(figures.mode, mode);
+    assert.equal(figures.host, `127.0.0.1:${port}`);
+    assert.ok(figures.requests > 100, `only ${figures.requests} requests`);
+    assert.equal(figures.failed, 0);
+    assert.equal(figures.checks_failed, 0);
+    assert.ok(figures.data_sent_bytes > 0 && figures.data_received_bytes > 0);
+    const raw = JSON.parse(await readFile(summaryFile, 'utf8'));
+    assert.ok(raw.metrics.checks.values.passes >= 4 * 2, 'every VU checked its first response and more');
+  });
+}
+
+test('a script aimed at a host where nothing listens stops with an error naming the host', async () => {
+  const host = `127.0.0.1:${await freePort()}`;
+  for (const [script, hostVar] of SCRIPTS.filter(([s]) => s.endsWith('/local.js'))) {
+    const { code, output } = await k6Run(['--vus', '1', '--duration', '2s', '-e', `${hostVar}=${host}`,
+      '-e', `SUMMARY_FILE=${path.join(dir, 'unreachable.json')}`, script]);
+    assert.notEqual(code, 0, output);
+    assert.match(output, new RegExp(`cannot reach the (HTTP|gRPC) server at ${host}`));
+  }
+});
+
+/**
+ * A server that answers its first request (the scripts' setup()) with the user payload and never
+ * answers another: HTTP/1.1 on one port, gRPC over h2c on the other.
+ */
+async function answerOnceServers() {
+  const { type, message, json } = scenarioPayloads({ port: 1, workerPid: 1 }).get(scenarioKey('GetUser', {}));
+  let httpSeen = 0;
+  const h1 = http.createServer((req, res) => {
+    if (httpSeen++ === 0) res.end(JSON.stringify(json));
+  });
+  let grpcSeen = 0;
+  const h2 = http2.createServer();
+  h2.on('stream', (stream) => {
+    stream.on('error', () => {});
+    if (grpcSeen++ > 0) return;
+    stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
+    stream.once('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }));
+    stream.end(grpcFrame(type.encode(message).finish()));
+  });
+  await Promise.all([h1, h2].map((s) => new Promise((resolve) => s.listen(0, '127.0.0.1', () => resolve(undefined)))));
+  return {
+    ports: { http: h1.address().port, grpc: h2.address().port },
+    close: () => { h1.closeAllConnections(); h1.close(); h2.close(); },
+  };
+}
+
+test('a request with no answer ends at REQUEST_TIMEOUT and counts as failed and timed out, in both modes', async () => {
+  const servers = await answerOnceServers();
+  try {
+    for (const [script, hostVar, mode] of SCRIPTS.filter(([s]) => s.endsWith('/local.js'))) {
+      const summaryFile = path.join(dir, `timeout-${mode}.json`);
+      const started = Date.now();
+      const { code, output } = await k6Run(['--vus', '2', '--duration', '2s', '-e', `${hostVar}=127.0.0.1:${servers.ports[mode]}`,
+        '-e', 'REQUEST_TIMEOUT=300ms', '-e', `SUMMARY_FILE=${summaryFile}`, script]);
+      assert.equal(code, 0, output);
+      // Not held until k6's graceful stop (30 s): every request ended at its timeout.
+      assert.ok(Date.now() - started < 15000, `k6 took ${Date.now() - started} ms`);
+      const figures = await readSummary(summaryFile);
+      assert.ok(figures.timed_out >= 4, `${mode}: ${figures.timed_out} timed out`);
+      assert.equal(figures.failed, figures.timed_out, `${mode}: every failure is a timeout`);
+      assert.equal(figures.requests, figures.timed_out + 1, `${mode}: only setup()'s request was answered`);
+    }
+  } finally {
+    servers.close();
+  }
+});
+
+test('a bad REQUEST_TIMEOUT stops a script at once, naming it', async () => {
+  const { code, output } = await k6Run(['--vus', '1', '--duration', '1s', '-e', 'LOCAL_HTTP_HOST=127.0.0.1:1', '-e', 'REQUEST_TIMEOUT=5',
+    'http-tests/local.js']);
+  assert.notEqual(code, 0);
+  assert.match(output, /REQUEST_TIMEOUT=\\?"5\\?": must be a k6 duration/);
+});

@@ -1,0 +1,65 @@
+// Replicas behind HAProxy (SERVERS=2 bash bench.sh), end to end: two server clusters on their own
+// loopback addresses, HAProxy in front with deploy/haproxy/haproxy.cfg, k6 through it, beside the
+// usual one-server run. Needs haproxy, which `npm test` provisions (scripts/ensure-tool.sh).
+import assert from 'node:assert/strict';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { k6Bin } from '../helpers/k6.js';
+import { sh } from '../helpers/run.js';
+
+let dir;
+let bench;
+let report;
+before(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'bench-replicas-'));
+  bench = await sh('bash', ['bench.sh'], { K6_BIN: k6Bin(), SERVERS: '2', WORKERS: '1', DURATION: '3s', WARMUP: '1s', VUS: '8', REPEATS: '1', RESULTS_DIR: dir });
+  const json = (await readdir(dir)).find((f) => /^compare-.*\.json$/.test(f));
+  if (json) report = JSON.parse(await readFile(path.join(dir, json), 'utf8'));
+});
+after(() => rm(dir, { recursive: true, force: true }));
+
+test('SERVERS=2: each replica serves 35–65% of the requests through HAProxy, in both modes, by its own and HAProxy\'s count', () => {
+  assert.equal(bench.code, 0, bench.stderr + bench.stdout);
+  const balanced = report.scenarios['user-via-haproxy'];
+  assert.ok(balanced, `no user-via-haproxy report: ${Object.keys(report.scenarios)}`);
+  for (const mode of ['http', 'grpc']) {
+    const m = balanced.modes[mode];
+    assert.equal(m.failed, 0, mode);
+    const [run] = balanced.replicas[mode];
+    assert.equal(run.replicas.length, 2);
+    for (const replica of run.replicas) {
+      assert.ok(replica.share_pct >= 35 && replica.share_pct <= 65, `${mode}: ${replica.host} served ${replica.share_pct}%`);
+      assert.equal(replica.balancer_requests, replica.requests, `${mode}: HAProxy and ${replica.host} count alike`);
+    }
+    assert.deepEqual(run.replicas.map((r) => r.host.split(':')[0]), ['127.0.0.2', '127.0.0.3']);
+    // Every request k6 made reached a replica, and was counted there.
+    assert.equal(run.replicas.reduce((a, r) => a + r.requests, 0), m.requests, mode);
+    assert.ok(m.server_replica_share_min_pct >= 35 && m.server_replica_share_max_pct <= 65);
+    assert.ok(m.balancer_cpu_us_per_request > 0, `${mode}: balancer CPU per request`);
+  }
+});
+
+test('the same run without the balancer is beside it, and the report says what the shared cores make of the throughput', () => {
+  assert.ok(report, `bench.sh wrote no report: ${bench.stderr}`);
+  const direct = report.scenarios.user;
+  for (const mode of ['http', 'grpc']) {
+    assert.ok(direct.modes[mode].requests > 0);
+    assert.equal(direct.modes[mode].server_replica_share_max_pct, null);
+    assert.equal(direct.modes[mode].balancer_cpu_us_per_request, null);
+  }
+  assert.equal(direct.via, null);
+  assert.match(bench.stdout, /### Scenario `user` · closed model/);
+  assert.match(bench.stdout, /### Scenario `user` · through HAProxy to 2 replicas × 1 worker\(s\)/);
+  assert.match(bench.stdout, /\*\*Replicas\.\*\*/);
+  assert.match(bench.stdout, /\| balancer CPU per request \(µs\) +\|/);
+  if (os.availableParallelism() < 5) assert.match(bench.stdout, /share \d core\(s\) here, so their RPS is not what replicas on hosts of their own would serve/);
+});
+
+test('SERVERS with an emulated link is refused before anything starts, in one line', async () => {
+  const refused = await sh('bash', ['bench.sh'], { K6_BIN: k6Bin(), SERVERS: '2', RTT: '5ms', RESULTS_DIR: dir });
+  assert.notEqual(refused.code, 0);
+  assert.match(refused.stderr, /SERVERS runs the replicas and HAProxy on this machine's loopback/);
+  assert.doesNotMatch(refused.stderr, /at .*\.js:\d+/);
+});

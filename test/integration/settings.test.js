@@ -1,0 +1,27 @@
+// A setting the server or a job cannot use stops it with one clear line (the limits' defaults and ranges: test/unit/settings.test.js).
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { test } from 'node:test';
+import { promisify } from 'node:util';
+import { ROOT } from '../helpers/server.js';
+
+test('HEADERS_TIMEOUT_MS past REQUEST_TIMEOUT_MS stops the server with exit 2 and one line', async () => {
+  const env = { ...process.env, HOST: '127.0.0.1', HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '1000' };
+  const err = await promisify(execFile)(process.execPath, ['server'], { cwd: ROOT, env, timeout: 10000 }).then(() => null, (e) => e);
+  assert.equal(err?.code, 2);
+  assert.equal(err.stderr, 'server: invalid setting HEADERS_TIMEOUT_MS="5000": must not exceed REQUEST_TIMEOUT_MS (1000)\n');
+});
+
+test('a value not among a setting\'s choices is one line in the style of any bad value, listing them (job and server)', async () => {
+  const run = (args, env) => promisify(execFile)(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, timeout: 10000 })
+    .then(() => null, (e) => e);
+  const vus = await run(['bench/cli.js', 'run', '--check-settings'], { VUS: 'abc' });
+  assert.equal(vus?.code, 1);
+  assert.equal(vus.stderr, 'bench: invalid setting VUS="abc": must be a whole number of at least 1\n');
+  const network = await run(['bench/cli.js', 'run', '--check-settings'], { NETWORK: 'moon' });
+  assert.equal(network?.code, 1);
+  assert.equal(network.stderr, 'bench: invalid setting NETWORK="moon": must be one of loopback, lan, wan, mobile\n');
+  const level = await run(['server'], { HOST: '127.0.0.1', LOG_LEVEL: 'loud' });
+  assert.equal(level?.code, 2);
+  assert.equal(level.stderr, 'server: invalid setting LOG_LEVEL="loud": must be one of fatal, error, warn, info, debug, trace, silent\n');
+});

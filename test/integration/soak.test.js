@@ -1,0 +1,83 @@
+// The soak job (npm run soak) end to end with tiny settings, and its settings check.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { test } from 'node:test';
+import { promisify } from 'node:util';
+import { k6Bin } from '../helpers/k6.js';
+import { ROOT } from '../helpers/server.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const run = promisify(execFile);
+
+/** Runs the soak job; resolves with {code, stdout, stderr, ms}, never rejects on exit code. */
+async function soak(env, timeoutMs) {
+  const started = Date.now();
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['bench/cli.js', 'soak'], { cwd: ROOT, env: { ...process.env, ...env }, timeout: timeoutMs });
+    return { code: 0, stdout, stderr, ms: Date.now() - started };
+  } catch (err) {
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr, ms: Date.now() - started };
+  }
+}
+
+test('the soak job samples worker RSS under load and times the respawn of a killed worker', { timeout: 60000 }, async (t) => {
+  const dir = await tempDir(t, 'soak-');
+  // About 20 s: a 10 s warm-up, the 3 s sustained run, one 4 s fault run, server starts.
+  const { code, stdout, stderr } = await soak({
+    K6_BIN: k6Bin(), MODE: 'http', SOAK_DURATION: '3s', FAULT_DURATION: '4s', FAULT_REPEATS: '1', VUS: '4', RESULTS_DIR: dir,
+  }, 55000);
+  assert.equal(code, 0, stderr + stdout);
+  const files = await readdir(dir);
+  const json = files.find((f) => /^soak-[\dT-]+Z\.json$/.test(f));
+  assert.ok(json, `no soak-<time>.json in ${files}`);
+  assert.ok(files.includes(json.replace(/\.json$/, '.md')));
+  const report = JSON.parse(await readFile(path.join(dir, json), 'utf8'));
+
+  const [sustained] = report.soak;
+  assert.equal(sustained.mode, 'http');
+  assert.ok(sustained.requests > 0 && sustained.rps > 0);
+  assert.equal(sustained.failed, 0);
+  assert.equal(sustained.interrupted_iterations, 0, 'read from k6\'s last progress line');
+  assert.ok(sustained.latency_ms.p99 > 0);
+  // A 3 s run ends before the first 5 s tick: the idle reading before it and the one at its end.
+  assert.ok(sustained.rss_samples.length > 0, 'RSS sampled under load');
+  for (const s of [sustained.rss_idle, ...sustained.rss_samples]) {
+    assert.equal(Object.keys(s.workers).length, 1);
+    for (const mib of Object.values(s.workers)) assert.ok(mib > 0);
+  }
+  assert.ok(sustained.memory.total.start_mib > 0 && sustained.memory.total.max_mib >= sustained.memory.total.end_mib);
+  assert.equal(sustained.memory.verdict, 'too short to tell', 'no verdict on a 3 s window');
+
+  const [faults] = report.faults;
+  assert.equal(faults.workers, 2);
+  const [fault] = faults.runs;
+  assert.ok(fault.respawn_ms > 0 && fault.respawn_ms < 5000, `respawn took ${fault.respawn_ms} ms`);
+  assert.notEqual(fault.replacement, fault.victim);
+  // The figures are k6's own: its request counter and its failure rate, read back from the run's summary.
+  const k6 = JSON.parse(await readFile(fault.summary_file, 'utf8')).metrics;
+  assert.ok(fault.requests > 0);
+  assert.equal(fault.requests, k6.http_reqs.values.count);
+  assert.ok(Number.isInteger(fault.failed) && fault.failed <= fault.requests, `failed ${fault.failed} of ${fault.requests}`);
+  assert.equal(fault.failed, k6.http_req_failed.values.passes, 'failed = the requests k6 marked failed');
+  assert.ok(Number.isInteger(fault.interrupted_iterations) && fault.run_s >= 4);
+  assert.ok(Math.abs(fault.failed_pct - k6.http_req_failed.values.rate * 100) < 1e-9, `failed_pct ${fault.failed_pct}`);
+  assert.equal(fault.workers_after, 2, 'the replacement is serving at the end');
+
+  assert.match(stdout, /\| RSS slope, linear fit ± standard error \(MiB\/min\) +\|/);
+  assert.match(stdout, /\| respawn: kill to the replacement's 'worker listening' \(ms\) +\| +[\d,]+ \|/);
+  assert.match(report.pinning, /worker/);
+});
+
+test('an invalid setting stops the soak job in one line, naming it, before any server starts', async (t) => {
+  const dir = path.join(await tempDir(t, 'soak-'), 'results');
+  const { code, stdout, stderr, ms } = await soak({ SOAK_DURATION: '-1', RESULTS_DIR: dir }, 15000);
+  assert.notEqual(code, 0);
+  assert.equal(stderr.trim().split('\n').length, 1, stderr);
+  assert.match(stderr, /^soak: invalid setting SOAK_DURATION="-1": must be a k6 duration/);
+  assert.equal(stdout, '');
+  assert.ok(!existsSync(dir), 'nothing was written: the job stopped before it began');
+  assert.ok(ms < 5000, `took ${ms} ms`);
+});

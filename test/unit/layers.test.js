@@ -1,0 +1,120 @@
+// The layers of bench/ (README, Layout): bench/cli.js over bench/commands/, which orchestrate bench/passes/ (which
+// measure, and return data) and bench/report/ (which turns data into tables and files, and loads no process code).
+// Read from the code's own imports, so that a file put in the wrong room fails here.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { ROOT } from '../../bench/root.js';
+
+/** Every .js file under bench/, repository-relative. */
+const BENCH = readdirSync(path.join(ROOT, 'bench'), { recursive: true }).filter((f) => f.endsWith('.js') && !f.startsWith('k6-minimal'))
+  .map((f) => `bench/${f}`);
+
+// Comments hold JSDoc types (`import('./x.js').Type`), which load nothing: they are left out.
+const code = (file) => readFileSync(path.join(ROOT, file), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+
+/**
+ * What a file imports: relative imports resolved to repository paths, and package or builtin names.
+ * @param {string} file
+ * @returns {{static: string[], dynamic: string[]}} static: `import ... from`, loaded with the file; dynamic: `import()`,
+ *   loaded when the code runs it
+ */
+function importsOf(file) {
+  const resolve = (spec) => (spec.startsWith('.') ? path.posix.normalize(path.posix.join(path.posix.dirname(file), spec)) : spec);
+  const text = code(file);
+  return {
+    static: [...text.matchAll(/^\s*(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|^\s*import\s*['"]([^'"]+)['"]/gm)].map((m) => resolve(m[1] ?? m[2])),
+    dynamic: [...text.matchAll(/\bimport\(\s*['"`]([^'"`$]+)['"`]\s*\)/g)].map((m) => resolve(m[1])),
+  };
+}
+
+/** Every file a file loads with it, through static imports (itself included), and the modules outside the tree. */
+function loadedWith(file, seen = new Set()) {
+  if (seen.has(file)) return seen;
+  seen.add(file);
+  for (const target of importsOf(file).static) {
+    if (target.endsWith('.js') && !target.startsWith('node:')) loadedWith(target, seen);
+    else seen.add(target);
+  }
+  return seen;
+}
+
+const inRoom = (room) => (file) => file.startsWith(`bench/${room}/`);
+// Process code: what starts, signals or talks to processes and servers.
+const PROCESS_CODE = [
+  inRoom('commands'), inRoom('passes'), inRoom('placement'),
+  (f) => ['bench/cli.js', 'bench/processes.js', 'bench/tools.js', 'bench/invoke.js', 'bench/provenance.js'].includes(f),
+  (f) => ['node:child_process', 'child_process', 'node:net', 'node:cluster', 'node:http', 'node:http2', 'node:dgram'].includes(f),
+];
+
+test('the layering test sees every room and finds imports', () => {
+  for (const room of ['commands', 'passes', 'placement', 'report', 'settings', 'faults']) assert.ok(BENCH.some(inRoom(room)), `no bench/${room}/`);
+  assert.ok(importsOf('bench/commands/run.js').static.includes('bench/report/report.js'));
+  assert.ok(importsOf('bench/cli.js').dynamic.includes('bench/commands/run.js'));
+  assert.ok(loadedWith('bench/commands/run.js').has('node:child_process'), 'a command loads process code');
+});
+
+test('bench/report/ loads no process code: reading and rendering results starts nothing', () => {
+  for (const file of BENCH.filter(inRoom('report'))) {
+    const wrong = [...loadedWith(file)].filter((f) => PROCESS_CODE.some((is) => is(f)));
+    assert.deepEqual(wrong, [], `${file} loads ${wrong.join(', ')}`);
+  }
+});
+
+test('bench/settings/ loads no command and no pass: the CLI reads a command\'s settings without loading any job', () => {
+  for (const file of BENCH.filter(inRoom('settings'))) {
+    const wrong = [...loadedWith(file)].filter((f) => inRoom('commands')(f) || inRoom('passes')(f) || f === 'bench/cli.js');
+    assert.deepEqual(wrong, [], `${file} loads ${wrong.join(', ')}`);
+  }
+  // The mode registry is data alone.
+  const wrong = [...loadedWith('bench/modes.js')].filter((f) => PROCESS_CODE.some((is) => is(f)));
+  assert.deepEqual(wrong, [], `bench/modes.js loads ${wrong.join(', ')}`);
+});
+
+test('the fault registry and its clients load no command, pass, placement or report', () => {
+  for (const file of BENCH.filter(inRoom('faults'))) {
+    const wrong = [...loadedWith(file)].filter((f) => ['commands', 'passes', 'placement', 'report'].some((room) => inRoom(room)(f)));
+    assert.deepEqual(wrong, [], `${file} loads ${wrong.join(', ')}`);
+  }
+});
+
+test('no command imports another, and only bench/cli.js imports a command', () => {
+  for (const file of BENCH.filter((f) => f !== 'bench/cli.js')) {
+    const { static: loaded, dynamic } = importsOf(file);
+    const commands = [...loaded, ...dynamic].filter(inRoom('commands'));
+    assert.deepEqual(commands, [], `${file} imports ${commands.join(', ')}`);
+  }
+  // And the CLI loads a command only when it runs it.
+  assert.deepEqual(importsOf('bench/cli.js').static.filter(inRoom('commands')), []);
+});
+
+test('the passes return data: none renders Markdown, none imports a renderer', () => {
+  for (const file of BENCH.filter(inRoom('passes'))) {
+    const { static: loaded } = importsOf(file);
+    assert.ok(!loaded.includes('markdown-table'), `${file} imports markdown-table`);
+    assert.doesNotMatch(code(file), /\brender[A-Z]\w*\(/, `${file} renders`);
+  }
+});
+
+test('neither the passes nor the report load bench/cli.js or a command: dependencies point down', () => {
+  for (const file of BENCH.filter((f) => inRoom('passes')(f) || inRoom('report')(f) || inRoom('placement')(f))) {
+    const wrong = [...loadedWith(file)].filter((f) => inRoom('commands')(f) || f === 'bench/cli.js');
+    assert.deepEqual(wrong, [], `${file} loads ${wrong.join(', ')}`);
+  }
+});
+
+test('k6/ is type-checked against k6\'s API: npm run lint runs k6/tsconfig.json over every k6 script', () => {
+  const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+  assert.match(pkg.scripts.lint, /&& tsc -p k6\/tsconfig\.json\b/);
+  assert.ok(pkg.devDependencies['@types/k6'], '@types/k6 is a dev dependency');
+  // JSON with comments: the comments go before parsing.
+  const config = JSON.parse(readFileSync(path.join(ROOT, 'k6/tsconfig.json'), 'utf8').replace(/^\s*\/\/.*$/gm, ''));
+  assert.deepEqual(config.compilerOptions.types, ['k6']);
+  assert.equal(config.compilerOptions.checkJs, true);
+  // Every script k6 runs is in: the shared code, the four scripts, the minimal ones.
+  const scripts = ['k6', 'http-tests', 'grpc-tests', 'bench/k6-minimal']
+    .flatMap((dir) => readdirSync(path.join(ROOT, dir)).filter((f) => f.endsWith('.js')).map((f) => `${dir}/${f}`));
+  const included = (file) => config.include.some((glob) => path.posix.join('k6', glob).replace('*.js', path.posix.basename(file)) === file);
+  for (const file of scripts) assert.ok(included(file), `${file} is not type-checked`);
+});
