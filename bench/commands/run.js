@@ -2,7 +2,7 @@
 // REPEATS times interleaved, one measured cell (bench/passes/cell.js: the server where the placement puts it,
 // warmed up and measured by k6); then the decomposition pass, and one side-by-side table per scenario.
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { BenchError } from '../errors.js';
@@ -12,7 +12,7 @@ import { renderMarkdown } from '../report/render.js';
 import { writeReports } from '../report/files.js';
 import { allowedCpus, splitCores } from '../settings/cores.js';
 import { durationMs } from '../settings/validators.js';
-import { requireCapacityTools } from '../passes/capacity.js';
+import { measureColumnCapacity, requireCapacityTools } from '../passes/capacity.js';
 import { decompositionReport, renderDecomposition } from '../report/decomposition.js';
 import { DECOMPOSITION, measureDecomposition } from '../passes/decompose.js';
 import { requireCaptureTools } from '../passes/wire.js';
@@ -34,7 +34,10 @@ import { ensureTool } from '../tools.js';
  */
 export async function preflight(settings) {
   serverNodes(settings); // every release of NODE_VERSIONS, before anything starts
-  if (settings.CAPACITY) await requireCapacityTools(settings.MODES.map((mode) => MODES[mode].listener));
+  const listeners = settings.MODES.map((mode) => MODES[mode].listener);
+  if (settings.CAPACITY === '1') await requireCapacityTools(listeners);
+  // The default: provisioned before anything starts too, though the pass may not be needed (no column client-bound).
+  if (settings.CAPACITY === 'auto') await requireCapacityTools(listeners, 'the capacity pass (CAPACITY=auto, the default; CAPACITY=0 runs without it)');
   if (settings.DECOMPOSE) await requireCapacityTools(DECOMPOSITION);
   if (settings.VERIFY_BYTES) await requireCaptureTools();
   if (settings.link) requireLinkTools(); // root and ip netns, before anything starts
@@ -82,8 +85,17 @@ export async function main(settings) {
           }
         }
       }
-      for (const [p, { via }] of placements.entries()) {
-        reports.push(buildReport(Object.entries(runs[p]).map(([key, figures]) => ({ key, runs: figures })), { via }));
+      for (const [p, { placement: where, via }] of placements.entries()) {
+        const columnsOfRuns = () => Object.entries(runs[p]).map(([key, figures]) => ({ key, runs: figures }));
+        const bound = autoCapacity(settings, buildReport(columnsOfRuns()));
+        for (const column of bound.length ? columns : []) {
+          console.error(`capacity pass (CAPACITY=auto: k6 was client-bound for ${bound.join(', ')}) · ${scenario} · ${column.key}`
+            + `${via ? ` · ${via.title}` : ''}`);
+          const capacity = await measureColumnCapacity({ ...column, scenario }, settings, cores, where);
+          const figures = runs[p][column.key];
+          figures[figures.length - 1] = await readSummary(await withCapacity(figures.at(-1).file, { ...capacity, client_bound: bound }));
+        }
+        reports.push(buildReport(columnsOfRuns(), { via }));
       }
     }
     const decompositions = [];
@@ -106,6 +118,31 @@ export async function main(settings) {
 }
 
 /** @typedef {import('../passes/cell.js').ServerNode} ServerNode */
+
+/**
+ * Whether CAPACITY=auto runs the capacity pass after a scenario's k6 runs: when k6 was client-bound in any of its columns.
+ * (CAPACITY=1 runs it after every k6 run instead, in the cell; CAPACITY=0 never.)
+ * @param {{CAPACITY: '0'|'1'|'auto'}} settings
+ * @param {{client_bound: string[]}} report the scenario's report from its k6 runs (buildReport)
+ * @returns {string[]} the client-bound columns that call for it; [] when it does not run
+ */
+export function autoCapacity(settings, report) {
+  return settings.CAPACITY === 'auto' ? report.client_bound : [];
+}
+
+/**
+ * Records a capacity pass of CAPACITY=auto in a column's last summary (`bench.run.capacity`), where CAPACITY=1 records
+ * each run's: the report's capacity row then reads it as any other.
+ * @param {string} file the summary
+ * @param {object} capacity measureColumnCapacity's result, with the columns that were client-bound
+ * @returns {Promise<string>} the file
+ */
+async function withCapacity(file, capacity) {
+  const summary = JSON.parse(await readFile(file, 'utf8'));
+  summary.bench.run.capacity = capacity;
+  await writeFile(file, JSON.stringify(summary, null, 2));
+  return file;
+}
 
 /**
  * The Node releases NODE_VERSIONS lists, each provisioned (scripts/ensure-tool.sh node VERSION: found in

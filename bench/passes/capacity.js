@@ -13,6 +13,8 @@ import { BenchError } from '../errors.js';
 import { pinned } from '../processes.js';
 import { LISTENERS } from '../../server/listeners.js';
 import { ensureTools } from '../tools.js';
+import { MODES } from '../modes.js';
+import { durationMs } from '../settings/validators.js';
 
 const run = promisify(execFile);
 const WRK_BYTES = fileURLToPath(new URL('wrk-bytes.lua', import.meta.url));
@@ -20,11 +22,35 @@ const WRK_BYTES = fileURLToPath(new URL('wrk-bytes.lua', import.meta.url));
 /**
  * Provisions the listeners' capacity tools before anything starts (scripts/ensure-tool.sh).
  * @param {readonly string[]} listeners listener names (server/listeners.js)
+ * @param {string} [why] what needs them, put before the reason
  * @returns {void}
  * @throws {BenchError} naming the command that installs a missing tool
  */
-export function requireCapacityTools(listeners) {
-  ensureTools(new Set(listeners.map((l) => LISTENERS[l].load.tool)), 'the capacity pass');
+export function requireCapacityTools(listeners, why = 'the capacity pass') {
+  ensureTools(new Set(listeners.map((l) => LISTENERS[l].load.tool)), why);
+}
+
+/**
+ * The capacity pass of CAPACITY=auto, for one column after its scenario's k6 runs: the column's server started afresh
+ * where the placement puts it, warmed up for WARMUP and measured for DURATION by its native tool (pinned like k6, at
+ * VUS connections), then stopped.
+ * @param {{mode: string, scenario: string, compression?: 'off'|'gzip', node?: {path: string}|null}} column
+ * @param {import('../settings/bench.js').BenchSettings} settings
+ * @param {ReturnType<typeof import('../settings/cores.js').splitCores>} cores
+ * @param {import('../placement/placement.js').Placement} placement
+ * @returns {Promise<Awaited<ReturnType<typeof measureCapacity>> & {pass: 'auto'}>} as measureCapacity; pass: which setting ran it
+ * @throws {BenchError} when the server does not start or the tool fails
+ */
+export async function measureColumnCapacity({ mode, scenario, compression = 'off', node = null }, settings, cores, placement) {
+  const cell = await placement.start(mode, { workers: settings.WORKERS, cpus: cores.serverCpus, compression, node: node?.path });
+  try {
+    const load = { listener: MODES[mode].listener, scenario, host: cell.host, connections: settings.VUS, cpus: cores.k6Cpus, compression };
+    const warmupS = durationMs(settings.WARMUP) / 1000;
+    if (warmupS > 0) await measureCapacity({ ...load, durationS: Math.max(1, Math.round(warmupS)) });
+    return { ...(await measureCapacity({ ...load, durationS: durationMs(settings.DURATION) / 1000 })), pass: 'auto' };
+  } finally {
+    await cell.stop();
+  }
 }
 
 /**

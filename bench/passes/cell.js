@@ -94,7 +94,7 @@ export async function measureCell({ mode, scenario, label, compression = 'off', 
     const { run, accounting, linkRun, windows, balancerRun, profile } = window;
     await writeFile(log, `--- measured run\n${run.output}`, { flag: 'a' });
     if (run.code !== 0) throw new BenchError(`k6 run against ${host} failed (exit ${run.code}):\n${k6Failure(run.output, log)}`);
-    const capacity = settings.CAPACITY ? await measureCapacity({
+    const capacity = settings.CAPACITY === '1' ? await measureCapacity({
       listener: MODES[mode].listener, scenario, host, connections: settings.VUS, durationS: durationMs(settings.DURATION) / 1000, cpus: cores.k6Cpus,
       compression,
     }) : undefined;

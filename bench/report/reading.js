@@ -95,7 +95,7 @@ function clientLimit(report, base, key) {
     // Points at the capacity figures only where they exist; otherwise at the setting that measures them.
     sentences.push(`k6 was client-bound for ${bound.join(' and ')} (${CLIENT_BOUND_PCT}% of its core or more in the median run), `
       + `so this compares k6's own ${bound.join('/')} client cost as much as the servers; `
-      + (capacity ? 'the server capacity pass (wrk/h2load) below shows the servers\' ceilings.'
+      + (capacity ? 'the server capacity row (wrk/h2load), under the RPS row, shows the servers\' ceilings.'
         : 'no server capacity pass ran: CAPACITY=1 runs one (wrk/h2load), which shows the servers\' ceilings.'));
   }
   for (const k of columns.filter((c) => !mode(c).client_bound && mode(c).k6_cpu_runs?.client_bound > 0)) {

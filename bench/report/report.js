@@ -6,6 +6,7 @@ import { columnKey, nodeOfKey, onNode } from '../modes.js';
 import { provenanceDifferences } from './provenance.js';
 import { profileBreakdown } from './profile.js';
 import { replicaShares } from './summary.js';
+import { formatNumber } from '../format.js';
 
 import { ROWS, aggregate, valueAt } from './rows.js';
 
@@ -271,6 +272,13 @@ function notesOf(modes, clientBound) {
     if (run?.pinning) notes.push(`${key}: ${run.pinning}`);
     const dashboards = mode.runs.flatMap((r) => r.run?.dashboard ?? []);
     if (dashboards.length) notes.push(`${key}: k6 web dashboard ${dashboards.join(', ')}`);
+  }
+  for (const [key, mode] of Object.entries(modes)) {
+    const auto = mode.runs.map((r) => r.run?.capacity).find((c) => c?.pass === 'auto');
+    if (auto) {
+      notes.push(`${key}: server capacity by CAPACITY=auto (k6 was client-bound for ${auto.client_bound.join(', ')}): ${auto.tool} loaded a `
+        + `fresh server once after the scenario's k6 runs, ${formatNumber(auto.rps, 0)} req/s`);
+    }
   }
   for (const [key, mode] of Object.entries(modes)) {
     if (mode.target === 'remote' && mode.server_requests === null) {

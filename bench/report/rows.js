@@ -29,6 +29,10 @@ export const WIDE_SPREAD = 0.25;
 export const ROWS = Object.freeze([
   { label: 'RPS (req/s)', field: 'rps', digits: 0, how: 'median', checkSpread: true,
     what: 'requests / k6\'s test run duration' },
+  // Beside k6's RPS, so that its ratio stands beside k6's: the servers' own ceilings where k6 is the limit.
+  { label: 'server capacity, wrk/h2load (req/s)', field: 'capacity_rps', digits: 0, how: 'median',
+    what: 'the rate wrk or h2load reached against the same server at the same concurrency: with `CAPACITY=auto` (the default) '
+      + 'once per column after the scenario\'s k6 runs when k6 was client-bound in any column, with `CAPACITY=1` after every k6 run' },
   { label: 'requests', field: 'requests', digits: 0, how: 'median',
     what: 'requests made, answered or not (`http_reqs`; for gRPC the samples of `grpc_req_failed`, one per call: k6\'s `grpc_req_duration` leaves out calls that reached their deadline), including the one request `setup()` makes' },
   { label: 'failed requests', field: 'failed', digits: 0, how: 'sum',
@@ -102,8 +106,6 @@ export const ROWS = Object.freeze([
     what: 'the largest such share' },
   { label: 'balancer CPU per request (µs)', field: 'balancer_cpu_us_per_request', digits: 1, how: 'median',
     what: 'HAProxy\'s CPU time (user + system, from /proc) over the k6 run ÷ the requests the replicas served' },
-  { label: 'server capacity, wrk/h2load (req/s)', field: 'capacity_rps', digits: 0, how: 'median',
-    what: 'with `CAPACITY=1`: the rate wrk or h2load reached against the same server at the same concurrency' },
   { label: 'TCP payload sent, tshark (bytes)', field: 'wire_sent_bytes', digits: 0, how: 'median',
     what: 'with `VERIFY_BYTES=1`: TCP payload bytes client to server in a capture of the run (dumpcap, counted by tshark)' },
   { label: 'TCP payload received, tshark (bytes)', field: 'wire_received_bytes', digits: 0, how: 'median',

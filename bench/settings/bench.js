@@ -1,5 +1,5 @@
 // Settings of the main job (bench.sh), read from the environment and checked before anything starts.
-import { bool, str } from 'envalid';
+import { bool, makeValidator, str } from 'envalid';
 import { positiveInt, readEnv, wholeNumber, withDefaultText } from '../../server/env.js';
 import { SCENARIOS } from '../../proto/payload.js';
 import { MODES } from '../modes.js';
@@ -15,6 +15,15 @@ import { duration, listOf, nodeReleases } from './validators.js';
 
 /** The most replicas SERVERS may ask for: each gets a loopback address of its own, 127.0.0.2 upwards. */
 const MAX_SERVERS = 16;
+
+/** envalid validator of CAPACITY: `auto`, or `1`/`0` (also `true`/`false`, as before `auto`), kept as `'auto'`, `'1'`, `'0'`. */
+const capacityMode = makeValidator((input) => {
+  const text = String(input).trim().toLowerCase();
+  if (text === 'auto') return 'auto';
+  if (text === '1' || text === 'true') return '1';
+  if (text === '0' || text === 'false') return '0';
+  throw new Error('must be auto, 1 or 0');
+});
 
 const code = (names) => names.map((n) => `\`${n}\``).join(', ');
 
@@ -36,7 +45,8 @@ const code = (names) => names.map((n) => `\`${n}\``).join(', ');
  * @property {string} REQUEST_TIMEOUT k6 duration
  * @property {'off'|'gzip'} COMPRESSION
  * @property {number|undefined} RATE requests per second
- * @property {boolean} CAPACITY
+ * @property {'0'|'1'|'auto'} CAPACITY when the capacity pass runs: never, after every k6 run, or after a scenario's k6 runs when one of its
+ *   columns was client-bound
  * @property {boolean} DECOMPOSE
  * @property {boolean} PROFILE
  * @property {boolean} VERIFY_BYTES
@@ -131,10 +141,12 @@ export function benchSettingSpecs(cores = splitCores(allowedCpus())) {
         + 'compared at a rate both modes sustain',
       example: '2000',
     }), 'unset: closed model'),
-    CAPACITY: bool({
-      default: false,
-      desc: 'after each k6 run, load the same server with wrk (HTTP/1.1) or h2load (gRPC) for DURATION, pinned like k6: '
-        + 'the server\'s own ceiling',
+    CAPACITY: capacityMode({
+      default: 'auto',
+      desc: 'the server capacity pass: wrk (HTTP/1.1) or h2load (gRPC) loads the same server at VUS connections, pinned like k6, for '
+        + 'DURATION: the server\'s own ceiling, shown beside k6\'s RPS. `auto`: after a scenario\'s k6 runs, once per column, when k6 '
+        + 'was client-bound in any column of it (its median run at 90% of its core or more); `1`: after every k6 run; `0`: never. '
+        + 'Needs wrk and h2load (provisioned before anything starts) unless `0`',
       example: '1',
     }),
     VERIFY_BYTES: bool({

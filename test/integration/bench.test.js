@@ -111,6 +111,17 @@ test('compare of runs made with different settings names the difference before t
   assert.ok(warning >= 0 && warning < table, stdout);
   assert.match(stdout, /`server\.GRPC_CHANNELZ`: grpc-1 false; grpc-2 true/);
   assert.match(stdout, /`bench\.VUS`: grpc-1 4; grpc-2 2/);
+  // That run had the default CAPACITY=auto: the capacity pass ran after its k6 runs if, and only if, k6 was client-bound.
+  const report = JSON.parse(await readFile(path.join(other, (await readdir(other)).find((f) => /^compare-.*\.json$/.test(f))), 'utf8'));
+  const ran = report.modes.grpc.capacity_rps;
+  if (report.client_bound.length) {
+    assert.ok(ran > 0, 'client-bound: the capacity pass ran');
+    assert.match(channelz.stderr, /^capacity pass \(CAPACITY=auto: k6 was client-bound for grpc\) · user · grpc$/m);
+    assert.ok(report.notes.some((n) => n.startsWith('grpc: server capacity by CAPACITY=auto')), report.notes.join('\n'));
+  } else {
+    assert.equal(ran, null, 'not client-bound: no capacity pass');
+    assert.doesNotMatch(channelz.stderr, /capacity pass/);
+  }
 });
 
 test('npm run compare reproduces the main job\'s table from its summaries', async (t) => {

@@ -57,6 +57,19 @@ test('the main job asks for what a setting needs before anything starts, in one 
   assert.match(res.stderr, /^bench: the capacity pass needs (wrk|h2load): .*missing: run 'sudo apt-get install -y .*' \(Debian\/Ubuntu\), then this again\n$/);
 });
 
+test('the default CAPACITY=auto provisions wrk and h2load before anything starts too, and says how to run without them', () => {
+  const res = spawnSync(process.execPath, ['bench/cli.js', 'run', '--check-settings'], {
+    cwd: ROOT, env: { ...bareEnv, K6_BIN: '/nonexistent/k6' }, encoding: 'utf8', timeout: 30_000,
+  });
+  assert.notEqual(res.status, 0);
+  assert.equal(res.stderr.trim().split('\n').length, 1, res.stderr);
+  assert.match(res.stderr, /^bench: the capacity pass \(CAPACITY=auto, the default; CAPACITY=0 runs without it\) needs (wrk|h2load): .*missing: /);
+  const without = spawnSync(process.execPath, ['bench/cli.js', 'run', '--check-settings'], {
+    cwd: ROOT, env: { ...bareEnv, CAPACITY: '0', K6_BIN: '/nonexistent/k6' }, encoding: 'utf8', timeout: 30_000,
+  });
+  assert.doesNotMatch(without.stderr, /capacity pass/);
+});
+
 test('an unknown tool or set is refused with the list of known ones', () => {
   for (const args of [['no-such-tool'], ['--set', 'no-such-set']]) {
     const res = spawnSync('bash', [ENSURE, ...args], { encoding: 'utf8' });

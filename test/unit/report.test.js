@@ -10,7 +10,7 @@ import { renderMarkdown } from '../../bench/report/render.js';
 import { columnsOf } from '../../bench/commands/compare.js';
 import { wideSpread } from '../../bench/report/stats.js';
 import { columnKey, onNode } from '../../bench/modes.js';
-import { columnsOf as columnsOfRun } from '../../bench/commands/run.js';
+import { autoCapacity, columnsOf as columnsOfRun } from '../../bench/commands/run.js';
 
 /** Figures of one run as bench/report/summary.js gives them, with the fields the report reads. */
 const run = (mode, rps, extra = {}) => ({
@@ -147,7 +147,7 @@ test('a client-bound reading points at the capacity pass only when it ran, else 
   assert.match(without, /k6 was client-bound for http .*; no server capacity pass ran: CAPACITY=1 runs one \(wrk\/h2load\), which shows the servers' ceilings\./);
   assert.doesNotMatch(without, /the server capacity pass \(wrk\/h2load\) below shows/);
   const withPass = buildReport(columns(40000)).reading.join(' ');
-  assert.match(withPass, /k6 was client-bound for http .*; the server capacity pass \(wrk\/h2load\) below shows the servers' ceilings\./);
+  assert.match(withPass, /k6 was client-bound for http .*; the server capacity row \(wrk\/h2load\), under the RPS row, shows the servers' ceilings\./);
   assert.match(withPass, /Under native load generators .* the servers reach 20,000 vs 40,000 req\/s/);
   assert.doesNotMatch(withPass, /CAPACITY=1/);
 });
@@ -265,4 +265,29 @@ test('Node releases that differ without the columns naming them, or inside a col
     const same = buildReport([{ key: 'http', runs: [run('http', 200, { node })] }, { key: 'grpc', runs: [run('grpc', 100, { node })] }]);
     assert.ok(!same.notes.some((n) => /Node release/.test(n)), same.notes.join('\n'));
   }
+});
+
+test('CAPACITY=auto runs the capacity pass after a scenario only when k6 was client-bound in one of its columns; 1 and 0 never do here', () => {
+  const report = (httpCpu, grpcCpu) => buildReport([{ key: 'http', runs: [run('http', 200, { k6_cpu_pct: httpCpu })] },
+    { key: 'grpc', runs: [run('grpc', 100, { k6_cpu_pct: grpcCpu })] }]);
+  assert.deepEqual(autoCapacity({ CAPACITY: 'auto' }, report(99, 80)), ['http']);
+  assert.deepEqual(autoCapacity({ CAPACITY: 'auto' }, report(95, 92)), ['http', 'grpc']);
+  assert.deepEqual(autoCapacity({ CAPACITY: 'auto' }, report(89, 80)), [], 'below 90% in the median run');
+  // k6's CPU not measured (a run by hand): not client-bound, no pass.
+  assert.deepEqual(autoCapacity({ CAPACITY: 'auto' }, report(null, null)), []);
+  // CAPACITY=1 measures in every cell; CAPACITY=0 never.
+  assert.deepEqual(autoCapacity({ CAPACITY: '1' }, report(99, 99)), []);
+  assert.deepEqual(autoCapacity({ CAPACITY: '0' }, report(99, 99)), []);
+});
+
+test('the capacity row stands right under the RPS row, with its ratio; a CAPACITY=auto pass is named in the notes', () => {
+  const auto = (rps) => ({ run: { capacity: { tool: 'wrk', rps, pass: 'auto', client_bound: ['http'] } }, capacity_rps: rps });
+  const report = buildReport([{ key: 'http', runs: [run('http', 200, { k6_cpu_pct: 99 }), run('http', 210, { k6_cpu_pct: 99, ...auto(300) })] },
+    { key: 'grpc', runs: [run('grpc', 100), run('grpc', 110, auto(180))] }]);
+  assert.equal(report.modes.http.capacity_rps, 300, 'one pass: its own figure, not a median with the runs that had none');
+  assert.equal(report.ratios['grpc/http']['server capacity, wrk/h2load (req/s)'], 0.6);
+  const rows = renderMarkdown(report).split('\n').filter((l) => l.startsWith('| ')).map((l) => l.split('|')[1].trim());
+  assert.equal(rows[rows.indexOf('RPS (req/s)') + 1], 'server capacity, wrk/h2load (req/s)');
+  assert.ok(report.notes.some((n) => /^http: server capacity by CAPACITY=auto \(k6 was client-bound for http\): wrk loaded a fresh server once/.test(n)),
+    report.notes.join('\n'));
 });

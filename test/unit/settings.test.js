@@ -58,6 +58,14 @@ test('COMPRESSION: off by default, gzip accepted, anything else one line naming 
   assert.throws(() => readBenchSettings({ COMPRESSION: 'gzip', TARGET: 'remote' }), /COMPRESSION=gzip .* without TARGET=remote/);
 });
 
+test('CAPACITY: auto by default, 1 and 0 as before (true/false too), anything else one line naming it', () => {
+  assert.equal(readBenchSettings({}).CAPACITY, 'auto');
+  for (const [value, mode] of [['auto', 'auto'], ['1', '1'], ['true', '1'], ['0', '0'], ['false', '0']]) {
+    assert.equal(readBenchSettings({ CAPACITY: value }).CAPACITY, mode, value);
+  }
+  assert.throws(() => readBenchSettings({ CAPACITY: 'sometimes' }), /^BenchError: invalid setting CAPACITY="sometimes": must be auto, 1 or 0$/);
+});
+
 test('NODE_VERSIONS: the releases as listed, none when unset or empty; a bad list is one line naming it', () => {
   assert.deepEqual(readBenchSettings({}).NODE_VERSIONS, []);
   assert.deepEqual(readBenchSettings({ NODE_VERSIONS: '' }).NODE_VERSIONS, []);
