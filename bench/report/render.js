@@ -61,7 +61,8 @@ export function renderMarkdown(report) {
   const unrecorded = missing.length ? [`provenance: not recorded for ${missing.join(', ')} (a manual k6 run records none)`] : [];
   const notes = [...report.notes, ...(recorded ? [provenanceLine(recorded, keys.map((k) => report.modes[k].node))] : []), ...unrecorded];
   // Under the scenario's title, so that with several scenarios it is not read as the previous one's.
-  return `${warnings}${setup}${title}${link}${renderWideSpread(report)}${table}\n\n${reading}${instances}${notes.map((n) => `- ${n}`).join('\n')}\n`;
+  const verdict = report.verdict?.length ? `**Verdict.**\n\n${report.verdict.map((v) => `- ${v}`).join('\n')}\n\n` : '';
+  return `${warnings}${setup}${title}${verdict}${link}${renderWideSpread(report)}${table}\n\n${reading}${instances}${notes.map((n) => `- ${n}`).join('\n')}\n`;
 }
 
 /** The warning above the table for columns whose runs disagree (aggregate's `wide_spread`); '' when none do. */

@@ -2,6 +2,7 @@
 // repeated runs, with their min-max spread) and the ratio of each column to the first, with the notes that say
 // when a ratio means less than it seems. Rows: rows.js; rendering: render.js; files: files.js.
 import { CLIENT_BOUND_PCT, readingOf } from './reading.js';
+import { verdictOf } from './verdict.js';
 import { columnKey, nodeOfKey, onNode } from '../modes.js';
 import { provenanceDifferences } from './provenance.js';
 import { profileBreakdown } from './profile.js';
@@ -18,11 +19,12 @@ import { ROWS, aggregate, valueAt } from './rows.js';
  *   via: how the columns reached the servers when not directly (SERVERS > 1: through HAProxy to replicas)
  * @returns {{generated_at: string, scenario: string, order: string[], modes: Record<string, object>,
  *   ratios: Record<string, Record<string, number|null>>, client_bound: string[], notes: string[],
- *   reading: string[], link: object|null, provenance: object|null, k6_instances: Record<string, object[]>|null,
+ *   reading: string[], verdict: string[], link: object|null, provenance: object|null, k6_instances: Record<string, object[]>|null,
  *   name: string, via: object|null, replicas: Record<string, object[]>|null, compression: ReturnType<typeof compressionOf>,
  *   profile: object|null}}
  *   ratios[`${key}/${first}`][row label] = column median / first column median (with compressed columns, the pairs of
- *   ratioPairs instead); reading: plain-language sentences comparing each column with the first (of its compression); link: the link section's
+ *   ratioPairs instead); reading: plain-language sentences comparing each column with the first (of its compression); verdict: at most
+ *   four plain sentences on the first gRPC/HTTP pair, each only where its figures support it (verdict.js); link: the link section's
  *   figures (null on loopback); provenance: what made the runs (bench/provenance.js); k6_instances: with
  *   K6_INSTANCES > 1, per column and run, the merged figures beside each k6 instance's (splitRuns); name: the
  *   report's name among a job's (its scenario, `-via-haproxy` through the balancer); via: as given; replicas: per
@@ -63,10 +65,12 @@ export function buildReport(columns, { generatedAt = new Date(), via = null } = 
     profile: profileOf(modes), // PROFILE=1 (bench/report/profile.js)
     notes: [...unfairness(modes), ...nodeMismatch(modes, pairs), ...unevenWorkers(modes), ...(via ? [via.note] : []), ...notesOf(modes, clientBound)],
     reading: [], // filled below: the sentences read the report's own figures
+    verdict: [], // likewise: at most four sentences on the first gRPC/HTTP pair (bench/report/verdict.js)
   };
   // Sentences compare columns of the same compression; raw against gzip is the compression section's.
   report.reading = pairs.filter(([key, over]) => modes[key].compression === modes[over].compression)
     .flatMap(([key, over]) => readingOf(report, over, key));
+  report.verdict = verdictOf(report);
   return report;
 }
 

@@ -67,6 +67,14 @@ test('bash bench.sh measures both modes and writes the Markdown and JSON reports
   assert.match(tableOf(bench.stdout), /RPS \(req\/s\)/);
   assert.match(tableOf(bench.stdout), /\| server CPU per request \(µs\) +\| +[\d,.]+( \([\d,.–]+\))? +\| +[\d,.]+/);
   assert.match(bench.stdout, /The server's own accounting of the measured run: \d+ vs \d+ µs of server CPU per request/);
+  // The verdict: first, above the table, in the JSON too; with the server's accounting and both ceilings (CAPACITY=1) its first two.
+  assert.ok(report.verdict.length >= 1 && report.verdict.length <= 4, report.verdict.join('\n'));
+  assert.match(report.verdict[0], /^Per request, gRPC used [\d.]+× the server CPU and [\d.]+× the received bytes of JSON over HTTP\.$/);
+  const ceilingsSupported = ['http', 'grpc'].every((k) => report.modes[k].capacity_rps >= report.modes[k].rps);
+  assert.equal(report.verdict.some((v) => /^Servers' ceilings \(wrk\/h2load\): HTTP [\d,]+, gRPC [\d,]+ req\/s \([\d.]+\)\.$/.test(v)), ceilingsSupported);
+  const verdictAt = bench.stdout.indexOf('**Verdict.**');
+  assert.ok(verdictAt > bench.stdout.indexOf('### Scenario') && verdictAt < bench.stdout.indexOf('| RPS'), bench.stdout);
+  assert.ok(bench.stdout.includes(`- ${report.verdict[0]}`));
 });
 
 test('bash bench.sh is quiet: one progress line per run, k6\'s output in a log per run', async () => {

@@ -291,3 +291,98 @@ test('the capacity row stands right under the RPS row, with its ratio; a CAPACIT
   assert.ok(report.notes.some((n) => /^http: server capacity by CAPACITY=auto \(k6 was client-bound for http\): wrk loaded a fresh server once/.test(n)),
     report.notes.join('\n'));
 });
+
+// The verdict (bench/report/verdict.js): each sentence only where the figures support it.
+// The rest of the server's figures the reading reads beside its CPU.
+const SERVER = { server_gc_ms_per_1k_requests: 1, server_eventloop_p99_ms: 1, server_rss_peak_mib: 90, server_worker_share_min_pct: 100,
+  server_worker_share_max_pct: 100 };
+const verdictReport = (http = {}, grpc = {}, keys = ['http', 'grpc']) => buildReport([
+  { key: keys[0], runs: [run('http', 11737, { ...SERVER, server_cpu_us_per_request: 56, k6_cpu_pct: 99, ...http })] },
+  { key: keys[1], runs: [run('grpc', 5749, { ...SERVER, server_cpu_us_per_request: 158, k6_cpu_pct: 80, ...grpc })] },
+]);
+const CPU_BYTES = 'Per request, gRPC used 2.8× the server CPU and 0.28× the received bytes of JSON over HTTP.';
+const CEILINGS = 'Servers\' ceilings (wrk/h2load): HTTP 28,155, gRPC 18,536 req/s (0.66).';
+const BOUND_HTTP = 'The k6 RPS row is client-bound for HTTP (k6 at 90% of its core or more), so it measures k6 there, not the server.';
+
+test('verdict on loopback: cost per request, the servers\' ceilings and what the k6 RPS row measures; first, in the JSON too', () => {
+  const report = verdictReport({ capacity_rps: 28155 }, { capacity_rps: 18536 });
+  assert.deepEqual(report.verdict, [CPU_BYTES, CEILINGS, BOUND_HTTP]);
+  const text = renderMarkdown(report);
+  assert.ok(text.indexOf('**Verdict.**') > text.indexOf('### Scenario') && text.indexOf('**Verdict.**') < text.indexOf('| RPS'), text);
+  assert.match(text, new RegExp(`\\*\\*Verdict\\.\\*\\*\\n\\n- ${CPU_BYTES.replace(/[.()×]/g, '\\$&')}\\n- `));
+  // Both client-bound.
+  assert.equal(verdictReport({}, { k6_cpu_pct: 95 }).verdict[1],
+    'The k6 RPS row is client-bound for HTTP and gRPC (k6 at 90% of its core or more), so it measures k6, not the servers.');
+});
+
+test('verdict: a sentence whose figures are missing is left out', () => {
+  // No capacity pass: no ceilings.
+  assert.deepEqual(verdictReport().verdict, [CPU_BYTES, BOUND_HTTP]);
+  // No server accounting (TARGET=remote without REMOTE_ADMIN_HOST): bytes only.
+  assert.equal(verdictReport({ server_cpu_us_per_request: null }, { server_cpu_us_per_request: null }).verdict[0],
+    'Per request, gRPC used 0.28× the received bytes of JSON over HTTP.');
+  // One capacity figure only: no ceilings.
+  assert.ok(!verdictReport({ capacity_rps: 28155 }).verdict.some((v) => /ceilings/.test(v)));
+  // k6's CPU not measured (runs by hand): nothing on what the RPS row measures.
+  assert.deepEqual(verdictReport({ k6_cpu_pct: null }, { k6_cpu_pct: null }).verdict, [CPU_BYTES]);
+  // No gRPC/HTTP pair: nothing.
+  assert.deepEqual(buildReport([{ key: 'grpc', runs: [run('grpc', 100)] }]).verdict, []);
+  assert.doesNotMatch(renderMarkdown(buildReport([{ key: 'grpc', runs: [run('grpc', 100)] }])), /Verdict/);
+});
+
+test('verdict: a sentence whose figures contradict it is left out, and failures or unlike columns silence it all', () => {
+  // A ceiling below what k6 reached is no ceiling.
+  assert.ok(!verdictReport({ capacity_rps: 9000 }, { capacity_rps: 18536 }).verdict.some((v) => /ceilings/.test(v)));
+  // Server CPU runs that disagree (WIDE SPREAD): no CPU ratio.
+  const spread = buildReport([{ key: 'http', runs: [50, 56, 90].map((cpu) => run('http', 11737, { ...SERVER, server_cpu_us_per_request: cpu, k6_cpu_pct: 99 })) },
+    { key: 'grpc', runs: [158, 158, 158].map((cpu) => run('grpc', 5749, { ...SERVER, server_cpu_us_per_request: cpu, k6_cpu_pct: 80 })) }]);
+  assert.equal(spread.verdict[0], 'Per request, gRPC used 0.28× the received bytes of JSON over HTTP.');
+  // Not client-bound, in no run: the ratio as measured; at the limit in one run but not the median: nothing on it.
+  assert.deepEqual(verdictReport({ k6_cpu_pct: 70 }).verdict, [CPU_BYTES, 'k6 stayed below 90% of its core in every run; the k6 RPS ratio gRPC/HTTP is 0.49.']);
+  const some = buildReport([{ key: 'http', runs: [70, 80, 95].map((cpu) => run('http', 11737, { ...SERVER, server_cpu_us_per_request: 56, k6_cpu_pct: cpu })) },
+    { key: 'grpc', runs: [70, 80, 80].map((cpu) => run('grpc', 5749, { ...SERVER, server_cpu_us_per_request: 158, k6_cpu_pct: cpu })) }]);
+  assert.deepEqual(some.verdict, [CPU_BYTES]);
+  // Open model: the RPS row is the offered rate, nothing to say of it.
+  assert.deepEqual(verdictReport({ model: 'open', rate: 2000, k6_cpu_pct: 70 }, { model: 'open', rate: 2000 }).verdict, [CPU_BYTES]);
+  assert.deepEqual(verdictReport({ failed: 3 }).verdict, [], 'failed requests');
+  assert.deepEqual(verdictReport({}, { vus: 8 }).verdict, [], 'NOT COMPARABLE');
+});
+
+test('verdict over a link: which limit each mode hit and the RPS ratio, not the loopback client-bound sentence', () => {
+  const link = { link: { name: 'wan', configured: { down_bps: 1e8, up_bps: 1e8, rtt_ms: 40 }, shapers: null, limits: [], measured: null } };
+  const over = (httpLimit, grpcLimit, extra = {}) => verdictReport({ run: link, limit: httpLimit, ...extra.http }, { run: link, limit: grpcLimit, ...extra.grpc });
+  assert.deepEqual(over('latency (93%)', 'bandwidth (97%)').verdict,
+    [CPU_BYTES, 'Over the wan link, HTTP hit the latency limit and gRPC hit the bandwidth limit; the k6 RPS ratio gRPC/HTTP is 0.49.']);
+  assert.match(over('none reached 80% (largest: latency 52%)', 'client (99%)').verdict[1], /HTTP hit no limit \(none at 80%\) and gRPC hit the client limit/);
+  // The capacity pass ran over the same link: said so.
+  assert.equal(over('latency (93%)', 'latency (95%)', { http: { capacity_rps: 28155 }, grpc: { capacity_rps: 18536 } }).verdict[1],
+    'Servers\' ceilings (wrk/h2load over the same link): HTTP 28,155, gRPC 18,536 req/s (0.66).');
+  // Runs that disagree on the limit, or a limit not measured: nothing on limits.
+  const disagree = buildReport([{ key: 'http', runs: ['latency (93%)', 'bandwidth (90%)'].map((limit) => run('http', 11737, { ...SERVER, run: link, limit })) },
+    { key: 'grpc', runs: [run('grpc', 5749, { ...SERVER, run: link, limit: 'latency (95%)' }), run('grpc', 5749, { ...SERVER, run: link, limit: 'latency (95%)' })] }]);
+  assert.ok(!disagree.verdict.some((v) => /limit/.test(v)), disagree.verdict.join('\n'));
+  assert.ok(!over('not measured', 'latency (95%)').verdict.some((v) => /limit|client-bound/.test(v)));
+  // TARGET=remote: the real network.
+  const remote = { link: { name: 'remote', configured: null, shapers: null, limits: [], measured: null } };
+  assert.match(verdictReport({ run: remote, limit: 'client (99%)' }, { run: remote, limit: 'server (85%)' }).verdict.at(-1),
+    /^Over the network to the remote server, HTTP hit the client limit and gRPC hit the server limit/);
+});
+
+test('verdict with gzip or NODE_VERSIONS columns: the first gRPC/HTTP pair only (raw, first release)', () => {
+  const gz = buildReport([
+    { key: 'http', runs: [run('http', 11737, { ...SERVER, server_cpu_us_per_request: 56, k6_cpu_pct: 99 })] },
+    { key: 'grpc', runs: [run('grpc', 5749, { ...SERVER, server_cpu_us_per_request: 158, k6_cpu_pct: 80 })] },
+    { key: 'http+gzip', runs: [run('http', 9000, { ...SERVER, compression: 'gzip', server_cpu_us_per_request: 90, received_per_request: 200, k6_cpu_pct: 99 })] },
+    { key: 'grpc+gzip', runs: [run('grpc', 5000, { ...SERVER, compression: 'gzip', server_cpu_us_per_request: 300, received_per_request: 100, k6_cpu_pct: 80 })] },
+  ]);
+  assert.deepEqual(gz.verdict, [CPU_BYTES, BOUND_HTTP]);
+  const on = (mode, rps, release, cpu) => ({ key: columnKey(mode, 'off', release),
+    runs: [run(mode, rps, { ...SERVER, node: `v${release}.0.0`, node_release: release, server_cpu_us_per_request: cpu, k6_cpu_pct: 70 })] });
+  const nodes = buildReport([on('http', 200, '20', 50), on('http', 250, '24', 40), on('grpc', 100, '20', 100), on('grpc', 150, '24', 200)]);
+  assert.deepEqual(nodes.verdict, ['Per request, gRPC used 2.0× the server CPU and 0.28× the received bytes of JSON over HTTP.',
+    'k6 stayed below 90% of its core in every run; the k6 RPS ratio gRPC/HTTP is 0.50.']);
+  // Columns of another compression only (compare of gzip runs): said of them.
+  const onlyGzip = buildReport([{ key: 'http+gzip', runs: [run('http', 9000, { ...SERVER, compression: 'gzip', k6_cpu_pct: null })] },
+    { key: 'grpc+gzip', runs: [run('grpc', 5000, { ...SERVER, compression: 'gzip', k6_cpu_pct: null })] }]);
+  assert.deepEqual(onlyGzip.verdict, ['Per request, gRPC used 0.28× the received bytes (gzip-compressed) of JSON over HTTP.']);
+});
