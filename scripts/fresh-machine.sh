@@ -2,7 +2,7 @@
 # The fresh-machine check: the README's two commands, run in a fresh clone inside a fresh Debian 12
 # container that has only the README's prerequisites (Node, npm and Go, mounted from this machine),
 # root, and the package registries. Each command must provision all it needs; nothing of this
-# machine's installs, caches or ../shared is visible inside.
+# machine's installs, caches or folders beside the checkout is visible inside.
 #   bash scripts/fresh-machine.sh [COMMAND...]   default: bash bench.sh && npm test
 # Needs root (podman runs the container rootful, --privileged for the network-namespace tests).
 # The base is Debian's minbase made by mmdebstrap (no image registry is reached), cached in
