@@ -39,6 +39,7 @@ declare -A PACKAGE=(
   [ip]=iproute2 [tc]=iproute2 [haproxy]=haproxy [python3]=python3 [pip]=python3-pip
   [taskset]=util-linux [setpriv]=util-linux [docker]=docker.io
   [shellcheck]=shellcheck [docker-compose]=docker-compose
+  [podman]=podman [mmdebstrap]=mmdebstrap [runc]=runc
 )
 
 # What each command needs. test: `npm test` (the link tests need root for ip netns as well);
@@ -48,7 +49,6 @@ declare -A SETS=(
   [lint]="shellcheck docker-compose haproxy python3 pip"
   [container]="podman mmdebstrap runc"
 )
-PACKAGE+=([podman]=podman [mmdebstrap]=mmdebstrap [runc]=runc)
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 local_bin="$root/.tools/bin"
