@@ -21,5 +21,18 @@ export const fileStamp = (time = new Date()) => (typeof time === 'string' ? time
  * @param {string} output k6's stdout and stderr
  * @returns {string} up to 3 lines; '' when k6 said nothing of the kind
  */
+/**
+ * Iterations k6 had to interrupt at the end of a run (still waiting after its gracefulStop, 30 s): requests that got
+ * neither an answer nor an error by then. From k6's last progress line ("N complete and M interrupted iterations"),
+ * summed over the instances of a split run (bench/passes/k6-split.js separates their output with `--- k6 instance`).
+ * @param {string} output k6's output
+ * @returns {number|null} null when k6 printed no progress line
+ */
+export function k6Interrupted(output) {
+  const counts = output.split(/^--- k6 instance .*$/m).map((part) => [...part.matchAll(/(\d+) complete and (\d+) interrupted iterations/g)].at(-1))
+    .filter(Boolean).map((found) => Number(found[2]));
+  return counts.length ? counts.reduce((a, b) => a + b, 0) : null;
+}
+
 export const k6Reason = (output) => output.split('\n').filter((l) => /level=(error|fatal)|test aborted/.test(l)).slice(-3).join('\n');
 

@@ -8,6 +8,8 @@
  * @typedef {object} Mode
  * @property {string} label column label in reports
  * @property {string} listener the server listener it loads (server/listeners.js)
+ * @property {string} bare the listener that sends the same bytes at next to no cost (node:http or node:http2 alone): what
+ *   the client's ceiling is measured against (bench/passes/calibrate.js)
  * @property {{local: string, remote: string}} scripts its k6 scripts, by target (local: loopback;
  *   remote: another address), relative to the repository
  * @property {{local: string, remote: string}} hostVars the variable each script reads its host:port from
@@ -28,6 +30,7 @@ export const MODES = Object.freeze({
   http: {
     label: 'HTTP (JSON)',
     listener: 'http',
+    bare: 'baseline-http',
     scripts: { local: 'http-tests/local.js', remote: 'http-tests/remote.js' },
     hostVars: { local: 'LOCAL_HTTP_HOST', remote: 'REMOTE_HTTP_HOST' },
     minimalScript: 'bench/k6-minimal/http.js',
@@ -37,6 +40,7 @@ export const MODES = Object.freeze({
   grpc: {
     label: 'gRPC (protobuf)',
     listener: 'grpc',
+    bare: 'baseline-grpc',
     scripts: { local: 'grpc-tests/local.js', remote: 'grpc-tests/remote.js' },
     hostVars: { local: 'LOCAL_GRPC_HOST', remote: 'REMOTE_GRPC_HOST' },
     minimalScript: 'bench/k6-minimal/grpc.js',

@@ -34,12 +34,14 @@ function choiceEnv(name, choices, fallback) {
 export const SAMPLE_EVERY = positiveIntEnv('SAMPLE_EVERY', 100);
 
 /**
- * How long one request may take (-e REQUEST_TIMEOUT, a k6 duration; default 5s), the same for both
- * modes: HTTP's `timeout` param, gRPC's `timeout` in invoke's params. A request past it ends as
- * failed (http_req_failed; grpc_req_failed with status DeadlineExceeded) and is counted in
- * requests_timed_out, so that no request hangs uncounted until k6's graceful stop.
+ * How long one request may take (-e REQUEST_TIMEOUT, a k6 duration), the same for both modes: HTTP's
+ * `timeout` param, gRPC's `timeout` in invoke's params. A request past it ends as failed
+ * (http_req_failed; grpc_req_failed with status DeadlineExceeded) and is counted in requests_timed_out.
+ * null when not given: no params then, and k6's own default of 60 s applies to both
+ * (DEFAULT_REQUEST_TIMEOUT), because k6 converts a params object on every HTTP request and a
+ * per-request timeout alone cost the HTTP script 7-10% of its RPS (docs/profiling.md).
  */
-export const REQUEST_TIMEOUT = durationEnv('REQUEST_TIMEOUT', DEFAULT_REQUEST_TIMEOUT);
+export const REQUEST_TIMEOUT = durationEnv('REQUEST_TIMEOUT', null);
 
 /** Requests that reached REQUEST_TIMEOUT (k6 error code 1050 for HTTP; DeadlineExceeded for gRPC). */
 export const requestsTimedOut = new Counter('requests_timed_out');
@@ -90,7 +92,7 @@ export const RUN_SHAPE = Object.freeze({
   connections: CONNECTIONS,
   model: RATE === null ? 'closed' : 'open',
   rate: RATE,
-  request_timeout: REQUEST_TIMEOUT,
+  request_timeout: REQUEST_TIMEOUT ?? DEFAULT_REQUEST_TIMEOUT,
   compression: COMPRESSION,
 });
 

@@ -11,8 +11,9 @@ import { summaryHandler } from './summary.js';
 
 // k6 counts HTTP failures in http_req_failed; this is its twin for gRPC, one sample per call.
 const grpcReqFailed = new Rate('grpc_req_failed');
-const PARAMS = { timeout: REQUEST_TIMEOUT };
-const SKIP_DECODE = { discardResponseMessage: true, timeout: REQUEST_TIMEOUT };
+const TIMEOUT = REQUEST_TIMEOUT === null ? {} : { timeout: REQUEST_TIMEOUT };
+const PARAMS = TIMEOUT;
+const SKIP_DECODE = { discardResponseMessage: true, ...TIMEOUT };
 
 /**
  * Builds the exports of a gRPC k6 script. Must be called in the init context (it

@@ -5,8 +5,19 @@
 /** k6's duration syntax (https://grafana.com/docs/k6/latest/using-k6/k6-options/reference/#duration), e.g. 30s, 1m30s, 500ms. */
 export const K6_DURATION = /^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$/;
 
-/** How long one request may take when REQUEST_TIMEOUT is not given (a k6 duration). */
-export const DEFAULT_REQUEST_TIMEOUT = '5s';
+/**
+ * How long one request may take when REQUEST_TIMEOUT is not given: k6's own default for HTTP and gRPC
+ * requests (https://grafana.com/docs/k6/latest/javascript-api/k6-http/params/,
+ * https://grafana.com/docs/k6/latest/javascript-api/k6-net-grpc/params/), so the scripts pass nothing.
+ */
+export const DEFAULT_REQUEST_TIMEOUT = '60s';
+
+/**
+ * The k6 sub-metric that counts HTTP requests ended by their timeout: k6 tags every request's
+ * `http_reqs` sample with `error_code`, 1050 for a request timeout
+ * (https://grafana.com/docs/k6/latest/javascript-api/error-codes/).
+ */
+export const HTTP_TIMED_OUT = 'http_reqs{error_code:1050}';
 
 /** The connection policies (CONNECTIONS): `reuse` one connection per VU, or a new one `per-request`. */
 export const CONNECTION_POLICIES = Object.freeze(['reuse', 'per-request']);

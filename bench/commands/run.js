@@ -23,7 +23,8 @@ import { placementOf } from '../placement/placement.js';
 import { measureCell } from '../passes/cell.js';
 import { replicasPlacement, requireBalancer } from '../placement/replicas.js';
 import { columnKey, MODES } from '../modes.js';
-import { fileStamp } from '../format.js';
+import { fileStamp, formatNumber } from '../format.js';
+import { measureClientCeiling } from '../passes/calibrate.js';
 import { ensureTool } from '../tools.js';
 
 /**
@@ -75,13 +76,15 @@ export async function main(settings) {
     const reports = [];
     for (const scenario of settings.SCENARIO) {
       const runs = placements.map(() => Object.fromEntries(columns.map(({ key }) => [key, []])));
+      const ceilings = await clientCeilings(columns, scenario, settings, cores, scratch);
       // Columns (and placements) interleaved (A B A B ...), so a drift of the machine over time touches all alike.
       for (let repeat = 1; repeat <= settings.REPEATS; repeat++) {
         for (const [p, { placement: where, where: name, via }] of placements.entries()) {
           for (const { key, mode, compression, node, prefix } of columns) {
             const label = `${prefix}-${name}-${scenario}-${stamp}-r${repeat}`;
             progress.next(`${scenario} · ${key}${via ? ` · ${via.title}` : ''} · run ${repeat} of ${settings.REPEATS}`);
-            runs[p][key].push(await readSummary(await measureCell({ mode, scenario, label, compression, node }, settings, cores, scratch, where, linkCheck)));
+            const clientCeiling = ceilings[key];
+            runs[p][key].push(await readSummary(await measureCell({ mode, scenario, label, compression, node, clientCeiling }, settings, cores, scratch, where, linkCheck)));
           }
         }
       }
@@ -118,6 +121,35 @@ export async function main(settings) {
 }
 
 /** @typedef {import('../passes/cell.js').ServerNode} ServerNode */
+
+/**
+ * The client's ceiling of each column of a scenario (bench/passes/calibrate.js), measured once per mode and compression
+ * (the Node release of the server does not change the client), before the scenario's measured runs.
+ * @param {ReturnType<typeof columnsOf>} columns
+ * @param {string} scenario
+ * @param {import('../settings/bench.js').BenchSettings} settings
+ * @param {ReturnType<typeof splitCores>} cores
+ * @param {string} scratch
+ * @returns {Promise<Record<string, import('../passes/calibrate.js').ClientCeiling>>} by column key
+ * @throws {BenchError} when a calibration run fails
+ */
+async function clientCeilings(columns, scenario, settings, cores, scratch) {
+  const byMode = new Map();
+  /** @type {Record<string, import('../passes/calibrate.js').ClientCeiling>} */
+  const ceilings = {};
+  for (const { key, mode, compression } of columns) {
+    const id = `${mode}+${compression}`;
+    if (!byMode.has(id)) {
+      const ceiling = await measureClientCeiling({ mode, scenario, compression }, settings, cores, scratch);
+      console.error(ceiling.rps === null ? `client's ceiling · ${scenario} · ${key}: not measured (${ceiling.reason})`
+        : `client's ceiling · ${scenario} · ${key}: ${formatNumber(ceiling.rps, 0)} req/s against ${ceiling.listener}`
+          + `${ceiling.k6_cpu_pct === null ? '' : `, k6 at ${ceiling.k6_cpu_pct.toFixed(0)}% of its core`}`);
+      byMode.set(id, ceiling);
+    }
+    ceilings[key] = byMode.get(id);
+  }
+  return ceilings;
+}
 
 /**
  * Whether CAPACITY=auto runs the capacity pass after a scenario's k6 runs: when k6 was client-bound in any of its columns.

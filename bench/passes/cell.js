@@ -19,7 +19,8 @@ import { PROFILE_INTERVAL_US } from '../../server/profiling.js';
 import { MODES } from '../modes.js';
 import { k6Args } from '../invoke.js';
 import { provenanceOf } from '../provenance.js';
-import { k6Reason } from '../format.js';
+import { k6Interrupted, k6Reason } from '../format.js';
+import { DEFAULT_REQUEST_TIMEOUT } from '../../k6/settings.js';
 
 /**
  * @typedef {object} ServerNode a Node release of NODE_VERSIONS, ready to run the server
@@ -35,6 +36,9 @@ const k6Failure = (output, log) => {
   return `${reason ? `${reason}\n` : ''}last lines of k6's output (all of it in ${log}):\n${tail}`;
 };
 
+/** REQUEST_TIMEOUT for k6, left out at k6's own default: the scripts then pass no params (k6/common.js). */
+const timeoutVar = ({ REQUEST_TIMEOUT }) => (REQUEST_TIMEOUT === DEFAULT_REQUEST_TIMEOUT ? {} : { REQUEST_TIMEOUT });
+
 const isZero = (duration) => /^(0+(\.0+)?(ms|s|m|h))+$/.test(duration);
 
 /**
@@ -43,8 +47,8 @@ const isZero = (duration) => /^(0+(\.0+)?(ms|s|m|h))+$/.test(duration);
  * (its admin endpoint read right before and right after it) and, over a link, the link's
  * byte and packet counters of the run, in the summary's `bench.run`.
  * @param {{mode: string, scenario: string, label: string, compression?: 'off'|'gzip',
- *   node?: ServerNode|null}} cell label
- *   names the files; compression: the server's COMPRESSION and what k6 asks for (default off); node: the Node release the
+ *   node?: ServerNode|null, clientCeiling?: import('./calibrate.js').ClientCeiling|null}} cell label
+ *   names the files; clientCeiling: the column's, recorded in the summary; compression: the server's COMPRESSION and what k6 asks for (default off); node: the Node release the
  *   server runs on (default null: the job's own)
  * @param {import('../settings/bench.js').BenchSettings} settings
  * @param {ReturnType<typeof import('../settings/cores.js').splitCores>} cores
@@ -55,7 +59,7 @@ const isZero = (duration) => /^(0+(\.0+)?(ms|s|m|h))+$/.test(duration);
  * @throws {BenchError} when the server does not start, its accounting cannot be read or names another Node release
  *   than it was started with, or k6 fails
  */
-export async function measureCell({ mode, scenario, label, compression = 'off', node = null }, settings, cores, scratch, placement, linkCheck) {
+export async function measureCell({ mode, scenario, label, compression = 'off', node = null, clientCeiling = null }, settings, cores, scratch, placement, linkCheck) {
   const cell = await placement.start(mode, { workers: settings.WORKERS, cpus: cores.serverCpus, compression, node: node?.path });
   const { host } = cell;
   // Replicas behind a balancer have an admin endpoint each; their windows are combined.
@@ -64,7 +68,7 @@ export async function measureCell({ mode, scenario, label, compression = 'off', 
   /** k6's arguments for a run of the cell (the open model, RATE, for the measured run only). */
   const argsOf = ({ duration, rate = null, summaryFile, flags = [] }) => k6Args(mode, {
     target: placement.target, host, vus: settings.VUS, duration, rate, summaryFile, flags,
-    vars: { SCENARIO: scenario, CONNECTIONS: settings.CONNECTIONS, REQUEST_TIMEOUT: settings.REQUEST_TIMEOUT, COMPRESSION: compression },
+    vars: { SCENARIO: scenario, CONNECTIONS: settings.CONNECTIONS, COMPRESSION: compression, ...timeoutVar(settings) },
   });
   const { link } = placement;
   try {
@@ -110,6 +114,8 @@ export async function measureCell({ mode, scenario, label, compression = 'off', 
       // What the job started the server with (null: a server it did not start); bench.run.server.node is what the server said.
       node: cell.env ? { release: node?.release ?? null, version: node?.version ?? process.version, path: node?.path ?? process.execPath } : null,
       k6_cpu: run.cpu,
+      k6_interrupted: k6Interrupted(run.output),
+      client_ceiling: clientCeiling,
       k6_instances: run.instances,
       pinning,
       workers: settings.WORKERS,

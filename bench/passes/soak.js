@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BenchError } from '../errors.js';
-import { k6Reason } from '../format.js';
+import { k6Interrupted, k6Reason } from '../format.js';
 import { freePort, isServerProcess, runK6, startServer } from '../processes.js';
 import { scrapeServer } from './scrape.js';
 import { durationMs } from '../settings/validators.js';
@@ -26,16 +26,6 @@ const LOAD_START_TIMEOUT_MS = 30000;
 const log = (message) => console.error(`soak: ${message}`);
 const round = (n, digits = 3) => Number(n.toFixed(digits));
 
-/**
- * Iterations k6 had to interrupt at the end of the run (still waiting after gracefulStop,
- * 30 s), from its last progress line; a request with neither answer nor error ends so.
- * @param {string} output
- * @returns {number|null} null when k6 printed no progress line
- */
-const interruptedOf = (output) => {
-  const found = [...output.matchAll(/(\d+) complete and (\d+) interrupted iterations/g)].at(-1);
-  return found ? Number(found[2]) : null;
-};
 
 /** k6's warnings and errors (first few), kept in the report for diagnosis. */
 const k6Messages = (output) => output.split('\n').filter((l) => /level=(warning|error)/.test(l)).slice(0, 5);
@@ -135,7 +125,7 @@ export async function soakRun(mode, settings, cores, job) {
       checks_failed: figures.checks_failed,
       latency_ms: figures.latency_ms,
       run_s: figures.duration_s,
-      interrupted_iterations: interruptedOf(run.output),
+      interrupted_iterations: k6Interrupted(run.output),
       k6_cpu_pct: run.cpu ? run.cpu.utilization * 100 : null,
       loadavg_before: loadavgBefore,
       loadavg_after: loadAverage(),
@@ -243,7 +233,7 @@ export async function faultRun(mode, settings, cores, job, repeat) {
       failed_pct: figures.requests > 0 ? (figures.failed / figures.requests) * 100 : null,
       // Iterations that threw (a gRPC call on a broken connection can) end without a request counted.
       k6_error_lines: run.output.split('\n').filter((l) => /level=error/.test(l)).length,
-      interrupted_iterations: interruptedOf(run.output),
+      interrupted_iterations: k6Interrupted(run.output),
       // Longer than FAULT_DURATION when k6 waited for stuck iterations (its gracefulStop).
       run_s: figures.duration_s,
       k6_messages: k6Messages(run.output),

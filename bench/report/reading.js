@@ -1,8 +1,32 @@
 // A short plain-language reading of a report: what differs between two columns and why.
 import { formatNumber as round } from '../format.js';
 
-/** k6 at this share of its core (%) or more is the bottleneck, not the server. */
+/** k6 at this share of its core (%) or more is the bottleneck, not the server: the sign used where no client's ceiling was measured. */
 export const CLIENT_BOUND_PCT = 90;
+
+/** A column whose RPS is this share of the client's ceiling or more (bench/passes/calibrate.js) measures k6, not the server. */
+export const CLIENT_BOUND_SHARE = 0.9;
+
+/**
+ * Client-bound columns with why, e.g. 'HTTP (0.97 of k6's ceiling) and gRPC (0.92 of k6's ceiling)', or with one reason
+ * for all where all were judged by k6's CPU: 'http and grpc (k6 at 90% of its core or more)'.
+ * @param {Array<[object, string]>} columns [aggregated column, name] of each client-bound column
+ * @returns {string}
+ */
+export function boundNames(columns) {
+  if (columns.every(([m]) => m.client_bound_by !== 'ceiling')) {
+    return `${columns.map(([, name]) => name).join(' and ')} (k6 at ${CLIENT_BOUND_PCT}% of its core or more)`;
+  }
+  return columns.map(([m, name]) => `${name} (${boundSign(m)})`).join(' and ');
+}
+
+/**
+ * Why a column is called client-bound, in a few words: its share of the client's ceiling, or k6's CPU where no ceiling was measured.
+ * @param {{client_bound_by?: string|null, client_share?: number|null}} m an aggregated column
+ * @returns {string} e.g. '0.97 of k6's ceiling'
+ */
+const boundSign = (m) => (m.client_bound_by === 'ceiling' && typeof m.client_share === 'number'
+  ? `${m.client_share.toFixed(2)} of k6's ceiling` : `k6 at ${CLIENT_BOUND_PCT}% of its core or more`);
 
 const pct = (ratio) => `${ratio < 1 ? '−' : '+'}${Math.abs((ratio - 1) * 100).toFixed(0)}%`;
 const times = (ratio) => `${ratio.toFixed(2)}×`;
@@ -93,12 +117,18 @@ function clientLimit(report, base, key) {
   const sentences = [];
   if (bound.length) {
     // Points at the capacity figures only where they exist; otherwise at the setting that measures them.
-    sentences.push(`k6 was client-bound for ${bound.join(' and ')} (${CLIENT_BOUND_PCT}% of its core or more in the median run), `
+    sentences.push(`k6 was client-bound for ${boundNames(bound.map((k) => [mode(k), k]))}, `
       + `so this compares k6's own ${bound.join('/')} client cost as much as the servers; `
       + (capacity ? 'the server capacity row (wrk/h2load), under the RPS row, shows the servers\' ceilings.'
         : 'no server capacity pass ran: CAPACITY=1 runs one (wrk/h2load), which shows the servers\' ceilings.'));
   }
-  for (const k of columns.filter((c) => !mode(c).client_bound && mode(c).k6_cpu_runs?.client_bound > 0)) {
+  // The two signs disagree: say so, as neither is proof alone.
+  for (const k of columns.filter((c) => mode(c).client_bound_by === 'ceiling' && mode(c).client_bound !== mode(c).client_bound_cpu)) {
+    const m = mode(k);
+    sentences.push(`For ${k}, k6's CPU (${m.k6_cpu_pct.toFixed(0)}%) says ${m.client_bound_cpu ? 'client-bound' : 'not client-bound'} `
+      + `but the RPS is ${m.client_share.toFixed(2)} of the client's ceiling, which says ${m.client_bound ? 'client-bound' : 'not'}; the ceiling decides.`);
+  }
+  for (const k of columns.filter((c) => !mode(c).client_bound && mode(c).client_bound_by !== 'ceiling' && mode(c).k6_cpu_runs?.client_bound > 0)) {
     const { client_bound: atLimit, measured } = mode(k).k6_cpu_runs;
     sentences.push(`For ${k}, k6 reached ${CLIENT_BOUND_PCT}% of its core in ${atLimit} of ${measured} runs, not in the median run: `
       + 'those runs measure k6 as much as the server.');
@@ -110,8 +140,10 @@ function clientLimit(report, base, key) {
       + 'records none), so whether k6 set the limit is not known.');
   }
   const below = columns.filter((k) => !unmeasured.includes(k));
+  const byCeiling = below.every((k) => mode(k).client_bound_by === 'ceiling');
   if (!bound.length && below.length && mode(base).model !== 'open' && !capacity) {
-    sentences.push(`k6 used less than ${CLIENT_BOUND_PCT}% of its core in the median run${unmeasured.length ? ` for ${below.join(' and ')}` : ''}; `
+    sentences.push((byCeiling ? `k6 stayed below ${CLIENT_BOUND_SHARE} of its ceiling in the median run`
+      : `k6 used less than ${CLIENT_BOUND_PCT}% of its core in the median run`) + `${unmeasured.length ? ` for ${below.join(' and ')}` : ''}; `
       + 'CAPACITY=1 shows whether the servers could serve more.');
   }
   return sentences;

@@ -293,9 +293,12 @@ function notesOf(modes, clientBound) {
   for (const [key, mode] of Object.entries(modes)) {
     const { measured, client_bound: atLimit } = mode.k6_cpu_runs;
     if (clientBound.includes(key)) {
-      notes.push(`${key}: k6 used ${CLIENT_BOUND_PCT}% or more of its core in the median run (${atLimit} of ${measured} runs), `
-        + 'so the RPS is client-bound: the load generator, not the server, set the limit.');
-    } else if (atLimit > 0) {
+      const sign = mode.client_bound_by === 'ceiling'
+        ? `the median run reached ${mode.client_share.toFixed(2)} of the client's ceiling (${formatNumber(mode.client_ceiling_rps, 0)} req/s against the bare `
+          + `${mode.runs[0].run?.client_ceiling?.listener ?? 'listener'})`
+        : `k6 used ${CLIENT_BOUND_PCT}% or more of its core in the median run (${atLimit} of ${measured} runs)`;
+      notes.push(`${key}: ${sign}, so the RPS is client-bound: the load generator, not the server, set the limit.`);
+    } else if (mode.client_bound_by !== 'ceiling' && atLimit > 0) {
       notes.push(`${key}: k6 reached ${CLIENT_BOUND_PCT}% of its core in ${atLimit} of ${measured} runs, not in the median run: `
         + 'those runs measure k6 as much as the server.');
     }

@@ -1,6 +1,6 @@
 // The report's rows, each a figure of a column with its JSON field, and how a column's repeated runs combine
 // into them (median and spread, or sum): the registry the table, the JSON and docs/report.md derive from.
-import { CLIENT_BOUND_PCT } from './reading.js';
+import { CLIENT_BOUND_PCT, CLIENT_BOUND_SHARE } from './reading.js';
 import { spread, wideSpread } from './stats.js';
 
 
@@ -33,13 +33,25 @@ export const ROWS = Object.freeze([
   { label: 'server capacity, wrk/h2load (req/s)', field: 'capacity_rps', digits: 0, how: 'median',
     what: 'the rate wrk or h2load reached against the same server at the same concurrency: with `CAPACITY=auto` (the default) '
       + 'once per column after the scenario\'s k6 runs when k6 was client-bound in any column, with `CAPACITY=1` after every k6 run' },
+  // The client's ceiling: what the same k6 script reached against a server that costs next to nothing (bench/passes/calibrate.js).
+  { label: 'client\'s ceiling, k6 vs bare server (req/s)', field: 'client_ceiling_rps', digits: 0, how: 'median',
+    what: 'the rate the same k6 script, VUs and pinning reached against the mode\'s bare listener (node:http or node:http2 sending the '
+      + 'same bytes at next to no cost) on loopback, for `CALIBRATE` before the scenario\'s runs: what the load generator can do '
+      + 'on this machine. Not measured for gzip columns (the bare listeners send no gzip) or with `K6_INSTANCES` > 1' },
+  { label: 'share of the client\'s ceiling', field: 'client_share', digits: 2, how: 'median',
+    what: 'RPS ÷ the client\'s ceiling; 0.9 or more in the median run marks the column client-bound (`client_bound`, '
+      + '`client_bound_by`: `ceiling`); without a ceiling, k6\'s CPU decides (`cpu`)' },
   { label: 'requests', field: 'requests', digits: 0, how: 'median',
     what: 'requests made, answered or not (`http_reqs`; for gRPC the samples of `grpc_req_failed`, one per call: k6\'s `grpc_req_duration` leaves out calls that reached their deadline), including the one request `setup()` makes' },
   { label: 'failed requests', field: 'failed', digits: 0, how: 'sum',
     what: 'HTTP: status ≥ 400 or a network error (`http_req_failed`); gRPC: a status other than OK (`grpc_req_failed`, the project\'s twin of it)' },
   { label: 'timed out requests', field: 'timed_out', digits: 0, how: 'sum',
-    what: 'requests that reached `REQUEST_TIMEOUT` (default 5 s, both modes) and were ended by k6 (`requests_timed_out`); '
-      + 'they are among the failed requests too. Without the timeout such a request would hang until k6\'s graceful stop, uncounted' },
+    what: 'requests that reached `REQUEST_TIMEOUT` (default: k6\'s own 60 s, both modes) and were ended by k6 (HTTP: k6\'s '
+      + '`http_reqs{error_code:1050}`; gRPC: the script\'s `requests_timed_out`); they are among the failed requests too. '
+      + 'One still waiting when the run ends is counted as interrupted' },
+  { label: 'interrupted at the end (unanswered)', field: 'interrupted', digits: 0, how: 'sum',
+    what: 'iterations k6 had to interrupt when the run ended (still waiting after its graceful stop, 30 s): requests that got '
+      + 'neither an answer nor an error by then, from k6\'s last progress line' },
   { label: 'failed checks (sampled responses)', field: 'checks_failed', digits: 0, how: 'sum',
     what: 'checks on the sampled responses (one in `SAMPLE_EVERY`=100 per VU is decoded and compared with the expected payload)' },
   { label: 'dropped iterations (open model)', field: 'dropped_iterations', digits: 0, how: 'sum',
@@ -167,7 +179,8 @@ function set(object, field, value) {
  * summed), and each figure's min and max in `spread`.
  * @param {import('./summary.js').ModeFigures[]} runs at least one
  * @returns {object} the figures' shape, plus `spread[field] = {min, max}`, `repeats`, `runs` (summary files),
- *   `client_bound` (the median run's k6 CPU ≥ 90% of its core) and `k6_cpu_runs` ({measured, client_bound}: the runs
+ *   `client_bound` (the median run's share of the client's ceiling ≥ 0.9; without a ceiling, its k6 CPU ≥ 90% of its
+ *   core), `client_bound_by` ('ceiling', 'cpu' or null: neither measured), `client_bound_cpu` (the CPU sign alone), and `k6_cpu_runs` ({measured, client_bound}: the runs
  *   whose k6 CPU was measured, and of them those at ≥ 90%) and `wide_spread` (the checked rows whose runs disagree by more
  *   than WIDE_SPREAD of their median: {field, label, digits, median, min, max, range_pct, outliers: [{run (1-based, in
  *   `runs` order), file, value, off_pct (from the median)}]})
@@ -200,8 +213,12 @@ export function aggregate(runs) {
   });
   // Client-bound by the median run, as the column's figures are its median: one run at the limit does not make the
   // column client-bound, but the runs that reached it are counted for the reading and the notes to say so.
+  // The client's ceiling decides where it was measured; k6's CPU, a weaker sign, where not (bench/passes/calibrate.js).
   const cpu = runs.map((r) => r.k6_cpu_pct).filter((v) => typeof v === 'number');
-  combined.client_bound = typeof combined.k6_cpu_pct === 'number' && combined.k6_cpu_pct >= CLIENT_BOUND_PCT;
+  combined.client_bound_cpu = typeof combined.k6_cpu_pct === 'number' && combined.k6_cpu_pct >= CLIENT_BOUND_PCT;
+  const share = combined.client_share;
+  combined.client_bound_by = typeof share === 'number' ? 'ceiling' : typeof combined.k6_cpu_pct === 'number' ? 'cpu' : null;
+  combined.client_bound = typeof share === 'number' ? share >= CLIENT_BOUND_SHARE : combined.client_bound_cpu;
   combined.k6_cpu_runs = { measured: cpu.length, client_bound: cpu.filter((v) => v >= CLIENT_BOUND_PCT).length };
   combined.limits = runs.map((r) => r.limit).filter(Boolean);
   combined.link = first.run?.link ?? null;

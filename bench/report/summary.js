@@ -1,6 +1,7 @@
 // Reads a k6 summary written by the project's scripts (handleSummary) into the
 // figures the report compares.
 import { readFile } from 'node:fs/promises';
+import { HTTP_TIMED_OUT } from '../../k6/settings.js';
 import { responseTypeOf, withoutDefaults } from '../../proto/index.js';
 import { SummaryError } from '../errors.js';
 import { serverFigures } from './server-stats.js';
@@ -39,6 +40,9 @@ const PERCENTILES = { p50: 'med', p90: 'p(90)', p95: 'p(95)', p99: 'p(99)' };
  * @property {string|null} node_release the NODE_VERSIONS release the column stands for, as listed (e.g. `20`); null without NODE_VERSIONS
  * @property {number|null} dropped_iterations iterations the open model could not start for lack of VUs (null in the closed model)
  * @property {number|null} capacity_rps the server's rate under wrk/h2load (req/s; null without CAPACITY=1)
+ * @property {number|null} client_ceiling_rps the same k6 script's rate against the bare listener (req/s; bench/passes/calibrate.js)
+ * @property {number|null} client_share rps ÷ client_ceiling_rps; null without a ceiling
+ * @property {number|null} interrupted iterations k6 interrupted at the end of the run (null: not read)
  * @property {number|null} wire_sent_bytes TCP payload bytes client to server in a capture of the run (null without VERIFY_BYTES=1)
  * @property {number|null} wire_received_bytes TCP payload bytes server to client in that capture
  * @property {number|null} data_sent_vs_wire_pct (data_sent_bytes / wire_sent_bytes − 1) × 100
@@ -157,7 +161,9 @@ export function figuresOf(file, data) {
     failed: stat(names.failed, 'passes'),
     checks_failed: data.metrics.checks ? stat('checks', 'fails') : 0,
     // k6 reports a counter only once it counted something; null: a summary from before the scripts had the timeout.
-    timed_out: data.bench?.request_timeout === undefined ? null : data.metrics.requests_timed_out?.values?.count ?? 0,
+    // HTTP's come from k6's own sub-metric (k6/http.js), gRPC's from the script's counter.
+    timed_out: data.bench?.request_timeout === undefined ? null
+      : (data.metrics.requests_timed_out?.values?.count ?? 0) + (data.metrics[HTTP_TIMED_OUT]?.values?.count ?? 0),
     latency_ms: /** @type {ModeFigures['latency_ms']} */ (Object.fromEntries(Object.entries(PERCENTILES).map(([key, name]) => [key, stat(names.latency, name)]))),
     data_sent_bytes: sent,
     data_received_bytes: received,
@@ -174,13 +180,16 @@ export function figuresOf(file, data) {
     // k6 reports dropped_iterations only when the open model dropped some.
     dropped_iterations: data.bench?.model === 'open' ? data.metrics.dropped_iterations?.values?.count ?? 0 : null,
     capacity_rps: data.bench?.run?.capacity?.rps ?? null,
+    client_ceiling_rps: data.bench?.run?.client_ceiling?.rps ?? null,
+    interrupted: data.bench?.run?.k6_interrupted ?? null,
     ...wireFigures(data.bench?.run?.wire, sent, received),
     k6_cpu_pct: data.bench?.run?.k6_cpu ? data.bench.run.k6_cpu.utilization * 100 : null,
     ...serverFigures(data.bench?.run?.server),
     ...replicaFigures(data.bench?.run),
     run: data.bench?.run,
   };
-  return { ...figures, ...linkFigures(figures, data.bench?.run) };
+  const ceiling = figures.client_ceiling_rps;
+  return { ...figures, client_share: ceiling ? figures.rps / ceiling : null, ...linkFigures(figures, data.bench?.run) };
 }
 
 /**

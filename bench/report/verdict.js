@@ -1,6 +1,6 @@
 // The verdict: at most four plain sentences above the table, on the first gRPC/HTTP pair of a report, each
 // built only from figures that support it (and left out when they are missing or contradict it).
-import { CLIENT_BOUND_PCT } from './reading.js';
+import { boundNames, CLIENT_BOUND_PCT, CLIENT_BOUND_SHARE } from './reading.js';
 import { formatNumber } from '../format.js';
 
 /** The most sentences a verdict has. */
@@ -79,11 +79,16 @@ export function verdictOf(report) {
         + `the k6 RPS ratio gRPC/HTTP is ${rpsRatio}.`);
     }
   } else if (rpsRatio && num(a.k6_cpu_pct) && num(b.k6_cpu_pct)) {
-    const bound = [[a, 'http'], [b, 'grpc']].filter(([m]) => m.client_bound).map(([, mode]) => SHORT[mode]);
-    if (bound.length) {
-      lines.push(`The k6 RPS row is client-bound for ${bound.join(' and ')} (k6 at ${CLIENT_BOUND_PCT}% of its core or more), so it measures k6`
-        + `${bound.length === 2 ? '' : ' there'}, not the server${bound.length === 2 ? 's' : ''}.`);
-    } else if ((a.k6_cpu_runs?.client_bound ?? 0) + (b.k6_cpu_runs?.client_bound ?? 0) === 0 && !wide(a, 'rps') && !wide(b, 'rps')) {
+    const boundModes = [[a, 'http'], [b, 'grpc']].filter(([m]) => m.client_bound);
+    const bound = boundNames(boundModes.map(([m, mode]) => [m, SHORT[mode]]));
+    if (boundModes.length) {
+      lines.push(`The k6 RPS row is client-bound for ${bound}, so it measures k6`
+        + `${boundModes.length === 2 ? '' : ' there'}, not the server${boundModes.length === 2 ? 's' : ''}.`);
+    } else if (a.client_bound_by === 'ceiling' && b.client_bound_by === 'ceiling' && !wide(a, 'rps') && !wide(b, 'rps')) {
+      lines.push(`k6 stayed below ${CLIENT_BOUND_SHARE} of its ceiling (HTTP ${a.client_share.toFixed(2)}, gRPC ${b.client_share.toFixed(2)}), `
+        + `so the servers set the limit; the k6 RPS ratio gRPC/HTTP is ${rpsRatio}.`);
+    } else if (a.client_bound_by !== 'ceiling' && b.client_bound_by !== 'ceiling'
+      && (a.k6_cpu_runs?.client_bound ?? 0) + (b.k6_cpu_runs?.client_bound ?? 0) === 0 && !wide(a, 'rps') && !wide(b, 'rps')) {
       lines.push(`k6 stayed below ${CLIENT_BOUND_PCT}% of its core in every run; the k6 RPS ratio gRPC/HTTP is ${rpsRatio}.`);
     }
   }

@@ -45,6 +45,7 @@ const code = (names) => names.map((n) => `\`${n}\``).join(', ');
  * @property {string} REQUEST_TIMEOUT k6 duration
  * @property {'off'|'gzip'} COMPRESSION
  * @property {number|undefined} RATE requests per second
+ * @property {string} CALIBRATE k6 duration of the client's ceiling run ('0...' skips it)
  * @property {'0'|'1'|'auto'} CAPACITY when the capacity pass runs: never, after every k6 run, or after a scenario's k6 runs when one of its
  *   columns was client-bound
  * @property {boolean} DECOMPOSE
@@ -148,6 +149,14 @@ export function benchSettingSpecs(cores = splitCores(allowedCpus())) {
         + 'was client-bound in any column of it (its median run at 90% of its core or more); `1`: after every k6 run; `0`: never. '
         + 'Needs wrk and h2load (provisioned before anything starts) unless `0`',
       example: '1',
+    }),
+    CALIBRATE: duration({ allowZero: true })({
+      default: '3s',
+      desc: 'the client\'s ceiling: before a scenario\'s measured runs, each column\'s k6 script at the same VUs and pinning against '
+        + 'its bare listener (node:http or node:http2 sending the same bytes) on loopback, for this long (k6 duration; after a 1 s '
+        + 'warm-up). The report shows it beside the RPS with the share (RPS ÷ ceiling); a column at 0.9 of it or more is client-bound. '
+        + '`0` skips it, and k6\'s CPU alone then decides',
+      example: '5s',
     }),
     VERIFY_BYTES: bool({
       default: false,

@@ -13,7 +13,8 @@ let dir;
 let bench;
 before(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'bench-'));
-  bench = await sh('bash', ['bench.sh'], { K6_BIN: k6Bin(), DURATION: '2s', WARMUP: '1s', VUS: '4', REPEATS: '2', CAPACITY: '1', RESULTS_DIR: dir });
+  bench = await sh('bash', ['bench.sh'], { K6_BIN: k6Bin(), DURATION: '2s', WARMUP: '1s', VUS: '4', REPEATS: '2', CAPACITY: '1', CALIBRATE: '2s',
+    RESULTS_DIR: dir });
 });
 after(() => rm(dir, { recursive: true, force: true }));
 
@@ -42,6 +43,11 @@ test('bash bench.sh measures both modes and writes the Markdown and JSON reports
     }
     assert.ok(m.k6_cpu_pct > 0, 'k6 CPU use measured');
     assert.ok(m.capacity_rps > 0, 'wrk/h2load capacity measured');
+    // The client's ceiling: the same script against the mode's bare listener, before the runs; the share decides client-bound.
+    assert.ok(m.client_ceiling_rps > 0, `${mode}: client's ceiling measured`);
+    assert.equal(m.client_bound_by, 'ceiling');
+    assert.equal(m.client_bound, m.client_share >= 0.9, `${mode}: share ${m.client_share}`);
+    assert.match(bench.stderr, new RegExp(`^client's ceiling · user · ${mode}: [\\d,]+ req/s against baseline-${mode}, k6 at \\d+% of its core$`, 'm'));
     // The server's own accounting of the measured window (its admin endpoint, read around the k6 run).
     assert.ok(m.server_cpu_us_per_request > 0, `${mode}: server CPU µs/request`);
     assert.ok(m.server_cpu_user_us_per_request > 0 && m.server_cpu_system_us_per_request >= 0, `${mode}: user/system CPU`);
@@ -59,6 +65,8 @@ test('bash bench.sh measures both modes and writes the Markdown and JSON reports
       // The window holds the k6 run only: the server counted what k6 sent (setup() included), not the warm-up.
       assert.equal(served, k6Requests, `${file}: the server counted ${served}, k6 ${k6Requests}`);
       assert.ok(run.server.window_ms > 0 && run.server.workers.every((w) => w.cpu_user_s > 0));
+      assert.deepEqual([run.client_ceiling.listener, run.client_ceiling.vus, run.client_ceiling.duration], [`baseline-${mode}`, 4, '2s']);
+      assert.equal(run.k6_interrupted, 0, `${file}: no request left unanswered`);
     }
     assert.equal(m.repeats, 2);
     assert.ok(m.spread.rps.min <= m.rps && m.rps <= m.spread.rps.max);

@@ -2,7 +2,7 @@
 // bench/provenance.js, bench/format.js), and the main job's columns (bench/commands/run.js columnsOf): pure, from synthetic figures.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { fileStamp, formatNumber, k6Reason } from '../../bench/format.js';
+import { fileStamp, formatNumber, k6Interrupted, k6Reason } from '../../bench/format.js';
 import { provenanceDifferences } from '../../bench/report/provenance.js';
 import { aggregate } from '../../bench/report/rows.js';
 import { buildReport, ratioPairs } from '../../bench/report/report.js';
@@ -131,7 +131,7 @@ test('client-bound is the median run\'s k6 CPU at 90% or more; a column where on
   const bound = buildReport([{ key: 'http', runs: cpu(95, 60, 92) }, grpc]);
   assert.equal(bound.modes.http.client_bound, true);
   assert.deepEqual(bound.client_bound, ['http']);
-  assert.match(bound.reading.join(' '), /k6 was client-bound for http \(90% of its core or more in the median run\)/);
+  assert.match(bound.reading.join(" "), /k6 was client-bound for http \(k6 at 90% of its core or more\)/);
   assert.doesNotMatch(bound.reading.join(' '), /reached 90% of its core in/);
   assert.ok(bound.notes.some((n) => n.startsWith('http: k6 used 90% or more of its core in the median run (2 of 3 runs)')), bound.notes.join('\n'));
   // No run near it: neither.
@@ -385,4 +385,57 @@ test('verdict with gzip or NODE_VERSIONS columns: the first gRPC/HTTP pair only 
   const onlyGzip = buildReport([{ key: 'http+gzip', runs: [run('http', 9000, { ...SERVER, compression: 'gzip', k6_cpu_pct: null })] },
     { key: 'grpc+gzip', runs: [run('grpc', 5000, { ...SERVER, compression: 'gzip', k6_cpu_pct: null })] }]);
   assert.deepEqual(onlyGzip.verdict, ['Per request, gRPC used 0.28× the received bytes (gzip-compressed) of JSON over HTTP.']);
+});
+
+test('client-bound by the client\'s ceiling where it was measured: the share decides, k6\'s CPU only without it; a disagreement is said', () => {
+  // client_share as bench/report/summary.js derives it: rps / client_ceiling_rps.
+  const ceiling = (rps, ceilingRps, cpu) => run('http', rps, { k6_cpu_pct: cpu, client_ceiling_rps: ceilingRps, client_share: rps / ceilingRps });
+  const shy = buildReport([{ key: 'http', runs: [ceiling(9500, 10000, 80), ceiling(9400, 10000, 85), ceiling(9600, 10000, 82)] }]);
+  assert.equal(shy.modes.http.client_bound, true, 'at 0.95 of the ceiling with k6 below 90% of its core');
+  assert.equal(shy.modes.http.client_bound_by, 'ceiling');
+  assert.equal(shy.modes.http.client_bound_cpu, false);
+  assert.deepEqual(shy.client_bound, ['http']);
+  const busy = buildReport([{ key: 'http', runs: [ceiling(6000, 10000, 99)] }, { key: 'grpc', runs: [run('grpc', 3000, { k6_cpu_pct: 99 })] }]);
+  assert.equal(busy.modes.http.client_bound, false, 'at 0.6 of the ceiling with k6 at 99% of its core');
+  assert.equal(busy.modes.grpc.client_bound, true, 'no ceiling: k6\'s CPU decides');
+  assert.equal(busy.modes.grpc.client_bound_by, 'cpu');
+  const reading = busy.reading.join(' ');
+  assert.match(reading, /For http, k6's CPU \(99%\) says client-bound but the RPS is 0\.60 of the client's ceiling, which says not; the ceiling decides\./);
+  assert.match(reading, /k6 was client-bound for grpc \(k6 at 90% of its core or more\)/);
+  assert.ok(busy.notes.some((n) => n.startsWith('grpc: k6 used 90% or more of its core in the median run')), busy.notes.join('\n'));
+  assert.ok(shy.notes.some((n) => /^http: the median run reached 0\.95 of the client's ceiling \(10,000 req\/s against the bare /.test(n)), shy.notes.join('\n'));
+  // Neither measured (a summary of a k6 run by hand): not client-bound, and nothing claimed.
+  const manual = buildReport([{ key: 'http', runs: [run('http', 100, { k6_cpu_pct: null })] }]);
+  assert.equal(manual.modes.http.client_bound_by, null);
+  assert.equal(manual.modes.http.client_bound, false);
+});
+
+test('the ceiling and share rows stand under the RPS row, with their ratio', () => {
+  const report = buildReport([{ key: 'http', runs: [run('http', 9000, { client_ceiling_rps: 10000, client_share: 0.9 })] },
+    { key: 'grpc', runs: [run('grpc', 4000, { client_ceiling_rps: 8000, client_share: 0.5 })] }]);
+  const lines = renderMarkdown(report).split('\n').filter((l) => l.startsWith('|'));
+  const at = (label) => lines.findIndex((l) => l.startsWith(`| ${label}`));
+  assert.ok(at('RPS') >= 0 && at('client\'s ceiling, k6 vs bare server (req/s)') > at('RPS') && at('share of the client\'s ceiling') > at('RPS'));
+  assert.match(lines[at('client\'s ceiling')], /\| +10,000 \| +8,000 \| +0\.80 \|$/);
+  assert.match(lines[at('share of the client\'s ceiling')], /\| +0\.90 \| +0\.50 \| +0\.56 \|$/);
+});
+
+test('verdict by the client\'s ceiling: each client-bound mode with its share; both below it: the servers set the limit', () => {
+  const c = (rps, ceilingRps, cpu) => ({ client_ceiling_rps: ceilingRps, client_share: rps / ceilingRps, k6_cpu_pct: cpu });
+  assert.equal(verdictReport(c(11737, 12100, 85), c(5749, 11000, 99)).verdict[1],
+    'The k6 RPS row is client-bound for HTTP (0.97 of k6\'s ceiling), so it measures k6 there, not the server.');
+  assert.equal(verdictReport(c(11737, 12100, 99), c(5749, 6000, 80)).verdict[1],
+    'The k6 RPS row is client-bound for HTTP (0.97 of k6\'s ceiling) and gRPC (0.96 of k6\'s ceiling), so it measures k6, not the servers.');
+  assert.equal(verdictReport(c(11737, 20000, 99), c(5749, 11000, 99)).verdict[1],
+    'k6 stayed below 0.9 of its ceiling (HTTP 0.59, gRPC 0.52), so the servers set the limit; the k6 RPS ratio gRPC/HTTP is 0.49.');
+  // One column without a ceiling (gzip, split k6): neither the ceiling's sentence nor the CPU's "below" one.
+  assert.deepEqual(verdictReport(c(11737, 20000, 70), { k6_cpu_pct: 70 }).verdict, [CPU_BYTES]);
+});
+
+test('k6\'s interrupted iterations: from its last progress line, summed over the instances of a split run; null without one', () => {
+  assert.equal(k6Interrupted('running (01.0s), 32/32 VUs, 10 complete and 0 interrupted iterations\n'
+    + 'default ✓ [ 100% ] 32 VUs  1s\nrunning (31.0s), 0/32 VUs, 900 complete and 3 interrupted iterations\n'), 3);
+  assert.equal(k6Interrupted('--- k6 instance 1 of 2 (0:1/2)\nrunning (2s), 0/2 VUs, 5 complete and 1 interrupted iterations\n'
+    + '--- k6 instance 2 of 2 (1/2:1)\nrunning (2s), 0/2 VUs, 5 complete and 2 interrupted iterations\n'), 3);
+  assert.equal(k6Interrupted('no progress here'), null);
 });

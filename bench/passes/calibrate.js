@@ -1,0 +1,83 @@
+// The client's ceiling (CALIBRATE): before a scenario's measured runs, the mode's own k6 script, at the same VUs and
+// pinning, against the mode's bare listener (bench/modes.js `bare`: node:http or node:http2 sending the very same
+// bytes at next to no cost), on loopback. What k6 reaches there is what this machine's load generator can do for that
+// mode; a measured run at or near it (report: `client_share`) measures k6, not the server. k6's CPU alone is a
+// weaker sign: k6 can be the limit below 90% of its core (waiting on its own scheduling) and short of it above.
+import path from 'node:path';
+import { k6Args, serverEnv } from '../invoke.js';
+import { MODES } from '../modes.js';
+import { runK6, startServer } from '../processes.js';
+import { figuresOf } from '../report/summary.js';
+import { readFile } from 'node:fs/promises';
+import { BenchError } from '../errors.js';
+import { k6Reason } from '../format.js';
+
+/** The calibration's own warm-up (k6 duration): the bare server's JIT and k6's VUs, left out. */
+const WARMUP = '1s';
+
+/**
+ * @typedef {object} ClientCeiling
+ * @property {number|null} rps requests per second k6 reached against the bare listener (the report's RPS, requests /
+ *   k6's test run duration); null when not measured (`reason` says why)
+ * @property {string} listener the bare listener it loaded
+ * @property {string} duration how long (k6 duration)
+ * @property {number} vus
+ * @property {number|null} k6_cpu_pct k6's CPU over the run, % of its cores
+ * @property {string} [reason] why it was not measured
+ */
+
+/**
+ * Why a column cannot be calibrated, or null when it can.
+ * @param {{compression: 'off'|'gzip'}} column
+ * @param {{K6_INSTANCES: number, CALIBRATE: string}} settings
+ * @param {{k6Cpus?: string}} cores
+ * @returns {string|null}
+ */
+export function calibrationGap({ compression }, settings, cores) {
+  if (/^0+(\.0+)?(ms|s|m|h)?$/.test(settings.CALIBRATE)) return 'CALIBRATE=0';
+  if (compression !== 'off') return 'the bare listeners send no gzip, so they cannot send the same bytes';
+  if (settings.K6_INSTANCES > 1) return 'K6_INSTANCES > 1: one calibration run cannot split the same way';
+  if (!cores.k6Cpus) return 'one core: k6 and the bare server would share it';
+  return null;
+}
+
+/**
+ * Measures the client's ceiling of one column: a fresh bare server (its mode's `bare` listener, WORKERS workers, pinned
+ * where the measured server is), a 1 s warm-up, then CALIBRATE of the mode's local script at VUS, pinned like k6's
+ * measured runs, always closed-model (the most the client can do; with RATE the measured run asks less).
+ * @param {{mode: string, scenario: string, compression: 'off'|'gzip'}} column
+ * @param {import('../settings/bench.js').BenchSettings} settings VUS, WORKERS, CONNECTIONS, CALIBRATE, K6_BIN, K6_INSTANCES
+ * @param {ReturnType<typeof import('../settings/cores.js').splitCores>} cores
+ * @param {string} scratch folder for the runs' summaries
+ * @returns {Promise<ClientCeiling>} with rps null and a reason when the column cannot be calibrated
+ * @throws {BenchError} when the bare server does not start or k6 fails against it
+ */
+export async function measureClientCeiling({ mode, scenario, compression }, settings, cores, scratch) {
+  const { bare } = MODES[mode];
+  const base = { listener: bare, duration: settings.CALIBRATE, vus: settings.VUS };
+  const gap = calibrationGap({ compression }, settings, cores);
+  if (gap) return { ...base, rps: null, k6_cpu_pct: null, reason: gap };
+  const server = await startServer({ env: { ...serverEnv(null, { workers: settings.WORKERS }), MODE: bare }, cpus: cores.serverCpus });
+  try {
+    const host = `127.0.0.1:${server.ports[bare]}`;
+    const run = async (duration, summaryFile) => {
+      const args = k6Args(mode, {
+        host, vus: settings.VUS, duration, summaryFile,
+        vars: { SCENARIO: scenario, CONNECTIONS: settings.CONNECTIONS },
+      });
+      const result = await runK6({ k6: settings.K6_BIN, args, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount, quiet: true });
+      if (result.code !== 0) {
+        throw new BenchError(`client ceiling: k6 ${MODES[mode].scripts.local} against the bare listener ${bare} at ${host} failed `
+          + `(exit ${result.code})${k6Reason(result.output) ? `: ${k6Reason(result.output)}` : ''}`);
+      }
+      return result;
+    };
+    await run(WARMUP, path.join(scratch, `calibrate-${mode}-${scenario}-warmup.json`));
+    const file = path.join(scratch, `calibrate-${mode}-${scenario}.json`);
+    const measured = await run(settings.CALIBRATE, file);
+    const { rps } = figuresOf(file, JSON.parse(await readFile(file, 'utf8')));
+    return { ...base, rps, k6_cpu_pct: measured.cpu ? measured.cpu.utilization * 100 : null };
+  } finally {
+    await server.stop();
+  }
+}
