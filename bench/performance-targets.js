@@ -9,7 +9,7 @@ export const PERFORMANCE_TARGETS = Object.freeze({
   /** grpc-js over bare node:http2 speaking gRPC framing with the same bytes */
   'grpc/baseline-grpc': 0.6,
   /** the project's k6 HTTP script over a minimal k6 HTTP script */
-  'k6-http/k6-minimal-http': 0.9,
+  'k6-http/k6-minimal-http': 0.95,
   /** the project's k6 gRPC script over a minimal k6 gRPC script */
-  'k6-grpc/k6-minimal-grpc': 0.9,
+  'k6-grpc/k6-minimal-grpc': 0.95,
 });

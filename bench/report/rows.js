@@ -53,7 +53,7 @@ export const ROWS = Object.freeze([
     what: 'iterations k6 had to interrupt when the run ended (still waiting after its graceful stop, 30 s): requests that got '
       + 'neither an answer nor an error by then, from k6\'s last progress line' },
   { label: 'failed checks (sampled responses)', field: 'checks_failed', digits: 0, how: 'sum',
-    what: 'checks on the sampled responses (one in `SAMPLE_EVERY`=100 per VU is decoded and compared with the expected payload)' },
+    what: 'checks on the sampled responses (one in `SAMPLE_EVERY`=1000 per VU is decoded and compared with the expected payload)' },
   { label: 'dropped iterations (open model)', field: 'dropped_iterations', digits: 0, how: 'sum',
     what: 'open model only: iterations k6 could not start for lack of VUs, i.e. the rate was not sustained' },
   { label: 'latency p50 (ms)', field: 'latency_ms.p50', digits: 2, how: 'median',
