@@ -8,8 +8,8 @@
  * @typedef {object} Mode
  * @property {string} label column label in reports
  * @property {string} listener the server listener it loads (server/listeners.js)
- * @property {string} bare the listener that sends the same bytes at next to no cost (node:http or node:http2 alone): what
- *   the client's ceiling is measured against (bench/passes/calibrate.js)
+ * @property {string} [bare] the listener that sends the same bytes at next to no cost (node:http or node:http2 alone): what
+ *   the client's ceiling is measured against (bench/passes/calibrate.js; without one, none is measured)
  * @property {{local: string, remote: string}} scripts its k6 scripts, by target (local: loopback;
  *   remote: another address), relative to the repository
  * @property {{local: string, remote: string}} hostVars the variable each script reads its host:port from

@@ -28,13 +28,14 @@ const WARMUP = '1s';
 
 /**
  * Why a column cannot be calibrated, or null when it can.
- * @param {{compression: 'off'|'gzip'}} column
+ * @param {{compression: 'off'|'gzip', bare?: string}} column bare: its mode's bare listener (bench/modes.js)
  * @param {{K6_INSTANCES: number, CALIBRATE: string}} settings
  * @param {{k6Cpus?: string}} cores
  * @returns {string|null}
  */
-export function calibrationGap({ compression }, settings, cores) {
+export function calibrationGap({ compression, bare }, settings, cores) {
   if (/^0+(\.0+)?(ms|s|m|h)?$/.test(settings.CALIBRATE)) return 'CALIBRATE=0';
+  if (!bare) return 'its mode names no bare listener (bench/modes.js)';
   if (compression !== 'off') return 'the bare listeners send no gzip, so they cannot send the same bytes';
   if (settings.K6_INSTANCES > 1) return 'K6_INSTANCES > 1: one calibration run cannot split the same way';
   if (!cores.k6Cpus) return 'one core: k6 and the bare server would share it';
@@ -55,7 +56,7 @@ export function calibrationGap({ compression }, settings, cores) {
 export async function measureClientCeiling({ mode, scenario, compression }, settings, cores, scratch) {
   const { bare } = MODES[mode];
   const base = { listener: bare, duration: settings.CALIBRATE, vus: settings.VUS };
-  const gap = calibrationGap({ compression }, settings, cores);
+  const gap = calibrationGap({ compression, bare }, settings, cores);
   if (gap) return { ...base, rps: null, k6_cpu_pct: null, reason: gap };
   const server = await startServer({ env: { ...serverEnv(null, { workers: settings.WORKERS }), MODE: bare }, cpus: cores.serverCpus });
   try {
