@@ -27,7 +27,7 @@ function choiceEnv(name, choices, fallback) {
 }
 
 /**
- * One response in SAMPLE_EVERY (default 1000) per VU is decoded and checked; the others are only counted.
+ * One response in SAMPLE_EVERY (default 1000) per VU (its first, then every SAMPLE_EVERY-th) is decoded and checked; the others are only counted.
  * A decoded, checked response costs k6 several plain requests, and k6 sits on the measured path: one in 100
  * cost the HTTP script about 6% of its RPS in an interleaved A/B (docs/profiling.md). At 1000, a default run
  * still checks hundreds of responses per mode.
@@ -109,18 +109,6 @@ export const baseOptions = {
   setupTimeout: '15s',
   ...loadModel(),
 };
-
-/**
- * Returns a per-VU sampler: true on the VU's first call and every SAMPLE_EVERY-th after.
- * @returns {() => boolean}
- */
-export function sampler() {
-  // A local copy: k6's JavaScript engine (goja) reads a module-level binding far more slowly than a closure's
-  // variable, and this runs on every iteration (docs/profiling.md).
-  const every = SAMPLE_EVERY;
-  let n = 0;
-  return () => n++ % every === 0;
-}
 
 /**
  * True when a decoded response (proto3 JSON mapping) is the payload of SCENARIO:
