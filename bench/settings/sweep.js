@@ -62,18 +62,18 @@ const count = (max) => (text) => {
  */
 export function sweepSettingSpecs(cores = splitCores(allowedCpus())) {
   return {
-    SWEEP_BANDWIDTH: numbers(parseRate, 'rates such as 1mbit,20mbit,1gbit')({
+    SWEEP_BANDWIDTH: withDefaultText(numbers(parseRate, 'rates such as 1mbit,20mbit,1gbit')({
       default: [1e6, 5e6, 20e6, 100e6],
       desc: 'link bandwidths, both ways, comma-separated in tc\'s bit units (as BANDWIDTH); one column of each heat map each',
       example: '1mbit,2mbit,5mbit,20mbit,100mbit,1gbit',
-    }),
-    SWEEP_RTT: numbers(parseRttMs, 'round-trip times such as 1ms,20ms,60ms')({
+    }), '`1mbit,5mbit,20mbit,100mbit`'),
+    SWEEP_RTT: withDefaultText(numbers(parseRttMs, 'round-trip times such as 1ms,20ms,60ms')({
       default: [20, 60],
       desc: `round-trip times (ms, as RTT, each at most ${EMULATION_LIMITS.rtt_ms} ms here); one heat map each`,
       example: '1ms,20ms,60ms',
-    }),
+    }), '`20ms,60ms`'),
     SWEEP_VUS: numbers(count(EMULATION_LIMITS.vus), 'VU counts such as 8,64,256')({
-      default: [8, 64],
+      default: [8, 64, 256],
       desc: 'closed model: k6 VUs (concurrent clients), comma-separated; one row of each heat map each',
       example: '8,64,256',
     }),
