@@ -137,7 +137,9 @@ export function buildSweep({ measured, machine, extend, model }) {
     const off = offBy(cell);
     if (c.connections === 'per-request') off.push('new connections per request: the handshake is not delayed');
     if (off.length) {
-      const causes = [...new Set(SWEEP_MODES.flatMap((mode) => likelyCauses({ mode, ...modes[mode] },
+      // The causes of the modes that are off themselves; of both when only their ratio is.
+      const offModes = SWEEP_MODES.filter((m) => Math.abs(modes[m].rps / modes[m].predicted_rps - 1) > FLAG_OFF);
+      const causes = [...new Set((offModes.length ? offModes : SWEEP_MODES).flatMap((mode) => likelyCauses({ mode, ...modes[mode] },
         { rps: modes[mode].predicted_rps, limit: modes[mode].predicted_limit }, near.modes[mode],
         { rttMs: c.rtt_ms, connections: c.connections })))];
       cell.flagged = { reason: off.join('; '), likely_causes: causes };
@@ -272,7 +274,7 @@ export function renderSweep(report) {
       const { http, grpc } = c.modes;
       return [c.scenario, formatRate(c.bandwidth_bps), String(c.rtt_ms), String(c[key]),
         `${n(http.rps)} (${n(http.predicted_rps)})`, limit(http), `${n(grpc.rps)} (${n(grpc.predicted_rps)})`,
-        `${limit(grpc)}${grpc.limit === 'window' ? ` (window ÷ RTT: ${n(c.window_ceiling_rps)} req/s)` : ''}`,
+        `${limit(grpc)}${c.window_ceiling_rps === null ? '' : ` (window ÷ RTT ceiling: ${n(c.window_ceiling_rps, 1)} req/s)`}`,
         `${n(c.ratio, 2)} (${n(c.predicted_ratio, 2)})`, `${n(http.p99_ms, 1)} / ${n(grpc.p99_ms, 1)}`,
         `${n(http.link_down_per_request)}·${n(http.link_up_per_request)}`, `${n(grpc.link_down_per_request)}·${n(grpc.link_up_per_request)}`,
         `${n(http.link_down_packets_per_request, 2)}·${n(http.link_up_packets_per_request, 2)}`,
