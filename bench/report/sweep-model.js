@@ -129,7 +129,11 @@ export function measuredLimit(limit, measured, predicted) {
 export function likelyCauses(measured, predicted, profile, { rttMs, connections }) {
   const causes = [];
   const over = measured.rps > predicted.rps;
-  if (connections === 'per-request') causes.push('a new connection per request: toxiproxy does not delay the TCP handshake, so a real link would add one RTT');
+  if (connections === 'per-request') {
+    causes.push('a new connection per request: toxiproxy does not delay the TCP handshake, so a real link would add one RTT');
+    // HTTP/2's preface and SETTINGS travel as data, which toxiproxy does delay: the two modes' handshakes are not emulated alike.
+    if (measured.mode === 'grpc') causes.push('gRPC\'s new HTTP/2 connection exchanges its preface and SETTINGS as data, which toxiproxy delays, unlike HTTP/1.1\'s TCP handshake');
+  }
   if (measured.failed > 0) causes.push(`${measured.failed} failed requests`);
   if (!over && typeof measured.k6_cpu_pct === 'number' && measured.k6_cpu_pct >= 90 && predicted.limit !== 'client') {
     causes.push(`client: k6 at ${Math.round(measured.k6_cpu_pct)}% of its cores, more than its CPU per request elsewhere predicts`);

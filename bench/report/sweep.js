@@ -17,6 +17,10 @@ export const TOXIPROXY_NOTE = 'Delay is toxiproxy\'s (the kernel has no netem): 
   + 'delay, and TCP reacts to the proxy rather than to the emulated link; its socket facing the client ACKs each request itself, '
   + 'which at RTTs of 40 ms and more adds up to one pure ACK (66 bytes) per request and direction to the link\'s counts.';
 
+/** What every verdict of a sweep with a new connection per request carries. */
+export const PER_REQUEST_NOTE = 'a new connection per request: the emulated link does not delay the TCP handshake, so on a real link '
+  + 'each request costs one RTT more in both modes';
+
 /**
  * One measured run, reduced to what the sweep keeps (from bench/report/summary.js figuresOf).
  * @param {import('./summary.js').ModeFigures & Record<string, any>} f
@@ -147,6 +151,7 @@ export function buildSweep({ measured, machine, extend, model }) {
     return cell;
   });
   const predicted = predictedCells({ cells, profiles, machine, extend, key });
+  const perRequest = cells.some((c) => c.connections === 'per-request');
   const worst = cells.flatMap((c) => SWEEP_MODES.map((mode) => ({ cell: c, mode, off: c.modes[mode].rps / c.modes[mode].predicted_rps - 1 })))
     .reduce((a, b) => (!a || Math.abs(b.off) > Math.abs(a.off) ? b : a), null);
   return {
@@ -155,7 +160,8 @@ export function buildSweep({ measured, machine, extend, model }) {
     profiles,
     cells,
     predicted,
-    verdicts: verdictsOf(cells, predicted, key),
+    verdicts: verdictsOf(cells, predicted, key).map((v) => (perRequest ? { ...v, line: `${v.line} [${PER_REQUEST_NOTE}]` } : v)),
+    per_request_connections: perRequest,
     largest_disagreement: worst && {
       scenario: worst.cell.scenario, bandwidth_bps: worst.cell.bandwidth_bps, rtt_ms: worst.cell.rtt_ms, [key]: worst.cell[key],
       mode: worst.mode, off_pct: worst.off * 100,
@@ -290,6 +296,7 @@ export function renderSweep(report) {
   const checks = report.cells.filter((c) => c.link_check?.warnings?.length);
   if (checks.length) lines.push('## Link check warnings', '', ...checks.map((c) => `- ${formatRate(c.bandwidth_bps)}, ${c.rtt_ms} ms: ${c.link_check.warnings.join('; ')}`), '');
   lines.push('## What the emulation cannot show', '', `- ${TOXIPROXY_NOTE}`,
+    ...(report.per_request_connections ? [`- CONNECTIONS=per-request, so ${PER_REQUEST_NOTE}; every cell is flagged for it.`] : []),
     `- Cells past what this machine emulates (${report.limits_note}) are predicted only, drawn faded in the maps.`, '');
   return `${lines.join('\n')}\n`;
 }

@@ -153,3 +153,14 @@ test('the sweep\'s settings: lists parsed and sorted, bad values one line, a cel
   assert.deepEqual([bench.VUS, bench.SCENARIO, bench.CAPACITY, bench.RATE], [32, ['user'], '0', undefined]);
   assert.equal(readBenchSettings(cellEnv({ ...s, K6_BIN: 'k6' }, { bandwidth: 2e6, rttMs: 20, rate: 500, scenario: 'user' })).RATE, 500);
 });
+
+test('a new connection per request: every cell flagged, every verdict says the handshake is not emulated', () => {
+  const runs = { http: runsOf(700, HTTP, 21, 30), grpc: runsOf(1200, GRPC, 23, 28) };
+  const report = buildSweep({
+    measured: [{ scenario: 'user', bandwidth_bps: 2e6, rtt_ms: 20, vus: 32, connections: 'per-request', link_check: null, runs }],
+    machine, model: 'closed', extend: { bandwidths: [], rtts: [], concurrency: [] },
+  });
+  assert.match(report.cells[0].flagged.reason, /new connections per request: the handshake is not delayed/);
+  assert.match(report.cells[0].flagged.likely_causes[0], /toxiproxy does not delay the TCP handshake/);
+  assert.ok(report.verdicts.every((v) => v.line.endsWith('each request costs one RTT more in both modes]')));
+});
