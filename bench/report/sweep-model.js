@@ -203,7 +203,9 @@ const about = (bps) => formatRate(Number(bps.toPrecision(2)));
 export function verdictLine({ rttMs, concurrency }, row) {
   const names = { grpc: 'gRPC serves more requests', http: 'JSON over HTTP/1.1 serves more requests', tie: 'they tie within 5%' };
   const why = (cell, who) => {
-    const limit = who === 'grpc' ? cell.http_limit : who === 'http' ? cell.grpc_limit : cell.grpc_limit;
+    const limit = who === 'grpc' ? cell.http_limit : cell.grpc_limit;
+    // Both wait the same RTT: the loser's extra time per request is what differs.
+    if (limit === 'latency' && who !== 'tie') return `latency: ${who === 'grpc' ? 'HTTP' : 'gRPC'}'s requests take longer beyond the RTT`;
     return LIMIT_NAMES[limit] ?? limit;
   };
   const segments = [];

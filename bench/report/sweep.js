@@ -80,7 +80,13 @@ export function profilesOf(measured) {
   return out;
 }
 
-/** The profile of the measured RTT nearest to `rttMs` (on a log scale). */
+/**
+ * The profiles of the measured RTT nearest to `rttMs` (on a log scale), for a scenario.
+ * @param {Record<string, Record<string, Record<string, import('./sweep-model.js').Profile>>>} profiles profilesOf's
+ * @param {string} scenario
+ * @param {number} rttMs
+ * @returns {{rtt_ms: number, modes: Record<string, import('./sweep-model.js').Profile>}|null} null: the scenario was not measured
+ */
 export function nearestProfile(profiles, scenario, rttMs) {
   const byRtt = profiles[scenario];
   if (!byRtt) return null;
@@ -91,6 +97,10 @@ export function nearestProfile(profiles, scenario, rttMs) {
 
 /**
  * The model's prediction of both modes at one point.
+ * @param {Record<string, Record<string, Record<string, import('./sweep-model.js').Profile>>>} profiles profilesOf's
+ * @param {import('./sweep-model.js').Machine} machine
+ * @param {string} scenario
+ * @param {import('./sweep-model.js').CellPoint} point
  * @returns {{modes: Record<string, {predicted_rps: number, predicted_limit: string, ceilings: Record<string, number>}>,
  *   predicted_ratio: number}|null} null when a mode has no profile
  */
@@ -189,11 +199,6 @@ function predictedCells({ cells, profiles, machine, extend, key }) {
     }
   }
   return out;
-}
-
-/** The map of one scenario and RTT: every cell, measured where it was, predicted elsewhere. */
-export function mapCells(report, scenario, rttMs) {
-  return [...report.cells, ...report.predicted].filter((c) => c.scenario === scenario && c.rtt_ms === rttMs);
 }
 
 /** The ratio a map shows for a cell: measured where it was measured. */
