@@ -20,11 +20,11 @@ export const LIMIT_NAMES = Object.freeze({
 });
 
 /**
- * @typedef {object} Profile what one mode costs per request in one scenario: the sweep's medians over its measured cells
- * @property {number} link_down_bytes link-layer bytes server to client per request (frames, headers and ACKs included)
- * @property {number} link_up_bytes link-layer bytes client to server per request
- * @property {number} server_us server CPU per request (µs), toxiproxy's included (it runs on the server's cores)
- * @property {number} client_us k6's CPU per request (µs)
+ * @typedef {object} Profile what one mode costs per request in one scenario, from the sweep's measured cells
+ * @property {number} link_down_bytes link-layer bytes server to client per request (frames, headers and ACKs included): the median
+ * @property {number} link_up_bytes link-layer bytes client to server per request: the median
+ * @property {number} server_us server CPU per request (µs), toxiproxy's included (it runs on the server's cores), in the busiest run
+ * @property {number} client_us k6's CPU per request (µs), in the busiest run
  * @property {number} response_bytes bytes k6 received per request (the response with its framing)
  * @property {number} extra_ms time a request takes beyond the configured RTT at the lightest load: the least p50 − RTT
  *   over the cells (ms; toxiproxy's overshoot, both sides' work and their scheduling)
@@ -45,8 +45,9 @@ export const LIMIT_NAMES = Object.freeze({
  */
 
 /**
- * A mode's per-request profile in one scenario: the median of each figure over the measured cells given.
- * @param {Array<{link_down_per_request: number|null, link_up_per_request: number|null, server_us: number|null,
+ * A mode's per-request profile in one scenario: the median of each byte figure over the measured runs given, the CPU
+ * per request of the busiest run (the most req/s), the least extra time beyond the RTT.
+ * @param {Array<{rps?: number, link_down_per_request: number|null, link_up_per_request: number|null, server_us: number|null,
  *   client_us: number|null, received_per_request: number, extra_ms?: number|null}>} runs that mode's figures in each measured
  *   cell; extra_ms: its p50 − the configured RTT
  * @returns {Profile|null} null when no cell has link bytes
@@ -58,11 +59,15 @@ export function profileOf(runs) {
   };
   const down = of((r) => r.link_down_per_request);
   if (down === null) return null;
+  // CPU per request falls with load (timers and polling spread over more requests): the ceilings it sets are reached at
+  // full load, so its cost there is the busiest run's.
+  const busiest = runs.filter((r) => typeof r.rps === 'number').reduce((a, b) => (!a || b.rps > a.rps ? b : a), null);
+  const cpu = (key) => (typeof busiest?.[key] === 'number' ? busiest[key] : of((r) => r[key]) ?? 0);
   return {
     link_down_bytes: down,
     link_up_bytes: of((r) => r.link_up_per_request) ?? 0,
-    server_us: of((r) => r.server_us) ?? 0,
-    client_us: of((r) => r.client_us) ?? 0,
+    server_us: cpu('server_us'),
+    client_us: cpu('client_us'),
     response_bytes: of((r) => r.received_per_request) ?? 0,
     extra_ms: Math.max(0, Math.min(...runs.map((r) => r.extra_ms).filter((v) => typeof v === 'number' && Number.isFinite(v)), Infinity)) || 0,
   };
@@ -120,13 +125,13 @@ export function measuredLimit(limit, measured, predicted) {
 /**
  * Why a measured cell is off the model: the likeliest causes, from what the cell measured against the profile.
  * @param {{mode: string, rps: number, k6_cpu_pct: number|null, failed: number, link_down_per_request: number|null,
- *   p50_ms: number}} measured one mode in the cell
+ *   p50_ms: number, p99_ms: number}} measured one mode in the cell
  * @param {{rps: number, limit: string}} predicted
  * @param {Profile} profile
- * @param {{rttMs: number, connections: string}} cell
+ * @param {{rttMs: number, connections: string, vus?: number}} cell vus: the closed model's
  * @returns {string[]} causes, most likely first (never empty)
  */
-export function likelyCauses(measured, predicted, profile, { rttMs, connections }) {
+export function likelyCauses(measured, predicted, profile, { rttMs, connections, vus }) {
   const causes = [];
   const over = measured.rps > predicted.rps;
   if (connections === 'per-request') {
@@ -146,8 +151,12 @@ export function likelyCauses(measured, predicted, profile, { rttMs, connections 
   if (predicted.limit === 'window') {
     causes.push(over ? 'k6\'s grpc-go client grew its receive window past 64 KiB (BDP estimation)' : 'the window and TCP\'s slow start both hold it');
   }
-  if (!over && predicted.limit === 'latency' && measured.p50_ms > rttMs * 1.2) {
-    causes.push(`queueing: p50 ${measured.p50_ms.toFixed(1)} ms against an RTT of ${rttMs} ms (requests wait for more than one round trip)`);
+  // Closed model: each VU's requests took VUs ÷ RPS on average; well past the RTT, they waited somewhere.
+  const meanMs = vus && measured.rps > 0 ? (vus / measured.rps) * 1000 : null;
+  if (!over && predicted.limit === 'latency' && meanMs !== null && meanMs > rttMs * 1.2) {
+    causes.push(`queueing: requests took ${meanMs.toFixed(1)} ms on average (VUs ÷ RPS) against an RTT of ${rttMs} ms, p50 `
+      + `${measured.p50_ms.toFixed(1)} ms and p99 ${measured.p99_ms.toFixed(1)} ms: they waited for the CPU (the server's core is shared `
+      + 'with toxiproxy, and with anything else running) or in toxiproxy');
   }
   if (!over && predicted.limit === 'bandwidth') causes.push('tbf\'s queue and TCP do not keep the link full at this concurrency');
   if (!causes.length) causes.push(`the model's ${LIMIT_NAMES[predicted.limit] ?? predicted.limit} ceiling misses what held this cell`);

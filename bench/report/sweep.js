@@ -155,7 +155,7 @@ export function buildSweep({ measured, machine, extend, model }) {
       const offModes = SWEEP_MODES.filter((m) => Math.abs(modes[m].rps / modes[m].predicted_rps - 1) > FLAG_OFF);
       const causes = [...new Set((offModes.length ? offModes : SWEEP_MODES).flatMap((mode) => likelyCauses({ mode, ...modes[mode] },
         { rps: modes[mode].predicted_rps, limit: modes[mode].predicted_limit }, near.modes[mode],
-        { rttMs: c.rtt_ms, connections: c.connections })))];
+        { rttMs: c.rtt_ms, connections: c.connections, vus: c.vus })))];
       cell.flagged = { reason: off.join('; '), likely_causes: causes };
     }
     return cell;

@@ -44,13 +44,13 @@ test('predict: the window ceiling is gRPC\'s alone, for responses past HTTP/2\'s
   assert.equal(measuredLimit('bandwidth (99%)', { mode: 'http', rps: 10 }, { ceilings: { bandwidth: 10 } }), 'bandwidth');
 });
 
-test('profileOf: medians of the per-request figures, the least extra time beyond the RTT', () => {
+test('profileOf: medians of the bytes per request, the busiest run\'s CPU per request, the least extra time beyond the RTT', () => {
   const runs = [
-    { link_down_per_request: 300, link_up_per_request: 100, server_us: 100, client_us: 50, received_per_request: 289, extra_ms: 4 },
-    { link_down_per_request: 400, link_up_per_request: 140, server_us: 300, client_us: 70, received_per_request: 289, extra_ms: 1.5 },
-    { link_down_per_request: 360, link_up_per_request: 120, server_us: 200, client_us: 90, received_per_request: 289, extra_ms: -0.2 },
+    { rps: 2500, link_down_per_request: 300, link_up_per_request: 100, server_us: 100, client_us: 50, received_per_request: 289, extra_ms: 4 },
+    { rps: 120, link_down_per_request: 400, link_up_per_request: 140, server_us: 300, client_us: 70, received_per_request: 289, extra_ms: 1.5 },
+    { rps: 900, link_down_per_request: 360, link_up_per_request: 120, server_us: 200, client_us: 90, received_per_request: 289, extra_ms: -0.2 },
   ];
-  assert.deepEqual(profileOf(runs), { link_down_bytes: 360, link_up_bytes: 120, server_us: 200, client_us: 70, response_bytes: 289, extra_ms: 0 });
+  assert.deepEqual(profileOf(runs), { link_down_bytes: 360, link_up_bytes: 120, server_us: 100, client_us: 50, response_bytes: 289, extra_ms: 0 });
   assert.equal(profileOf([{ link_down_per_request: null }]), null);
 });
 
@@ -58,12 +58,12 @@ test('offBy and likelyCauses: what is more than 15% off, and why', () => {
   const cell = { ratio: 0.9, predicted_ratio: 1.0, modes: { http: { rps: 1000, predicted_rps: 1050 }, grpc: { rps: 700, predicted_rps: 1000 } } };
   assert.deepEqual(offBy(cell), ['grpc measured 30% below the model']);
   assert.deepEqual(offBy({ ...cell, ratio: 1.5 }), ['grpc measured 30% below the model', 'ratio 1.50 against 1.00 predicted']);
-  const causes = likelyCauses({ mode: 'grpc', rps: 700, k6_cpu_pct: 95, failed: 0, link_down_per_request: 260, p50_ms: 40 },
-    { rps: 1000, limit: 'latency' }, GRPC, { rttMs: 20, connections: 'per-request' });
+  const causes = likelyCauses({ mode: 'grpc', rps: 700, k6_cpu_pct: 95, failed: 0, link_down_per_request: 260, p50_ms: 40, p99_ms: 90 },
+    { rps: 1000, limit: 'latency' }, GRPC, { rttMs: 20, connections: 'per-request', vus: 32 });
   assert.match(causes[0], /toxiproxy does not delay the TCP handshake/);
   assert.ok(causes.some((c) => /^client: k6 at 95%/.test(c)));
   assert.ok(causes.some((c) => /link bytes down per request 260 against the sweep's median 201/.test(c)));
-  assert.ok(causes.some((c) => /^queueing: p50 40.0 ms/.test(c)));
+  assert.ok(causes.some((c) => /^queueing: requests took 45.7 ms on average \(VUs ÷ RPS\) against an RTT of 20 ms, p50 40.0 ms and p99 90.0 ms/.test(c)));
 });
 
 test('verdictLine: who serves more below and above the crossing, and what holds the loser', () => {
