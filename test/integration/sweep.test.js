@@ -85,6 +85,7 @@ test('a 2 × 1 × 1 sweep: both modes per cell, the model beside, the contour on
   const svg = await readFile(report.maps.find((m) => m.endsWith('-user-20ms.svg')), 'utf8');
   assert.match(svg, new RegExp(`class="mark-line role-mark ${CONTOUR_NAME}_ratio_marks"`));
   assert.ok(svg.includes(CONTOUR_LABEL));
+  assert.ok(svg.includes('p99 latency ratio'), 'the p99 panel beside the RPS one');
   assert.ok(report.maps.some((m) => m.endsWith('-user-300ms.svg')));
 
   // The verdict of the measured row.
