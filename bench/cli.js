@@ -10,6 +10,7 @@ import { serverSettingSpecs } from '../server/settings.js';
 import { benchSettingSpecs, readBenchSettings } from './settings/bench.js';
 import { faultSettingSpecs, readFaultSettings } from './settings/faults.js';
 import { readSoakSettings, soakSettingSpecs } from './settings/soak.js';
+import { readSweepSettings, sweepSettingSpecs } from './settings/sweep.js';
 import { ensureTool } from './tools.js';
 
 /**
@@ -33,7 +34,7 @@ const CHECK_SETTINGS = {
 /**
  * The commands, each declared once; the usages (this command's and the list of all) derive from it.
  * Each module exports `main(settings, {positionals, values})` (values: the options parsed here) and may
- * export `preflight(settings)`.
+ * export `preflight(settings, {positionals, values})`.
  * via: how one usually runs it; args: its positional arguments, for the usage (none: it takes none);
  * options: its own, besides --help; docs: where its settings are described;
  * exitCode: the exit code of an expected failure.
@@ -72,6 +73,18 @@ const COMMANDS = {
     about: 'the fault matrix: each fault injected under k6 load in each mode',
     via: 'npm run faults --', options: CHECK_SETTINGS, docs: 'docs/faults.md',
     load: () => import('./commands/faults.js'), settings: readFaultSettings, k6: true, exitCode: 1,
+  },
+  sweep: {
+    about: 'where gRPC pays off: both modes over emulated links of SWEEP_BANDWIDTH × SWEEP_RTT × SWEEP_VUS, a model beside, heat maps',
+    via: 'npm run sweep --', docs: 'docs/sweep.md',
+    options: {
+      ...CHECK_SETTINGS,
+      link: { type: 'string', value: 'BW/RTT', about: 'answer for one link (e.g. 20mbit/60ms) from the newest sweep, running nothing' },
+      vus: { type: 'string', value: 'N', about: 'with --link: the concurrency asked about' },
+      rate: { type: 'string', value: 'N', about: 'with --link: the offered rate asked about (an open-model sweep)' },
+      from: { type: 'string', value: 'FILE', about: 'with --link: the sweep JSON to answer from (default the newest results/sweep-*.json)' },
+    },
+    load: () => import('./commands/sweep.js'), settings: readSweepSettings, k6: true, exitCode: 1,
   },
 };
 
@@ -121,7 +134,7 @@ function commandUsage(name) {
 
 const USAGE = `usage: node bench/cli.js <command> [options]   (node bench/cli.js <command> --help: its usage)
 ${Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(8)} ${c.about}\n           ${synopsis(name)}`).join('\n')}
-Settings are environment variables: docs/settings.md, docs/soak.md, docs/faults.md.`;
+Settings are environment variables: docs/settings.md, docs/soak.md, docs/faults.md, docs/sweep.md.`;
 
 /**
  * Parses a command's arguments strictly: every option must be one it declares, and each required one given.
@@ -187,14 +200,14 @@ try {
   if (command.settings) {
     // A misspelt setting would be ignored: say so (a warning; the command still runs). Every reader's names count,
     // the servers' too (the jobs start them with their environment).
-    const names = [benchSettingSpecs, soakSettingSpecs, faultSettingSpecs, serverSettingSpecs].flatMap((specs) => Object.keys(specs()));
+    const names = [benchSettingSpecs, soakSettingSpecs, faultSettingSpecs, sweepSettingSpecs, serverSettingSpecs].flatMap((specs) => Object.keys(specs()));
     for (const { name: typo, meant } of misspeltSettings(process.env, names)) {
       process.stderr.write(`${label}: ${typo} is not a setting; did you mean ${meant}?\n`);
     }
   }
   const settings = command.settings ? command.settings() : null;
   const module = await command.load();
-  await module.preflight?.(settings);
+  await module.preflight?.(settings, { values, positionals });
   if (values['check-settings']) process.exit(0);
   // One provisioning of k6 for every job: K6_BIN when given, else found or built (scripts/ensure-tool.sh).
   if (command.k6 && !settings.K6_BIN) settings.K6_BIN = ensureTool('k6');

@@ -11,6 +11,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { benchSettingSpecs } from '../bench/settings/bench.js';
 import { soakSettingSpecs } from '../bench/settings/soak.js';
 import { faultSettingSpecs } from '../bench/settings/faults.js';
+import { sweepSettingSpecs } from '../bench/settings/sweep.js';
 import { ROWS, WIDE_SPREAD } from '../bench/report/rows.js';
 import { serverSettingSpecs } from '../server/settings.js';
 
@@ -107,6 +108,8 @@ export const SECTIONS = Object.freeze([
     render: () => settingsTable(soakSettingSpecs()) },
   { file: 'docs/faults.md', marker: 'settings:faults', source: 'faultSettingSpecs in bench/settings/faults.js',
     render: () => settingsTable(faultSettingSpecs()) },
+  { file: 'docs/sweep.md', marker: 'settings:sweep', source: 'sweepSettingSpecs in bench/settings/sweep.js',
+    render: () => settingsTable(sweepSettingSpecs()) },
   { file: 'docs/report.md', marker: 'report:rows', source: 'ROWS in bench/report/rows.js',
     render: () => rowsTable(ROWS) },
 ]);

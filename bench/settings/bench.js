@@ -1,17 +1,15 @@
 // Settings of the main job (bench.sh), read from the environment and checked before anything starts.
 import { bool, makeValidator, str } from 'envalid';
 import { positiveInt, readEnv, wholeNumber, withDefaultText } from '../../server/env.js';
-import { SCENARIOS } from '../../proto/payload.js';
 import { MODES } from '../modes.js';
 import { BenchError } from '../errors.js';
 import { hostPort } from './hosts.js';
 import { linkSpec, PROFILES, rate, rttMs } from './network.js';
 import { DEFAULTS as HOSTS } from '../../config.js';
 import { COMPRESSIONS, GZIP_LEVEL } from '../../server/compression.js';
-import { CONNECTION_POLICIES } from '../../k6/settings.js';
 import { sharedSpec } from './shared.js';
 import { allowedCpus, splitCores } from './cores.js';
-import { duration, listOf, nodeReleases } from './validators.js';
+import { duration, nodeReleases } from './validators.js';
 
 /** The most replicas SERVERS may ask for: each gets a loopback address of its own, 127.0.0.2 upwards. */
 const MAX_SERVERS = 16;
@@ -25,7 +23,6 @@ const capacityMode = makeValidator((input) => {
   throw new Error('must be auto, 1 or 0');
 });
 
-const code = (names) => names.map((n) => `\`${n}\``).join(', ');
 
 /**
  * The main job's settings, by variable name. What each one means, its unit and default are in
@@ -115,17 +112,8 @@ export function benchSettingSpecs(cores = splitCores(allowedCpus())) {
         + 'the first release listed, gRPC by HTTP within each release (docs/report.md). k6 and the report run as usual. Local servers only',
       example: '20,24.21.0',
     }), 'unset: the server runs on the job\'s own Node'),
-    SCENARIO: listOf(Object.keys(SCENARIOS))({
-      default: ['user'],
-      desc: `payload scenarios, one table each, comma-separated from ${code(Object.keys(SCENARIOS))} (proto/payload.js)`,
-      example: 'users-100,blob-32k',
-    }),
-    CONNECTIONS: str({
-      choices: [...CONNECTION_POLICIES],
-      default: 'reuse',
-      desc: 'connection policy of both modes: `reuse`, one connection per VU (HTTP keep-alive; one gRPC connection opened on the '
-        + 'VU\'s first iteration); `per-request`, a new connection every iteration',
-    }),
+    SCENARIO: sharedSpec('SCENARIO', 'run', cores),
+    CONNECTIONS: sharedSpec('CONNECTIONS', 'run', cores),
     REQUEST_TIMEOUT: sharedSpec('REQUEST_TIMEOUT', 'run', cores),
     COMPRESSION: str({
       choices: [...COMPRESSIONS],

@@ -3,12 +3,13 @@
 // the same entry: the job's default, and the few words it adds to the meaning.
 import { bool, str } from 'envalid';
 import { positiveInt, withDefaultText } from '../../server/env.js';
-import { DEFAULT_REQUEST_TIMEOUT } from '../../k6/settings.js';
+import { CONNECTION_POLICIES, DEFAULT_REQUEST_TIMEOUT } from '../../k6/settings.js';
+import { SCENARIOS } from '../../proto/payload.js';
 import { MODE_NAMES } from '../modes.js';
 import { SERVER_CORES_TEXT } from './cores.js';
 import { duration, listOf } from './validators.js';
 
-/** @typedef {'run'|'soak'|'faults'} Job */
+/** @typedef {'run'|'soak'|'faults'|'sweep'} Job */
 
 /** REQUEST_TIMEOUT of the soak and the fault matrix, whose faults make requests hang. */
 const FAULT_REQUEST_TIMEOUT = '5s';
@@ -40,7 +41,7 @@ const SHARED = Object.freeze({
   WARMUP: {
     validator: duration({ allowZero: true }),
     desc: 'k6 run before each measured one, left out of every figure (k6 duration); `0s` skips it',
-    jobs: { run: { default: '2s' }, soak: { default: '10s' } },
+    jobs: { run: { default: '2s' }, soak: { default: '10s' }, sweep: { default: '1s' } },
   },
   WORKERS: {
     validator: positiveInt,
@@ -49,6 +50,7 @@ const SHARED = Object.freeze({
       run: { default: SERVER_CORES },
       soak: { default: SERVER_CORES, more: ' of the sustained run' },
       faults: { default: 2, more: ': 2 keeps one serving while the other is killed or replaced' },
+      sweep: { default: SERVER_CORES },
     },
   },
   REQUEST_TIMEOUT: {
@@ -63,7 +65,21 @@ const SHARED = Object.freeze({
       // Hangs are what these two jobs provoke: a short timeout counts them within the run.
       soak: { default: FAULT_REQUEST_TIMEOUT, more: ': a request a killed worker took with it then counts as lost instead of hanging' },
       faults: { default: FAULT_REQUEST_TIMEOUT },
+      sweep: { default: DEFAULT_REQUEST_TIMEOUT },
     },
+  },
+  SCENARIO: {
+    validator: listOf(Object.keys(SCENARIOS)),
+    desc: `payload scenarios, comma-separated from ${Object.keys(SCENARIOS).map((s) => `\`${s}\``).join(', ')} (proto/payload.js)`,
+    example: 'users-100,blob-32k',
+    jobs: { run: { default: ['user'], more: '; one table each' }, sweep: { default: ['user'], more: '; one heat map each per RTT' } },
+  },
+  CONNECTIONS: {
+    validator: (spec) => str({ ...spec, choices: [...CONNECTION_POLICIES] }),
+    desc: 'connection policy of both modes: `reuse`, one connection per VU (HTTP keep-alive; one gRPC connection opened on the '
+      + 'VU\'s first iteration); `per-request`, a new connection every iteration',
+    jobs: { run: { default: 'reuse' }, sweep: { default: 'reuse', more: '. Over an emulated link toxiproxy does not delay the TCP '
+      + 'handshake, so `per-request` cells understate a new connection\'s cost by one RTT: the sweep flags them' } },
   },
   VERBOSE: {
     validator: bool,
@@ -72,18 +88,19 @@ const SHARED = Object.freeze({
     jobs: {
       run: { default: false, more: '; it always goes to `results/k6-<run>.log`, and its last lines are shown when a run fails' },
       faults: { default: false },
+      sweep: { default: false },
     },
   },
   K6_BIN: {
     validator: str,
     desc: 'path of k6; empty: `bench/cli.js` takes k6 from PATH if it is at least the pinned release, else builds that release '
       + '(`scripts/ensure-tool.sh k6`)',
-    jobs: { run: { default: '' }, soak: { default: '' }, faults: { default: '' } },
+    jobs: { run: { default: '' }, soak: { default: '' }, faults: { default: '' }, sweep: { default: '' } },
   },
   RESULTS_DIR: {
     validator: str,
     desc: 'folder the job writes its reports, k6 summaries and logs to (relative to the repository, or absolute)',
-    jobs: { run: { default: 'results' }, soak: { default: 'results' }, faults: { default: 'results' } },
+    jobs: { run: { default: 'results' }, soak: { default: 'results' }, faults: { default: 'results' }, sweep: { default: 'results' } },
   },
 });
 

@@ -12,7 +12,7 @@ import { k6Bin } from '../helpers/k6.js';
 import { sh } from '../helpers/run.js';
 import { ROOT } from '../helpers/server.js';
 
-const COMMANDS = ['run', 'compare', 'merge', 'targets', 'soak', 'faults'];
+const COMMANDS = ['run', 'compare', 'merge', 'targets', 'soak', 'faults', 'sweep'];
 // Were a command to run instead of printing its usage, these make it fail at once (exit 1 or 2) rather than
 // load anything for a minute: a setting every job refuses, and no k6.
 const RUN_NOTHING = { VUS: 'abc', MODE: 'nope', K6_BIN: '/nonexistent/k6' };

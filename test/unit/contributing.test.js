@@ -36,7 +36,7 @@ async function changed(t, change) {
 
 test('adding a scenario changes the files docs/contributing.md says', async (t) => {
   const files = await changed(t, (copy) => addScenario(copy));
-  assert.deepEqual(files, ['docs/settings.md', 'proto/payload.js']);
+  assert.deepEqual(files, ['docs/settings.md', 'docs/sweep.md', 'proto/payload.js']);
   assert.equal(files.length, stated('Adding a scenario'));
 });
 
