@@ -34,7 +34,7 @@ rootfs="$cache/bookworm-minbase.tar"
 started=$SECONDS
 if [ ! -s "$rootfs" ]; then
   echo "fresh-machine: making a Debian 12 minbase rootfs with mmdebstrap (about a minute)..." >&2
-  mmdebstrap --quiet --variant=minbase --include=ca-certificates,git bookworm "$rootfs.part" http://deb.debian.org/debian
+  mmdebstrap --quiet --format=tar --variant=minbase --include=ca-certificates,git bookworm "$rootfs.part" http://deb.debian.org/debian
   mv "$rootfs.part" "$rootfs"
 fi
 if ! podman image exists "$image"; then

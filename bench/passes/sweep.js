@@ -4,6 +4,7 @@
 import { BenchError } from '../errors.js';
 import { placementOf } from '../placement/placement.js';
 import { readBenchSettings } from '../settings/bench.js';
+import { formatRate } from '../settings/network.js';
 import { cellEnv } from '../settings/sweep.js';
 import { readSummary } from '../report/summary.js';
 import { runRecord, SWEEP_MODES } from '../report/sweep.js';
@@ -30,7 +31,7 @@ export async function measureLink({ bandwidth, rttMs, points }, settings, cores,
     for (const point of points) {
       for (const scenario of settings.SCENARIO) {
         const bench = benchOf(point, scenario);
-        next(`${scenario} · ${linkName} · ${point.rate ? `${point.rate} req/s` : `${point.vus} VUs`}`);
+        next(`${scenario} · ${formatRate(bandwidth)}, ${rttMs} ms · ${point.rate ? `${point.rate} req/s` : `${point.vus} VUs`}`);
         /** @type {Record<string, object[]>} */
         const runs = Object.fromEntries(SWEEP_MODES.map((m) => [m, []]));
         // Modes interleaved (HTTP, gRPC, HTTP, …), so a drift of the machine touches both alike.

@@ -125,13 +125,15 @@ export function measuredLimit(limit, measured, predicted) {
 /**
  * Why a measured cell is off the model: the likeliest causes, from what the cell measured against the profile.
  * @param {{mode: string, rps: number, k6_cpu_pct: number|null, failed: number, link_down_per_request: number|null,
- *   p50_ms: number, p99_ms: number}} measured one mode in the cell
+ *   p50_ms: number, p99_ms: number, server_us?: number|null}} measured one mode in the cell (server_us: µs per request,
+ *   toxiproxy's included)
  * @param {{rps: number, limit: string}} predicted
  * @param {Profile} profile
- * @param {{rttMs: number, connections: string, vus?: number}} cell vus: the closed model's
+ * @param {{rttMs: number, connections: string, vus?: number, serverCores?: number}} cell vus: the closed model's;
+ *   serverCores: the cores the server and toxiproxy share
  * @returns {string[]} causes, most likely first (never empty)
  */
-export function likelyCauses(measured, predicted, profile, { rttMs, connections, vus }) {
+export function likelyCauses(measured, predicted, profile, { rttMs, connections, vus, serverCores }) {
   const causes = [];
   const over = measured.rps > predicted.rps;
   if (connections === 'per-request') {
@@ -153,10 +155,16 @@ export function likelyCauses(measured, predicted, profile, { rttMs, connections,
   }
   // Closed model: each VU's requests took VUs ÷ RPS on average; well past the RTT, they waited somewhere.
   const meanMs = vus && measured.rps > 0 ? (vus / measured.rps) * 1000 : null;
-  if (!over && predicted.limit === 'latency' && meanMs !== null && meanMs > rttMs * 1.2) {
+  // How busy the server's cores were in this cell (server and toxiproxy): well below full, CPU did not hold it.
+  const busy = typeof measured.server_us === 'number' && serverCores ? (measured.rps * measured.server_us) / 1e6 / serverCores : null;
+  if (!over && predicted.limit === 'server' && busy !== null && busy < 0.8) {
+    causes.push(`not the server's CPU: its core was ${Math.round(busy * 100)}% busy (server and toxiproxy) at this rate`);
+  }
+  if (!over && predicted.limit !== 'bandwidth' && meanMs !== null && meanMs > rttMs * 1.2) {
+    const where = busy !== null && busy < 0.8 ? 'in toxiproxy or in tbf\'s queue, neither of which the model has'
+      : 'for the CPU (the server\'s core is shared with toxiproxy, and with anything else running) or in toxiproxy';
     causes.push(`queueing: requests took ${meanMs.toFixed(1)} ms on average (VUs ÷ RPS) against an RTT of ${rttMs} ms, p50 `
-      + `${measured.p50_ms.toFixed(1)} ms and p99 ${measured.p99_ms.toFixed(1)} ms: they waited for the CPU (the server's core is shared `
-      + 'with toxiproxy, and with anything else running) or in toxiproxy');
+      + `${measured.p50_ms.toFixed(1)} ms and p99 ${measured.p99_ms.toFixed(1)} ms: they waited ${where}`);
   }
   if (!over && predicted.limit === 'bandwidth') causes.push('tbf\'s queue and TCP do not keep the link full at this concurrency');
   if (!causes.length) causes.push(`the model's ${LIMIT_NAMES[predicted.limit] ?? predicted.limit} ceiling misses what held this cell`);

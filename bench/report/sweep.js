@@ -155,7 +155,7 @@ export function buildSweep({ measured, machine, extend, model }) {
       const offModes = SWEEP_MODES.filter((m) => Math.abs(modes[m].rps / modes[m].predicted_rps - 1) > FLAG_OFF);
       const causes = [...new Set((offModes.length ? offModes : SWEEP_MODES).flatMap((mode) => likelyCauses({ mode, ...modes[mode] },
         { rps: modes[mode].predicted_rps, limit: modes[mode].predicted_limit }, near.modes[mode],
-        { rttMs: c.rtt_ms, connections: c.connections, vus: c.vus })))];
+        { rttMs: c.rtt_ms, connections: c.connections, vus: c.vus, serverCores: machine.serverCores })))];
       cell.flagged = { reason: off.join('; '), likely_causes: causes };
     }
     return cell;
@@ -266,7 +266,7 @@ export function renderSweep(report) {
   const lines = [`# Where gRPC pays off: the sweep (${report.cells.length} measured cells)`, '', `\`${report.command}\``, ''];
   const p = report.provenance;
   if (p) lines.push(`Commit ${p.commit ?? 'unknown'}${p.dirty ? ' (dirty)' : ''}, ${report.generated_at}; Node ${p.versions?.node}, `
-    + `${p.versions?.k6}; ${p.pinning}. ${report.elapsed_s ? `Took ${Math.round(report.elapsed_s)} s.` : ''}`, '');
+    + `k6 ${String(p.versions?.k6).replace(/^k6 /, '')}; ${p.pinning}. ${report.elapsed_s ? `Took ${Math.round(report.elapsed_s)} s.` : ''}`, '');
   lines.push('## Verdicts', '', ...report.verdicts.map((v) => `- ${v.scenario}: ${v.line}`), '');
   const worst = report.largest_disagreement;
   if (worst) {
