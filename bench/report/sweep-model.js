@@ -157,12 +157,18 @@ export function likelyCauses(measured, predicted, profile, { rttMs, connections,
   const meanMs = vus && measured.rps > 0 ? (vus / measured.rps) * 1000 : null;
   // How busy the server's cores were in this cell (server and toxiproxy): well below full, CPU did not hold it.
   const busy = typeof measured.server_us === 'number' && serverCores ? (measured.rps * measured.server_us) / 1e6 / serverCores : null;
-  if (!over && predicted.limit === 'server' && busy !== null && busy < 0.8) {
+  if (!over && predicted.limit === 'server' && busy !== null && busy < 0.5) {
     causes.push(`not the server's CPU: its core was ${Math.round(busy * 100)}% busy (server and toxiproxy) at this rate`);
   }
+  // The model takes CPU per request from the busiest run; with fewer requests in flight each costs more (fewer share a wakeup).
+  if (!over && typeof measured.server_us === 'number' && measured.server_us > profile.server_us * (1 + FLAG_OFF)) {
+    causes.push(`server CPU per request ${Math.round(measured.server_us)} µs (toxiproxy's included) against the model's `
+      + `${Math.round(profile.server_us)} µs from the busiest run: with fewer requests in flight, fewer share each wakeup`);
+  }
   if (!over && predicted.limit !== 'bandwidth' && meanMs !== null && meanMs > rttMs * 1.2) {
-    const where = busy !== null && busy < 0.8 ? 'in toxiproxy or in tbf\'s queue, neither of which the model has'
-      : 'for the CPU (the server\'s core is shared with toxiproxy, and with anything else running) or in toxiproxy';
+    const where = busy === null ? 'for the CPU (the server\'s core is shared with toxiproxy) or in toxiproxy'
+      : busy >= 0.5 ? `for the server's core, ${Math.round(busy * 100)}% busy with the server and toxiproxy (a queue grows fast past half)`
+        : `in toxiproxy or in tbf's queue, neither of which the model has (the server's core was ${Math.round(busy * 100)}% busy)`;
     causes.push(`queueing: requests took ${meanMs.toFixed(1)} ms on average (VUs ÷ RPS) against an RTT of ${rttMs} ms, p50 `
       + `${measured.p50_ms.toFixed(1)} ms and p99 ${measured.p99_ms.toFixed(1)} ms: they waited ${where}`);
   }

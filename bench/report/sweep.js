@@ -153,7 +153,8 @@ export function buildSweep({ measured, machine, extend, model }) {
     if (off.length) {
       // The causes of the modes that are off themselves; of both when only their ratio is.
       const offModes = SWEEP_MODES.filter((m) => Math.abs(modes[m].rps / modes[m].predicted_rps - 1) > FLAG_OFF);
-      const causes = [...new Set((offModes.length ? offModes : SWEEP_MODES).flatMap((mode) => likelyCauses({ mode, ...modes[mode] },
+      const causes = [...new Set((offModes.length ? offModes : SWEEP_MODES).flatMap((mode) => likelyCauses({ mode, ...modes[mode],
+        server_us: modes[mode].server_cpu_us_per_request === null ? null : modes[mode].server_cpu_us_per_request + (modes[mode].proxy_cpu_us_per_request ?? 0) },
         { rps: modes[mode].predicted_rps, limit: modes[mode].predicted_limit }, near.modes[mode],
         { rttMs: c.rtt_ms, connections: c.connections, vus: c.vus, serverCores: machine.serverCores })))];
       cell.flagged = { reason: off.join('; '), likely_causes: causes };

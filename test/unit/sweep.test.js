@@ -64,12 +64,17 @@ test('offBy and likelyCauses: what is more than 15% off, and why', () => {
   assert.ok(causes.some((c) => /^client: k6 at 95%/.test(c)));
   assert.ok(causes.some((c) => /link bytes down per request 260 against the sweep's median 201/.test(c)));
   assert.ok(causes.some((c) => /^queueing: requests took 45.7 ms on average \(VUs ÷ RPS\) against an RTT of 20 ms, p50 40.0 ms and p99 90.0 ms/.test(c)));
-  // Predicted server-bound, measured at 1441 req/s × 408 µs = 59% of the one core: not the CPU, and the wait is named.
-  const idle = likelyCauses({ mode: 'grpc', rps: 1441, k6_cpu_pct: 36, failed: 0, link_down_per_request: 201, p50_ms: 40, p99_ms: 76, server_us: 408 },
-    { rps: 2291, limit: 'server' }, GRPC, { rttMs: 20, connections: 'keep-alive', vus: 64, serverCores: 1 });
-  assert.ok(idle.some((c) => /^not the server's CPU: its core was 59% busy/.test(c)), idle.join(' | '));
-  assert.ok(idle.some((c) => /^queueing: requests took 44.4 ms .* waited in toxiproxy or in tbf's queue/.test(c)), idle.join(' | '));
+  // Predicted server-bound, measured at 1000 req/s × 300 µs = 30% of the one core: not the CPU, and the wait is named.
+  const idle = likelyCauses({ mode: 'grpc', rps: 1000, k6_cpu_pct: 36, failed: 0, link_down_per_request: 201, p50_ms: 40, p99_ms: 76, server_us: 300 },
+    { rps: 3125, limit: 'server' }, GRPC, { rttMs: 20, connections: 'keep-alive', vus: 64, serverCores: 1 });
+  assert.ok(idle.some((c) => /^not the server's CPU: its core was 30% busy/.test(c)), idle.join(' | '));
+  assert.ok(idle.some((c) => /^queueing: requests took 64.0 ms .* waited in toxiproxy or in tbf's queue/.test(c)), idle.join(' | '));
   assert.ok(!idle.some((c) => /misses what held/.test(c)));
+  // 1559 req/s × 510 µs = 80% busy, each request dearer than the profile's 320 µs: the CPU, and why the model missed it.
+  const busy = likelyCauses({ mode: 'grpc', rps: 1559, k6_cpu_pct: 42, failed: 0, link_down_per_request: 201, p50_ms: 36, p99_ms: 79, server_us: 510 },
+    { rps: 3125, limit: 'server' }, GRPC, { rttMs: 20, connections: 'keep-alive', vus: 64, serverCores: 1 });
+  assert.ok(busy.some((c) => /^server CPU per request 510 µs .* against the model's 320 µs/.test(c)), busy.join(' | '));
+  assert.ok(busy.some((c) => /waited for the server's core, 80% busy/.test(c)), busy.join(' | '));
 });
 
 test('verdictLine: who serves more below and above the crossing, and what holds the loser', () => {
