@@ -143,7 +143,8 @@ async function clientCeilings(columns, scenario, settings, cores, scratch) {
       const ceiling = await measureClientCeiling({ mode, scenario, compression }, settings, cores, scratch);
       console.error(ceiling.rps === null ? `client's ceiling · ${scenario} · ${key}: not measured (${ceiling.reason})`
         : `client's ceiling · ${scenario} · ${key}: ${formatNumber(ceiling.rps, 0)} req/s against ${ceiling.listener}`
-          + `${ceiling.k6_cpu_pct === null ? '' : `, k6 at ${ceiling.k6_cpu_pct.toFixed(0)}% of its core`}`);
+          + `${ceiling.k6_cpu_pct === null ? '' : `, k6 at ${ceiling.k6_cpu_pct.toFixed(0)}% of its core`}`
+          + `${ceiling.server_cpu_pct === null ? '' : `, the bare server at ${ceiling.server_cpu_pct.toFixed(0)}% of its own`}`);
       byMode.set(id, ceiling);
     }
     ceilings[key] = byMode.get(id);

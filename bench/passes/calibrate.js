@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { k6Args, serverEnv } from '../invoke.js';
 import { MODES } from '../modes.js';
-import { runK6, startServer } from '../processes.js';
+import { cpuSecondsOf, runK6, startServer } from '../processes.js';
 import { figuresOf } from '../report/summary.js';
 import { readFile } from 'node:fs/promises';
 import { BenchError } from '../errors.js';
@@ -23,6 +23,8 @@ const WARMUP = '1s';
  * @property {string} duration how long (k6 duration)
  * @property {number} vus
  * @property {number|null} k6_cpu_pct k6's CPU over the run, % of its cores
+ * @property {number|null} server_cpu_pct the bare server's workers' CPU over the run, % of the server's cores: well
+ *   below 90 shows the ceiling is the client's, not the bare server's
  * @property {string} [reason] why it was not measured
  */
 
@@ -57,7 +59,7 @@ export async function measureClientCeiling({ mode, scenario, compression }, sett
   const { bare } = MODES[mode];
   const base = { listener: bare, duration: settings.CALIBRATE, vus: settings.VUS };
   const gap = calibrationGap({ compression, bare }, settings, cores);
-  if (gap) return { ...base, rps: null, k6_cpu_pct: null, reason: gap };
+  if (gap) return { ...base, rps: null, k6_cpu_pct: null, server_cpu_pct: null, reason: gap };
   const server = await startServer({ env: { ...serverEnv(null, { workers: settings.WORKERS }), MODE: bare }, cpus: cores.serverCpus });
   try {
     const host = `127.0.0.1:${server.ports[bare]}`;
@@ -75,9 +77,12 @@ export async function measureClientCeiling({ mode, scenario, compression }, sett
     };
     await run(WARMUP, path.join(scratch, `calibrate-${mode}-${scenario}-warmup.json`));
     const file = path.join(scratch, `calibrate-${mode}-${scenario}.json`);
+    const serverCpu = () => server.workerPids().reduce((sum, pid) => sum + cpuSecondsOf(pid), 0);
+    const before = { cpu: serverCpu(), at: performance.now() };
     const measured = await run(settings.CALIBRATE, file);
+    const serverPct = ((serverCpu() - before.cpu) / ((performance.now() - before.at) / 1000) / cores.serverCoreCount) * 100;
     const { rps } = figuresOf(file, JSON.parse(await readFile(file, 'utf8')));
-    return { ...base, rps, k6_cpu_pct: measured.cpu ? measured.cpu.utilization * 100 : null };
+    return { ...base, rps, k6_cpu_pct: measured.cpu ? measured.cpu.utilization * 100 : null, server_cpu_pct: serverPct };
   } finally {
     await server.stop();
   }

@@ -298,6 +298,12 @@ function notesOf(modes, clientBound) {
           + `${mode.runs[0].run?.client_ceiling?.listener ?? 'listener'})`
         : `k6 used ${CLIENT_BOUND_PCT}% or more of its core in the median run (${atLimit} of ${measured} runs)`;
       notes.push(`${key}: ${sign}, so the RPS is client-bound: the load generator, not the server, set the limit.`);
+    }
+    // The ceiling is the client's only if the bare server had CPU to spare while k6 ran against it.
+    const bareCpu = mode.runs[0].run?.client_ceiling?.server_cpu_pct;
+    if (typeof bareCpu === 'number' && bareCpu >= CLIENT_BOUND_PCT) {
+      notes.push(`${key}: the bare server used ${bareCpu.toFixed(0)}% of its cores during the client's ceiling, so that ceiling may be `
+        + 'the bare server\'s, not k6\'s: read the share with care.');
     } else if (mode.client_bound_by !== 'ceiling' && atLimit > 0) {
       notes.push(`${key}: k6 reached ${CLIENT_BOUND_PCT}% of its core in ${atLimit} of ${measured} runs, not in the median run: `
         + 'those runs measure k6 as much as the server.');

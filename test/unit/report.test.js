@@ -389,7 +389,7 @@ test('verdict with gzip or NODE_VERSIONS columns: the first gRPC/HTTP pair only 
 
 test('client-bound by the client\'s ceiling where it was measured: the share decides, k6\'s CPU only without it; a disagreement is said', () => {
   // client_share as bench/report/summary.js derives it: rps / client_ceiling_rps.
-  const ceiling = (rps, ceilingRps, cpu) => run('http', rps, { k6_cpu_pct: cpu, client_ceiling_rps: ceilingRps, client_share: rps / ceilingRps });
+  const ceiling = (rps, ceilingRps, cpu, extra = {}) => run('http', rps, { k6_cpu_pct: cpu, client_ceiling_rps: ceilingRps, client_share: rps / ceilingRps, ...extra });
   const shy = buildReport([{ key: 'http', runs: [ceiling(9500, 10000, 80), ceiling(9400, 10000, 85), ceiling(9600, 10000, 82)] }]);
   assert.equal(shy.modes.http.client_bound, true, 'at 0.95 of the ceiling with k6 below 90% of its core');
   assert.equal(shy.modes.http.client_bound_by, 'ceiling');
@@ -404,6 +404,10 @@ test('client-bound by the client\'s ceiling where it was measured: the share dec
   assert.match(reading, /k6 was client-bound for grpc \(k6 at 90% of its core or more\)/);
   assert.ok(busy.notes.some((n) => n.startsWith('grpc: k6 used 90% or more of its core in the median run')), busy.notes.join('\n'));
   assert.ok(shy.notes.some((n) => /^http: the median run reached 0\.95 of the client's ceiling \(10,000 req\/s against the bare /.test(n)), shy.notes.join('\n'));
+  assert.ok(!shy.notes.some((n) => /bare server used/.test(n)));
+  // A bare server at its own limit during the calibration: the ceiling may be its, and the notes say so.
+  const hot = buildReport([{ key: 'http', runs: [ceiling(9500, 10000, 80, { run: { client_ceiling: { listener: 'baseline-http', server_cpu_pct: 97 } } })] }]);
+  assert.ok(hot.notes.some((n) => /^http: the bare server used 97% of its cores during the client's ceiling/.test(n)), hot.notes.join('\n'));
   // Neither measured (a summary of a k6 run by hand): not client-bound, and nothing claimed.
   const manual = buildReport([{ key: 'http', runs: [run('http', 100, { k6_cpu_pct: null })] }]);
   assert.equal(manual.modes.http.client_bound_by, null);
