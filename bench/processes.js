@@ -99,6 +99,29 @@ export async function waitGone(pids, timeoutMs) {
  * @property {() => Promise<void>} kill SIGKILL to the primary and every worker it logged
  */
 
+/** Servers started by this process and not yet exited: a signal to the job stops them, as they do not end by themselves. */
+const liveServers = new Set();
+const onSignal = (signal) => {
+  process.off('SIGINT', onSignal);
+  process.off('SIGTERM', onSignal);
+  for (const proc of liveServers) if (proc.exitCode === null) proc.kill('SIGTERM');
+  process.kill(process.pid, signal); // then end as the signal would have
+};
+const watchServer = (proc) => {
+  if (!liveServers.size) {
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+  }
+  liveServers.add(proc);
+  proc.once('exit', () => {
+    liveServers.delete(proc);
+    if (!liveServers.size) {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+  });
+};
+
 /**
  * Spawns `node server` (on 127.0.0.1, one worker unless env says otherwise,
  * every listener on a free port unless env sets it) and resolves once the
@@ -122,6 +145,7 @@ export async function startServer({ env = {}, cpus, readyTimeoutMs = 15000, node
     env: { ...process.env, HOST: '127.0.0.1', WORKERS: '1', COMPRESSION: 'off', ...env, ...portEnv((name) => ports[name]) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  watchServer(proc);
   const lines = [];
   const waiters = new Set();
   let output = '';

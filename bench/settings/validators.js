@@ -20,9 +20,10 @@ export function durationMs(text) {
 
 /**
  * envalid validator of a k6 duration (kept as text, as k6 takes it), for every job's settings.
- * @param {{allowZero?: boolean, minMs?: number}} [bounds] allowZero: '0s' is accepted; minMs: the least (ms)
+ * @param {{allowZero?: boolean, minMs?: number}} [bounds] allowZero: '0s' is accepted, and a bare '0' (as '0s'); minMs: the least (ms)
  */
 export const duration = ({ allowZero = false, minMs = 0 } = {}) => makeValidator((input) => {
+  if (allowZero && /^0+$/.test(String(input).trim())) return '0s'; // a bare 0, as the docs write CALIBRATE=0
   const ms = durationMs(String(input));
   if (ms < minMs) throw new Error(`must be at least ${minMs / 1000}s`);
   if (ms === 0 && !allowZero) throw new Error('must be longer than 0');

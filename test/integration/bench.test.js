@@ -47,7 +47,9 @@ test('bash bench.sh measures both modes and writes the Markdown and JSON reports
     assert.ok(m.client_ceiling_rps > 0, `${mode}: client's ceiling measured`);
     assert.equal(m.client_bound_by, 'ceiling');
     assert.equal(m.client_bound, m.client_share >= 0.9, `${mode}: share ${m.client_share}`);
-    assert.match(bench.stderr, new RegExp(`^client's ceiling · user · ${mode}: [\\d,]+ req/s against baseline-${mode}, k6 at \\d+% of its core$`, 'm'));
+    assert.match(bench.stderr, new RegExp(`^client's ceiling · user · ${mode}: [\\d,]+ req/s against baseline-${mode}, k6 at \\d+% of its core, the bare server at \\d+% of its own$`, 'm'));
+    const ceiling = m.runs[0].run.client_ceiling;
+    assert.ok(ceiling.server_cpu_pct > 0 && ceiling.server_cpu_pct <= 105 && ceiling.k6_cpu_pct > 0, `${mode}: CPU of both sides during the ceiling`);
     // The server's own accounting of the measured window (its admin endpoint, read around the k6 run).
     assert.ok(m.server_cpu_us_per_request > 0, `${mode}: server CPU µs/request`);
     assert.ok(m.server_cpu_user_us_per_request > 0 && m.server_cpu_system_us_per_request >= 0, `${mode}: user/system CPU`);

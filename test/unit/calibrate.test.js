@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { calibrationGap } from '../../bench/passes/calibrate.js';
+import { readBenchSettings } from '../../bench/settings/bench.js';
 
 const settings = { K6_INSTANCES: 1, CALIBRATE: '3s' };
 const cores = { k6Cpus: '1', serverCpus: '0' };
@@ -15,3 +16,10 @@ test('a raw column on two cores with one k6 is calibrated; CALIBRATE=0, no bare 
   assert.match(calibrationGap({ bare: 'baseline-http', compression: 'off' }, { ...settings, K6_INSTANCES: 2 }, cores), /K6_INSTANCES > 1/);
   assert.match(calibrationGap({ bare: 'baseline-http', compression: 'off' }, settings, {}), /one core/);
 });
+
+test('CALIBRATE=0, as the docs write it, is read as 0s (skipped); a word is refused in one line', () => {
+  assert.equal(readBenchSettings({ CALIBRATE: '0' }).CALIBRATE, '0s');
+  assert.equal(readBenchSettings({ CALIBRATE: '5s' }).CALIBRATE, '5s');
+  assert.throws(() => readBenchSettings({ CALIBRATE: 'x' }), /^BenchError: invalid setting CALIBRATE="x": must be a k6 duration/);
+});
+

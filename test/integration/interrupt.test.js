@@ -1,0 +1,56 @@
+// A job stopped by a signal (a user's kill, a CI timeout) stops the servers it started: they would not end by
+// themselves, and an orphaned server holds a core through every later run.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { test } from 'node:test';
+import { isAlive } from '../../bench/processes.js';
+import { k6Bin } from '../helpers/k6.js';
+import { ROOT } from '../helpers/server.js';
+
+/** The pids of a process's children, from each process's parent in /proc/<pid>/stat (Linux). */
+const childrenOf = (pid) => readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((d) => {
+  try {
+    const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
+  } catch { return false; } // gone meanwhile
+}).map(Number);
+const cmdline = (pid) => { try { return readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').filter(Boolean).join(' '); } catch { return ''; } };
+
+for (const signal of ['SIGTERM', 'SIGINT']) {
+  test(`${signal} to a running job stops the servers it started, then the job ends by the signal`, async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'interrupt-'));
+    // A long measured run, so the signal comes while the server serves k6; no pinning, to find it as the job's child.
+    const job = spawn(process.execPath, ['bench/cli.js', 'run'], {
+      cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, K6_BIN: k6Bin(), DURATION: '60s', WARMUP: '1s', VUS: '2', REPEATS: '1', CAPACITY: '0', CALIBRATE: '0', RESULTS_DIR: dir },
+    });
+    let stderr = '';
+    job.stderr.on('data', (chunk) => { stderr += chunk; });
+    try {
+      const deadline = Date.now() + 30000;
+      let servers = [];
+      while (!servers.length && Date.now() < deadline && job.exitCode === null) {
+        await sleep(200);
+        // The server is the job's child, or taskset's that exec'd into it: either way its command line ends in `server`.
+        servers = childrenOf(job.pid).filter((pid) => / server$/.test(cmdline(pid)));
+      }
+      assert.ok(servers.length, `no server started within 30 s: ${stderr}`);
+      const workers = servers.flatMap(childrenOf);
+      job.kill(signal);
+      const [code, endedBy] = await once(job, 'exit');
+      assert.equal(endedBy, signal, `the job ended by its signal (code ${code})`);
+      const gone = Date.now() + 5000;
+      while ([...servers, ...workers].some(isAlive) && Date.now() < gone) await sleep(100);
+      assert.deepEqual([...servers, ...workers].filter(isAlive), [], 'every server process stopped');
+    } finally {
+      if (job.exitCode === null && job.signalCode === null) job.kill('SIGKILL');
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+}
