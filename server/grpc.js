@@ -1,6 +1,5 @@
 // The gRPC listener: @grpc/grpc-js serving the scenarios' unary RPCs, with server reflection
 // and the standard health service (grpc.health.v1.Health).
-import { promisify } from 'node:util';
 import grpc from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation } from 'grpc-health-check';
@@ -10,6 +9,7 @@ import {
 } from '../proto/index.js';
 import { SCENARIOS, SERVICE_NAME } from '../proto/payload.js';
 import { guardHttp2Server } from './h2-guard.js';
+import { bindInsecure } from './grpc-bind.js';
 import { gzipResponses } from './grpc-gzip.js';
 import { GRPC_HEALTH_SERVICES } from './health.js';
 import { servedRequests } from './served.js';
@@ -141,16 +141,8 @@ export async function startGrpc({ host, port, log, health, settings }) {
     for (const name of GRPC_HEALTH_SERVICES) healthService.setStatus(name, serving ? 'SERVING' : 'NOT_SERVING');
   });
   healthService.addToServer(server);
-  try {
-    await promisify(server.bindAsync.bind(server))(`${host.includes(':') ? `[${host}]` : host}:${port}`,
-      grpc.ServerCredentials.createInsecure());
-  } catch (err) {
-    // grpc-js reports every failure of bindAsync as one message, its own defects included; recover the
-    // errno of an address's failure for a clear error, and leave anything else without one (server/worker.js).
-    const errno = /\b(EADDRINUSE|EACCES|EADDRNOTAVAIL|EAFNOSUPPORT|EINVAL|ENOTFOUND)\b/.exec(err.message)?.[1];
-    if (errno) err.code = errno;
-    throw err;
-  }
+  // The errno of an address's failure is the error's code, for a clear error (server/worker.js).
+  await bindInsecure(/** @type {grpc.Server} */ (/** @type {unknown} */ (server)), host, port);
   if (guards.length === 0) {
     server.forceShutdown();
     throw Object.assign(new Error('grpc-js built its HTTP/2 server without createHttp2Server: the HTTP/2 bounds '
