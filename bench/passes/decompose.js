@@ -20,13 +20,17 @@ export const DECOMPOSITION = LISTENER_NAMES;
  * Runs the pass for one scenario: per repeat, a fresh server (one process tree,
  * MODE=all) and each listener warmed up, then measured.
  * @param {{scenario: string, settings: import('../settings/bench.js').BenchSettings, cores: ReturnType<import('../settings/cores.js').splitCores>,
- *   durationS: number, warmupS: number}} options
+ *   durationS: number, warmupS: number, listeners?: readonly string[], connections?: number, streams?: number}} options
+ *   listeners: those loaded, in turn (default: every one, DECOMPOSITION); connections: per listener (default VUS);
+ *   streams: requests in flight per HTTP/2 connection (h2load -m, default 1)
  * @returns {Promise<Record<string, Array<Awaited<ReturnType<typeof measureCapacity>> & {profile?: object}>>>} runs per
  *   listener; with PROFILE=1 each carries its profile (bench/passes/profile.js stopProfiles), written to RESULTS_DIR too
  * @throws {BenchError} when the server does not start or a tool fails
  */
-export async function measureDecomposition({ scenario, settings, cores, durationS, warmupS }) {
-  const runs = Object.fromEntries(DECOMPOSITION.map((l) => [l, []]));
+export async function measureDecomposition({
+  scenario, settings, cores, durationS, warmupS, listeners = DECOMPOSITION, connections = settings.VUS, streams = 1,
+}) {
+  const runs = Object.fromEntries(listeners.map((l) => [l, []]));
   const stamp = fileStamp();
   for (let repeat = 1; repeat <= settings.REPEATS; repeat++) {
     let server;
@@ -40,9 +44,9 @@ export async function measureDecomposition({ scenario, settings, cores, duration
       throw new BenchError(`the server (MODE=all) did not start: ${err.message}`);
     }
     try {
-      for (const listener of DECOMPOSITION) {
+      for (const listener of listeners) {
         console.error(`--- ${scenario}, decomposition run ${repeat} of ${settings.REPEATS}: ${listener}`);
-        const load = { listener, scenario, host: `127.0.0.1:${server.ports[listener]}`, connections: settings.VUS, cpus: cores.k6Cpus };
+        const load = { listener, scenario, host: `127.0.0.1:${server.ports[listener]}`, connections, streams, cpus: cores.k6Cpus };
         if (warmupS > 0) await measureCapacity({ ...load, durationS: warmupS });
         if (!admin) {
           runs[listener].push(await measureCapacity({ ...load, durationS }));
