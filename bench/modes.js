@@ -10,6 +10,8 @@
  * @property {string} listener the server listener it loads (server/listeners.js)
  * @property {string} [bare] the listener that sends the same bytes at next to no cost (node:http or node:http2 alone): what
  *   the client's ceiling is measured against (bench/passes/calibrate.js; without one, none is measured)
+ * @property {string} [peer] the listener a user would run instead, with the same library and payload and nothing of the
+ *   project's on it: what `npm run targets` measures the mode's listener against (ours ÷ peer, peer ÷ bare, ours ÷ bare)
  * @property {{local: string, remote: string}} scripts its k6 scripts, by target (local: loopback;
  *   remote: another address), relative to the repository
  * @property {{local: string, remote: string}} hostVars the variable each script reads its host:port from
@@ -31,6 +33,7 @@ export const MODES = Object.freeze({
     label: 'HTTP (JSON)',
     listener: 'http',
     bare: 'baseline-http',
+    peer: 'peer-http',
     scripts: { local: 'http-tests/local.js', remote: 'http-tests/remote.js' },
     hostVars: { local: 'LOCAL_HTTP_HOST', remote: 'REMOTE_HTTP_HOST' },
     minimalScript: 'bench/k6-minimal/http.js',
@@ -41,6 +44,7 @@ export const MODES = Object.freeze({
     label: 'gRPC (protobuf)',
     listener: 'grpc',
     bare: 'baseline-grpc',
+    peer: 'peer-grpc',
     scripts: { local: 'grpc-tests/local.js', remote: 'grpc-tests/remote.js' },
     hostVars: { local: 'LOCAL_GRPC_HOST', remote: 'REMOTE_GRPC_HOST' },
     minimalScript: 'bench/k6-minimal/grpc.js',

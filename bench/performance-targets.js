@@ -1,9 +1,13 @@
-// The project's performance targets (issue 5), in one place: the least RPS ratio each pair must
+// The project's performance targets (issues 5 and 24), in one place: the least RPS ratio each pair must
 // reach, measured with one server worker on one core and the load generator on another
 // (npm run targets; DECOMPOSE=1 shows the first two too).
 
 /** Least RPS ratio, by pair (numerator/denominator). */
 export const PERFORMANCE_TARGETS = Object.freeze({
+  /** the project's fastify listener, hardening and accounting on, over a plain fastify app with the same schema (issue 24) */
+  'http/peer-http': 0.97,
+  /** the project's grpc-js listener, hardening, interceptor and accounting on, over a plain grpc-js server (issue 24) */
+  'grpc/peer-grpc': 0.97,
   /** fastify (JSON, HTTP/1.1) over bare node:http with the same body */
   'http/baseline-http': 0.9,
   /** grpc-js over bare node:http2 speaking gRPC framing with the same bytes */

@@ -1,9 +1,10 @@
 // What serving costs each process (issue 6), as prom-client metrics read at scrape time:
-// requests served, CPU time, RSS and heap (now and peak), event-loop delay, GC pauses.
+// requests served, CPU time, RSS and heap (now and peak), event-loop delay, GC pauses, bytes allocated on the V8 heap.
 // Workers answer the primary's requests for their metrics over cluster IPC
 // (prom-client's AggregatorRegistry); the primary serves them all on the admin endpoint.
 // Every series carries the process's `pid` label, so per-worker figures survive aggregation.
 import { PerformanceObserver } from 'node:perf_hooks';
+import v8 from 'node:v8';
 import client from 'prom-client';
 import { servedRequests } from './served.js';
 
@@ -24,7 +25,7 @@ export const MEMORY_SAMPLE_MS = 100;
  * metrics (CPU `process_cpu_{user,system}_seconds_total`, RSS `process_resident_memory_bytes`,
  * heap `nodejs_heap_size_used_bytes`, event-loop delay `nodejs_eventloop_lag_p50_seconds`
  * and `_p99_`, reset at each scrape) and this module's own: `server_gc_pause_seconds_total`,
- * `server_gc_runs_total`, `server_resident_memory_peak_bytes` and `server_heap_used_peak_bytes`
+ * `server_gc_runs_total`, `server_heap_allocated_bytes_total`, `server_resident_memory_peak_bytes` and `server_heap_used_peak_bytes`
  * (sampled every MEMORY_SAMPLE_MS, reset at each scrape), `server_eventloop_resolution_seconds`.
  * @param {import('prom-client').Registry} registry
  * @param {string} prefix '' in a worker; 'server_primary_' in the primary, whose metrics sit
@@ -63,6 +64,29 @@ function registerProcessMetrics(registry, prefix) {
     collect() {
       this.inc(gc.runs - reported.runs);
       reported.runs = gc.runs;
+    },
+  });
+
+  // Bytes allocated on the V8 heap. Node 24's v8.getHeapStatistics() has no total_allocated_bytes; but the heap's used size
+  // grows only by allocation between two GCs and shrinks only in a GC, so what was allocated since the start is the used
+  // size's growth plus what every GC freed (used before it − used after it). v8.GCProfiler records each GC's sizes at the
+  // GC itself, nothing per allocation; it is read and restarted at each scrape (a GC in the instant between its stop and
+  // start would go uncounted, so the counter never steps back on that account).
+  const allocation = { profiler: new v8.GCProfiler(), freed: 0, startUsed: v8.getHeapStatistics().used_heap_size, reported: 0 };
+  allocation.profiler.start();
+  new Counter({
+    name: `${own}heap_allocated_bytes_total`,
+    help: 'Bytes allocated on the V8 heap since the accounting started: heap-used growth plus what each GC freed (v8.GCProfiler).',
+    registers,
+    collect() {
+      for (const { beforeGC, afterGC } of allocation.profiler.stop().statistics) {
+        allocation.freed += beforeGC.heapStatistics.usedHeapSize - afterGC.heapStatistics.usedHeapSize;
+      }
+      allocation.profiler.start();
+      const total = v8.getHeapStatistics().used_heap_size - allocation.startUsed + allocation.freed;
+      if (total <= allocation.reported) return;
+      this.inc(total - allocation.reported);
+      allocation.reported = total;
     },
   });
 

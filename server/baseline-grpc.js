@@ -1,12 +1,13 @@
 // Baseline: bare node:http2 speaking gRPC's unary framing (a length-prefixed
 // message, then a grpc-status trailer) with the very protobuf bytes grpc-js
 // sends for each scenario, encoded once. What grpc-js adds per call shows as
-// the gap between the two in the main job's capacity pass.
+// the gap between the two in the main job's capacity pass. Bare (issue 24): none of the HTTP/2 guard
+// (server/h2-guard.js) and no drain on the request path, so "framework ÷ bare" means what it says; the
+// hostile-client tests leave it out (server/listeners.js `hardened`).
 // Source of the framing: https://github.com/grpc/grpc/blob/master/doc/PROTOCOL-HTTP2.md
 import http2 from 'node:http2';
 import { grpcFrame, methodOf, scenarioKeyOf, scenarioPayloads } from '../proto/index.js';
 import { SERVICE_NAME } from '../proto/payload.js';
-import { guardHttp2Server, h2Settings } from './h2-guard.js';
 
 const GRPC_OK = '0';
 const GRPC_INVALID_ARGUMENT = '3';
@@ -25,20 +26,27 @@ const trailersOnly = (stream, grpcStatus) => {
  * Starts the bare gRPC server of one worker: a POST to `/<service>/<method>`
  * whose request selects a scenario answers with its framed message and
  * grpc-status 0; an unknown method gets UNIMPLEMENTED, an unknown request INVALID_ARGUMENT.
- * The HTTP/2 bounds and defences of server/h2-guard.js apply.
- * @param {{host: string, port: number, log: import('pino').Logger, settings: import('./settings.js').ServerSettings}} options
+ * @param {{host: string, port: number, settings: {MAX_BODY_BYTES: number}}} options MAX_BODY_BYTES: the largest request
+ *   message, as grpc-js's grpc.max_receive_message_length
  * @returns {Promise<{close: () => Promise<void>, forceClose: () => void}>}
  * @throws {NodeJS.ErrnoException} from listen (EADDRINUSE, ...)
  */
-export async function startBaselineGrpc({ host, port, log, settings }) {
+export async function startBaselineGrpc({ host, port, settings }) {
   const frames = new Map();
   const requestTypes = new Map();
   for (const [key, { rpc, type, message }] of scenarioPayloads({ port, workerPid: process.pid })) {
     frames.set(key, grpcFrame(type.encode(message).finish()));
     requestTypes.set(`/${SERVICE_NAME}/${rpc}`, { type: methodOf(rpc).resolvedRequestType, keyOf: scenarioKeyOf(rpc) });
   }
-  const server = http2.createServer({ settings: h2Settings(settings) });
-  const guard = guardHttp2Server(server, { settings, log, listener: 'baseline-grpc' });
+  const server = http2.createServer();
+  // Kept for a forced close only: node:http2 has no closeAllConnections.
+  const sessions = new Set();
+  server.on('session', (session) => {
+    sessions.add(session);
+    session.once('close', () => sessions.delete(session));
+    // A peer's protocol error or a reset socket ends the session; without a listener it would end the worker.
+    session.on('error', ignore);
+  });
   server.on('stream', (stream, headers) => {
     // A reset or a broken session surfaces here; the stream is gone either way.
     stream.on('error', ignore);
@@ -76,13 +84,11 @@ export async function startBaselineGrpc({ host, port, log, settings }) {
     server.listen({ host, port }, () => resolve(undefined));
   });
   return {
-    close: async () => {
-      await guard.announceShutdown();
-      await new Promise((resolve) => {
-        server.close(() => resolve());
-        guard.closeSessions();
-      });
-    },
-    forceClose: guard.destroySessions,
+    // Node's close() stops accepting and sends each session its GOAWAY; the sessions end as their streams do.
+    close: () => new Promise((resolve) => {
+      server.close(() => resolve());
+      for (const session of sessions) session.close();
+    }),
+    forceClose: () => { for (const session of sessions) session.destroy(); },
   };
 }

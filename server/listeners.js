@@ -11,7 +11,10 @@
  * @property {number} defaultPort its port when the setting is unset
  * @property {string} protocol how it names itself in errors ("HTTP port … cannot be bound")
  * @property {string} label what it serves, for tables: encoding · transport · implementation
- * @property {'HTTP/1.1'|'HTTP/2'} transport what its clients speak (HTTP/2: guarded by server/h2-guard.js)
+ * @property {'HTTP/1.1'|'HTTP/2'} transport what its clients speak
+ * @property {boolean} hardened whether the project's hardening applies (server/h1-guard.js or server/h2-guard.js, the
+ *   drain): the listeners compared are; the anchors (bare baselines, peers) are run as their library's users run them,
+ *   and the hostile-client and HTTP/2 shutdown tests leave them out
  * @property {{tool: 'wrk'|'h2load', request: 'get'|'grpc'}} load the native load generator of the capacity
  *   and decomposition passes, and how it asks: 'get' the scenario's HTTP path, 'grpc' its request message
  *   POSTed in gRPC framing
@@ -23,41 +26,54 @@
 
 /**
  * Every listener, in the decomposition table's order. `http` and `grpc` are the comparison;
- * the others take it apart (encoding vs transport, framework vs bare protocol).
+ * the others take it apart (encoding vs transport, framework vs bare protocol), or anchor it: the peers are what a user
+ * would write instead with the same library (issue 24), so "ours ÷ peer" is the cost of the project's own code.
  * @type {Readonly<Record<string, Readonly<Listener>>>}
  */
 export const LISTENERS = Object.freeze({
   http: {
     portSetting: 'HTTP_PORT', defaultPort: 3000, protocol: 'HTTP', label: 'JSON · HTTP/1.1 · fastify',
-    transport: 'HTTP/1.1', load: { tool: 'wrk', request: 'get' }, probe: 'http',
+    transport: 'HTTP/1.1', load: { tool: 'wrk', request: 'get' }, hardened: true, probe: 'http',
     start: async (options) => (await import('./http.js')).startHttp(options),
   },
   'protobuf-h1': {
     portSetting: 'PROTOBUF_H1_PORT', defaultPort: 3002, protocol: 'HTTP protobuf', label: 'protobuf · HTTP/1.1 · fastify',
-    transport: 'HTTP/1.1', load: { tool: 'wrk', request: 'get' }, probe: null,
+    transport: 'HTTP/1.1', load: { tool: 'wrk', request: 'get' }, hardened: true, probe: null,
     start: async (options) => (await import('./http.js')).startHttp({ ...options, encoding: 'protobuf' }),
   },
   'json-h2': {
     portSetting: 'JSON_H2_PORT', defaultPort: 3001, protocol: 'HTTP/2 JSON', label: 'JSON · HTTP/2 (h2c) · fastify',
-    transport: 'HTTP/2', load: { tool: 'h2load', request: 'get' }, probe: null,
+    transport: 'HTTP/2', load: { tool: 'h2load', request: 'get' }, hardened: true, probe: null,
     start: async (options) => (await import('./http.js')).startHttp({ ...options, http2: true }),
   },
   grpc: {
     portSetting: 'GRPC_PORT', defaultPort: 4000, protocol: 'gRPC', label: 'protobuf · gRPC (HTTP/2) · grpc-js',
-    transport: 'HTTP/2', load: { tool: 'h2load', request: 'grpc' }, probe: 'grpc',
+    transport: 'HTTP/2', load: { tool: 'h2load', request: 'grpc' }, hardened: true, probe: 'grpc',
     start: async (options) => (await import('./grpc.js')).startGrpc(options),
   },
   'baseline-http': {
     portSetting: 'BASELINE_HTTP_PORT', defaultPort: 3003, protocol: 'baseline node:http',
     label: 'same JSON bytes · HTTP/1.1 · bare node:http',
-    transport: 'HTTP/1.1', load: { tool: 'wrk', request: 'get' }, probe: null,
+    transport: 'HTTP/1.1', load: { tool: 'wrk', request: 'get' }, hardened: false, probe: null,
     start: async (options) => (await import('./baseline-http.js')).startBaselineHttp(options),
   },
   'baseline-grpc': {
     portSetting: 'BASELINE_GRPC_PORT', defaultPort: 4001, protocol: 'baseline node:http2 gRPC',
     label: 'same protobuf bytes · gRPC framing · bare node:http2',
-    transport: 'HTTP/2', load: { tool: 'h2load', request: 'grpc' }, probe: null,
+    transport: 'HTTP/2', load: { tool: 'h2load', request: 'grpc' }, hardened: false, probe: null,
     start: async (options) => (await import('./baseline-grpc.js')).startBaselineGrpc(options),
+  },
+  'peer-http': {
+    portSetting: 'PEER_HTTP_PORT', defaultPort: 3005, protocol: 'peer fastify',
+    label: 'same JSON · HTTP/1.1 · plain fastify app (peer)',
+    transport: 'HTTP/1.1', load: { tool: 'wrk', request: 'get' }, hardened: false, probe: null,
+    start: async (options) => (await import('./peer-http.js')).startPeerHttp(options),
+  },
+  'peer-grpc': {
+    portSetting: 'PEER_GRPC_PORT', defaultPort: 4005, protocol: 'peer grpc-js',
+    label: 'same protobuf · gRPC (HTTP/2) · plain grpc-js, proto-loader (peer)',
+    transport: 'HTTP/2', load: { tool: 'h2load', request: 'grpc' }, hardened: false, probe: null,
+    start: async (options) => (await import('./peer-grpc.js')).startPeerGrpc(options),
   },
 });
 

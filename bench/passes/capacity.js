@@ -55,10 +55,11 @@ export async function measureColumnCapacity({ mode, scenario, compression = 'off
 
 /**
  * Loads one listener with its native tool for a while, at a fixed concurrency
- * (one request in flight per connection, like a k6 VU).
+ * (one request in flight per connection, like a k6 VU, unless `streams` says more).
  * @param {{listener: string, scenario: string, host: string, connections: number, durationS: number, cpus?: string,
- *   compression?: 'off'|'gzip'}} options
+ *   compression?: 'off'|'gzip', streams?: number}} options
  *   listener: a listener's name (server/listeners.js: its `load` says which tool and request); cpus: taskset CPU list for the tool;
+ *   streams: requests in flight per HTTP/2 connection (h2load -m; default 1; wrk has one per connection whatever it says);
  *   compression: gzip asks for gzipped responses as k6 does (`Accept-Encoding: gzip`, or gzip in `grpc-accept-encoding`)
  * @returns {Promise<{tool: string, rps: number, requests: number, failed: number, received_per_request: number,
  *   headers_per_request: number|null}>} rps in req/s; bytes per request as the tool counts them
@@ -66,7 +67,7 @@ export async function measureColumnCapacity({ mode, scenario, compression = 'off
  *   or socket errors (h2load does not read grpc-status trailers)
  * @throws {BenchError} when the tool fails or prints nothing it can parse
  */
-export async function measureCapacity({ listener, scenario, host, connections, durationS, cpus, compression = 'off' }) {
+export async function measureCapacity({ listener, scenario, host, connections, durationS, cpus, compression = 'off', streams = 1 }) {
   const { tool, request } = LISTENERS[listener].load;
   const gzip = compression === 'gzip' ? ['-H', request === 'grpc' ? 'grpc-accept-encoding: gzip' : 'Accept-Encoding: gzip'] : [];
   const { httpPath, rpc, request: message } = SCENARIOS[scenario];
@@ -76,12 +77,12 @@ export async function measureCapacity({ listener, scenario, host, connections, d
     if (tool === 'wrk') {
       args = ['-t1', `-c${connections}`, `-d${durationS}s`, '-s', WRK_BYTES, ...gzip, `http://${host}${httpPath}`];
     } else if (request === 'get') {
-      args = ['-t1', '-c', String(connections), '-m', '1', '-D', String(durationS), ...gzip, `http://${host}${httpPath}`];
+      args = ['-t1', '-c', String(connections), '-m', String(streams), '-D', String(durationS), ...gzip, `http://${host}${httpPath}`];
     } else {
       const { resolvedRequestType: type } = methodOf(rpc);
       const body = path.join(dir, 'request.bin');
       await writeFile(body, grpcFrame(type.encode(type.fromObject(message)).finish()));
-      args = ['-t1', '-c', String(connections), '-m', '1', '-D', String(durationS), '-d', body,
+      args = ['-t1', '-c', String(connections), '-m', String(streams), '-D', String(durationS), '-d', body,
         '-H', 'content-type: application/grpc', '-H', 'te: trailers', ...gzip, `http://${host}/${rpcPath(rpc)}`];
     }
     let stdout;

@@ -16,22 +16,37 @@ const EFFECTS = [
   ['both, as gRPC does it (grpc-js vs fastify JSON)', 'grpc', 'http', null],
   ['fastify over bare node:http, same body', 'http', 'baseline-http', PERFORMANCE_TARGETS['http/baseline-http']],
   ['grpc-js over bare node:http2 gRPC framing, same bytes', 'grpc', 'baseline-grpc', PERFORMANCE_TARGETS['grpc/baseline-grpc']],
+  ['ours over its peer: the fastify listener over a plain fastify app', 'http', 'peer-http', PERFORMANCE_TARGETS['http/peer-http']],
+  ['the peer over bare: a plain fastify app over bare node:http', 'peer-http', 'baseline-http', null],
+  ['ours over its peer: the grpc-js listener over a plain grpc-js server', 'grpc', 'peer-grpc', PERFORMANCE_TARGETS['grpc/peer-grpc']],
+  ['the peer over bare: a plain grpc-js server over bare node:http2', 'peer-grpc', 'baseline-grpc', null],
 ];
 
 /**
+ * The RPS ratio of two listeners per repeat: each repeat loads every listener of one server in turn, so ratios pair up.
+ * @param {Record<string, Array<{rps: number}>>} runs runs per listener, one per repeat
+ * @param {string} a numerator listener
+ * @param {string} b denominator listener
+ * @returns {number[]} one ratio per repeat
+ */
+export const pairedRatios = (runs, a, b) => runs[a].map((r, i) => r.rps / runs[b][i].rps);
+
+/**
  * The decomposition report of one scenario: each listener's median RPS with
- * its spread, bytes per request, and the ratios that isolate each effect.
+ * its spread, bytes per request, and the ratios that isolate each effect (those whose two listeners were measured).
  * @param {string} scenario
  * @param {Record<string, Array<{tool: string, rps: number, requests?: number, failed: number, received_per_request: number,
  *   headers_per_request: number|null, profile?: any}>>} runs
- * @returns {{scenario: string, listeners: Record<string, object>, effects: Array<{effect: string, of: string, ratio: number,
+ * @param {string} [load] how the listeners were loaded, for the title (default 'wrk/h2load': each at VUS connections, one
+ *   request in flight on each)
+ * @returns {{scenario: string, load: string, listeners: Record<string, object>, effects: Array<{effect: string, of: string, ratio: number,
  *   min: number, max: number, runs: number[], target: number|null, met: boolean|null}>,
  *   profiles: Array<{pair: string[], breakdown: import('./profile.js').Breakdown}>}} profiles: with PROFILE=1, each framework
- *   beside its bare baseline (PROFILED_PAIRS)
+ *   beside its bare baseline and its peer (PROFILED_PAIRS)
  *   listeners[name].rps = {median, min, max} in req/s; received_per_request in bytes (median);
  *   an effect's ratio is the median of its per-repeat ratios, min and max their range
  */
-export function decompositionReport(scenario, runs) {
+export function decompositionReport(scenario, runs, load = 'wrk/h2load') {
   const listeners = {};
   for (const [name, list] of Object.entries(runs)) {
     const headers = list.map((r) => r.headers_per_request).filter((h) => h !== null);
@@ -45,9 +60,9 @@ export function decompositionReport(scenario, runs) {
       headers_per_request: spread(headers)?.median ?? null,
     };
   }
-  // Each repeat loads every listener of one server in turn, so ratios pair up per repeat.
-  const effects = EFFECTS.map(([effect, a, b, target]) => {
-    const ratios = runs[a].map((r, i) => r.rps / runs[b][i].rps);
+  // The effects of the listeners measured (a pass may load a few of them).
+  const effects = EFFECTS.filter(([, a, b]) => runs[a] && runs[b]).map(([effect, a, b, target]) => {
+    const ratios = pairedRatios(runs, a, b);
     const { median: ratio, min, max } = spread(ratios);
     return { effect, of: `${a}/${b}`, ratio, min, max, runs: ratios, target, met: target === null ? null : ratio >= target };
   });
@@ -55,11 +70,11 @@ export function decompositionReport(scenario, runs) {
   const profiled = (name) => (runs[name] ?? []).filter((r) => r.profile && r.requests > 0).map((r) => ({ profile: r.profile, requests: r.requests }));
   const profiles = PROFILED_PAIRS.filter((pair) => pair.every((name) => profiled(name).length))
     .map((pair) => ({ pair, breakdown: profileBreakdown(pair.map((name) => [name, profiled(name)])) }));
-  return { scenario, listeners, effects, profiles };
+  return { scenario, load, listeners, effects, profiles };
 }
 
-/** The pairs whose profiles the decomposition puts side by side: the bare server first, the framework second. */
-const PROFILED_PAIRS = [['baseline-http', 'http'], ['baseline-grpc', 'grpc']];
+/** The pairs whose profiles the decomposition puts side by side: the bare server (or the peer) first, ours second. */
+const PROFILED_PAIRS = [['baseline-http', 'http'], ['baseline-grpc', 'grpc'], ['peer-http', 'http'], ['peer-grpc', 'grpc']];
 
 const fmt = formatNumber;
 
@@ -85,6 +100,6 @@ export function renderDecomposition(report) {
   const { repeats } = Object.values(report.listeners)[0];
   const profiles = (report.profiles ?? []).map(({ pair, breakdown }) => `\n${renderBreakdown(breakdown, pair,
     `Where the CPU goes, \`${pair[1]}\` beside \`${pair[0]}\` under ${report.listeners[pair[1]].tool}`)}`).join('');
-  return `### Decomposition, scenario \`${report.scenario}\` · server capacity under wrk/h2load · ${repeats} run(s) per listener\n\n`
+  return `### Decomposition, scenario \`${report.scenario}\` · server capacity under ${report.load ?? 'wrk/h2load'} · ${repeats} run(s) per listener\n\n`
     + `${listeners}\n\n${effects}\n${profiles}`;
 }

@@ -107,6 +107,9 @@ export const ROWS = Object.freeze([
     what: 'garbage-collection pauses in the window, summed over the workers, from `perf_hooks` GC entries' },
   { label: 'GC pause per 1000 requests (ms)', field: 'server_gc_ms_per_1k_requests', digits: 2, how: 'median',
     what: 'the same per 1000 requests served' },
+  { label: 'bytes allocated on the V8 heap per request', field: 'server_heap_allocated_bytes_per_request', digits: 0, how: 'median',
+    what: 'bytes the workers allocated on their V8 heaps in the window (heap-used growth plus what each GC freed, `v8.GCProfiler`) '
+      + '÷ requests served: the garbage each request makes' },
   { label: 'requests per worker, smallest share (%)', field: 'server_worker_share_min_pct', digits: 1, how: 'median',
     what: 'smallest share of the window\'s requests one worker served: how evenly the cluster spread the load' },
   { label: 'requests per worker, largest share (%)', field: 'server_worker_share_max_pct', digits: 1, how: 'median',

@@ -23,6 +23,7 @@ const MIB = 2 ** 20;
  * @property {number} eventloop_resolution_s that sampling interval (s)
  * @property {number} gc_pause_s time in garbage collection since its accounting started (s)
  * @property {number} gc_runs garbage collections since then
+ * @property {number} heap_allocated_bytes bytes allocated on its V8 heap since then (heap-used growth plus what each GC freed)
  * @property {string} [node] the Node release it runs on (`process.version`, prom-client's `nodejs_version_info`)
  */
 
@@ -37,6 +38,7 @@ const MIB = 2 ** 20;
  * @property {number} cpu_system_s system CPU time in the window (s)
  * @property {number} gc_pause_ms time in garbage collection in the window (ms)
  * @property {number} gc_runs garbage collections in the window
+ * @property {number} heap_allocated_bytes bytes allocated on its V8 heap in the window
  * @property {number} rss_peak_bytes largest RSS of the samples (every 100 ms) and the end reading (bytes)
  * @property {number} rss_end_bytes RSS at the end (bytes)
  * @property {number} heap_used_peak_bytes largest V8 heap used, sampled likewise (bytes)
@@ -77,6 +79,7 @@ const OWN = {
   eventloop_resolution_seconds: 'eventloop_resolution_s',
   gc_pause_seconds_total: 'gc_pause_s',
   gc_runs_total: 'gc_runs',
+  heap_allocated_bytes_total: 'heap_allocated_bytes',
   requests_served_total: 'served', // by its `handlers` label; workers only
 };
 const PRIMARY = 'server_primary_';
@@ -131,7 +134,7 @@ const round = (n, digits = 6) => Number(n.toFixed(digits));
  */
 export function serverWindow(start, end) {
   const before = new Map(start.workers.map((w) => [w.pid, w]));
-  const zero = { served: {}, cpu_user_s: 0, cpu_system_s: 0, gc_pause_s: 0, gc_runs: 0 };
+  const zero = { served: {}, cpu_user_s: 0, cpu_system_s: 0, gc_pause_s: 0, gc_runs: 0, heap_allocated_bytes: 0 };
   const delayMs = (seconds, w) => round(Math.max(0, seconds - w.eventloop_resolution_s) * 1000, 4);
   const workers = end.workers.map((w) => {
     const b = before.get(w.pid) ?? zero;
@@ -144,6 +147,7 @@ export function serverWindow(start, end) {
       cpu_system_s: round(w.cpu_system_s - b.cpu_system_s),
       gc_pause_ms: round((w.gc_pause_s - b.gc_pause_s) * 1000, 4),
       gc_runs: w.gc_runs - b.gc_runs,
+      heap_allocated_bytes: w.heap_allocated_bytes - b.heap_allocated_bytes,
       // The end reading is a sample of the window too, and is taken a moment apart from the peak's.
       rss_peak_bytes: Math.max(w.rss_peak_bytes, w.rss_bytes),
       rss_end_bytes: w.rss_bytes,
@@ -188,6 +192,8 @@ const releaseOf = (releases) => [...new Set(releases.filter(Boolean))].join(' | 
  * @property {number|null} server_eventloop_p99_ms the worst worker's p99 event-loop delay (ms)
  * @property {number|null} server_gc_ms time all workers spent in GC in the window (ms)
  * @property {number|null} server_gc_ms_per_1k_requests server_gc_ms × 1000 / requests (ms)
+ * @property {number|null} server_heap_allocated_bytes_per_request bytes all workers allocated on their V8 heaps in the
+ *   window / requests (bytes)
  * @property {number|null} server_worker_share_min_pct smallest share of the requests one worker served (%)
  * @property {number|null} server_worker_share_max_pct largest such share (%)
  */
@@ -197,6 +203,7 @@ export const SERVER_FIELDS = Object.freeze([
   'server_requests', 'server_cpu_us_per_request', 'server_cpu_user_us_per_request', 'server_cpu_system_us_per_request',
   'server_rss_peak_mib', 'server_rss_end_mib', 'server_heap_peak_mib', 'server_heap_end_mib',
   'server_eventloop_p50_ms', 'server_eventloop_p99_ms', 'server_gc_ms', 'server_gc_ms_per_1k_requests',
+  'server_heap_allocated_bytes_per_request',
   'server_worker_share_min_pct', 'server_worker_share_max_pct',
 ]);
 
@@ -231,6 +238,7 @@ export function serverFigures(window) {
     server_eventloop_p99_ms: most((w) => w.eventloop_p99_ms),
     server_gc_ms: gcMs,
     server_gc_ms_per_1k_requests: perRequest(gcMs * 1000),
+    server_heap_allocated_bytes_per_request: perRequest(sum((w) => w.heap_allocated_bytes)),
     server_worker_share_min_pct: requests > 0 ? Math.min(...shares) : null,
     server_worker_share_max_pct: requests > 0 ? Math.max(...shares) : null,
   };

@@ -64,6 +64,8 @@ const PERCENTILES = { p50: 'med', p90: 'p(90)', p95: 'p(95)', p99: 'p(99)' };
  * @property {number|null} server_eventloop_p99_ms worst worker's p99 event-loop delay (ms)
  * @property {number|null} server_gc_ms garbage-collection pauses of all workers in the window (ms)
  * @property {number|null} server_gc_ms_per_1k_requests server_gc_ms per 1000 requests served (ms)
+ * @property {number|null} server_heap_allocated_bytes_per_request bytes the workers allocated on their V8 heaps in the
+ *   window per request served (bytes)
  * @property {number|null} server_worker_share_min_pct smallest share of the window's requests one worker served (%)
  * @property {number|null} server_worker_share_max_pct largest such share (%)
  * @property {number|null} server_replica_share_min_pct with SERVERS > 1, through the balancer: the smallest share of

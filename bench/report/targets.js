@@ -8,24 +8,25 @@ import { spread } from './stats.js';
  * One target's row: the median and range of its per-repeat ratios, and whether the median meets it.
  * @param {string} target what is compared
  * @param {number[]} ratios one RPS ratio per repeat
- * @param {number} required the least median
- * @returns {{target: string, median: number, min: number, max: number, runs: number[], required: number, met: boolean}}
+ * @param {number|null} required the least median, or null for a ratio shown without a target
+ * @returns {{target: string, median: number, min: number, max: number, runs: number[], required: number|null, met: boolean|null}}
  */
 export const targetRow = (target, ratios, required) => {
   const { median, min, max } = spread(ratios);
-  return { target, median, min, max, runs: ratios, required, met: median >= required };
+  return { target, median, min, max, runs: ratios, required, met: required === null ? null : median >= required };
 };
 
 
 /**
- * The targets as Markdown: their table, how they were measured, and the decomposition.
- * @param {{results: ReturnType<typeof targetRow>[], setup: string, decomposition: object}} report
+ * The targets as Markdown: their table, how they were measured, and the decompositions they were measured in.
+ * @param {{results: ReturnType<typeof targetRow>[], setup: string, decompositions: object[]}} report
  * @returns {string}
  */
-export function renderTargets({ results, setup, decomposition }) {
+export function renderTargets({ results, setup, decompositions }) {
   const fmt = (n) => n.toFixed(3);
   const table = markdownTable([['target', 'RPS ratio, median (min–max)', 'required', 'result'],
-    ...results.map((r) => [r.target, `${fmt(r.median)} (${fmt(r.min)}–${fmt(r.max)})`, `≥ ${r.required}`, r.met ? 'met' : 'MISSED'])],
+    ...results.map((r) => [r.target, `${fmt(r.median)} (${fmt(r.min)}–${fmt(r.max)})`, r.required === null ? '' : `≥ ${r.required}`, { true: 'met', false: 'MISSED', null: '' }[String(r.met)]])],
   { align: ['l', 'r', 'r', 'l'] });
-  return `## Performance targets\n\n${table}\n\n${setup}\n\n${renderDecomposition(/** @type {any} */ (decomposition))}`;
+  const parts = decompositions.map((d) => renderDecomposition(/** @type {any} */ (d)));
+  return `## Performance targets\n\n${table}\n\n${setup}\n\n${parts.join('\n')}`;
 }

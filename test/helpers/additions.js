@@ -18,11 +18,11 @@ export const addScenario = (copy) => copy.edit('proto/payload.js', "  'users-100
  * @returns {Promise<void>}
  */
 export function addListener(copy, name) {
-  const last = "    start: async (options) => (await import('./baseline-grpc.js')).startBaselineGrpc(options),\n  },\n";
+  const last = "    start: async (options) => (await import('./peer-grpc.js')).startPeerGrpc(options),\n  },\n";
   return copy.edit('server/listeners.js', last, `${last}  '${name}': {
     portSetting: '${name.toUpperCase().replace(/-/g, '_')}_PORT', defaultPort: 3009, protocol: 'HTTP (${name})',
     label: 'JSON · HTTP/1.1 · fastify, another port',
-    transport: 'HTTP/1.1', load: { tool: 'wrk', request: 'get' }, probe: null,
+    transport: 'HTTP/1.1', load: { tool: 'wrk', request: 'get' }, hardened: true, probe: null,
     start: async (options) => (await import('./http.js')).startHttp(options),
   },
 `);

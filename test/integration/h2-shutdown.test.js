@@ -12,13 +12,11 @@ import {
 import { startServer } from '../helpers/server.js';
 import { EVENT } from '../../server/events.js';
 
-// Each HTTP/2 listener and the frames of one request on a stream.
+// Each hardened HTTP/2 listener (server/listeners.js) and the frames of one request on a stream.
 const REQUESTS = {
   grpc: (id) => [headersFrame(id, headerBlock(grpcRequestHeaders(`/${GET_USER_RPC}`))),
     dataFrame(id, grpcFrame(new Uint8Array(0)), FLAG.END_STREAM)],
   'json-h2': (id) => [headersFrame(id, headerBlock(getRequestHeaders('/')), FLAG.END_HEADERS | FLAG.END_STREAM)],
-  'baseline-grpc': (id) => [headersFrame(id, headerBlock(grpcRequestHeaders(`/${GET_USER_RPC}`))),
-    dataFrame(id, grpcFrame(new Uint8Array(0)), FLAG.END_STREAM)],
 };
 
 test('SIGTERM: GOAWAY(2^31-1), PING, then GOAWAY(last stream); requests in flight are served', async () => {

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import http2 from 'node:http2';
 import { after, before, test } from 'node:test';
 import grpc from '@grpc/grpc-js';
-import { methodOf, responseTypeOf, toProto3Json, userServiceDefinition } from '../../proto/index.js';
-import { SCENARIOS } from '../../proto/payload.js';
+import { grpcFrame, methodOf, responseTypeOf, toProto3Json, userServiceDefinition } from '../../proto/index.js';
+import { rpcPath, SCENARIOS } from '../../proto/payload.js';
 import { startServer } from '../helpers/server.js';
 
 let server;
@@ -36,6 +36,20 @@ function grpcCall(port, rpc, request) {
   }));
 }
 
+/** The length (bytes) of the gRPC-framed response of one call, read raw over HTTP/2. */
+function grpcMessageBytes(port, rpc, request) {
+  const session = http2.connect(`http://127.0.0.1:${port}`);
+  const type = methodOf(rpc).resolvedRequestType;
+  return new Promise((resolve, reject) => {
+    const req = session.request({ ':method': 'POST', ':path': `/${rpcPath(rpc)}`, 'content-type': 'application/grpc', te: 'trailers' });
+    let size = 0;
+    req.on('data', (c) => { size += c.length; });
+    req.on('end', () => { session.close(); resolve(size); });
+    req.on('error', (err) => { session.close(); reject(err); });
+    req.end(grpcFrame(type.encode(type.fromObject(request)).finish()));
+  });
+}
+
 for (const [name, { httpPath, rpc, request }] of Object.entries(SCENARIOS)) {
   test(`scenario ${name}: every listener serves the same payload`, async () => {
     const { ports } = server;
@@ -44,9 +58,13 @@ for (const [name, { httpPath, rpc, request }] of Object.entries(SCENARIOS)) {
     const fastifyBody = Buffer.from(await fastifyRes.arrayBuffer());
     const expected = portless(JSON.parse(fastifyBody));
 
-    // Bare node:http sends the same bytes, but for the port number in them.
-    const bare = Buffer.from(await (await fetch(`http://127.0.0.1:${ports['baseline-http']}${httpPath}`)).arrayBuffer());
-    assert.equal(bare.toString().replace(/"port":\d+/g, '"port":0'), fastifyBody.toString().replace(/"port":\d+/g, '"port":0'));
+    // Bare node:http and the peer fastify app send the same bytes, but for the port number in them.
+    for (const listener of ['baseline-http', 'peer-http']) {
+      const res = await fetch(`http://127.0.0.1:${ports[listener]}${httpPath}`);
+      assert.equal(res.headers.get('content-type'), fastifyRes.headers.get('content-type'), listener);
+      const body = Buffer.from(await res.arrayBuffer());
+      assert.equal(body.toString().replace(/"port":\d+/g, '"port":0'), fastifyBody.toString().replace(/"port":\d+/g, '"port":0'), listener);
+    }
 
     const h2 = await h2Get(ports['json-h2'], httpPath);
     assert.equal(h2.status, 200);
@@ -57,9 +75,12 @@ for (const [name, { httpPath, rpc, request }] of Object.entries(SCENARIOS)) {
     const decoded = type.decode(Buffer.from(await protobufRes.arrayBuffer()));
     assert.deepEqual(portless(toProto3Json(type, decoded)), expected);
 
-    for (const listener of ['grpc', 'baseline-grpc']) {
+    for (const listener of ['grpc', 'baseline-grpc', 'peer-grpc']) {
       assert.deepEqual(portless(toProto3Json(type, await grpcCall(ports[listener], rpc, request))), expected, listener);
     }
+    // The same message bytes on the wire (the ports, all five digits here, encode to as many bytes).
+    const sizes = await Promise.all(['grpc', 'baseline-grpc', 'peer-grpc'].map((l) => grpcMessageBytes(ports[l], rpc, request)));
+    assert.deepEqual(sizes, [sizes[0], sizes[0], sizes[0]]);
   });
 }
 

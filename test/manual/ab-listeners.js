@@ -6,7 +6,11 @@
 // A variant is a checkout of the repository (a git worktree) and, optionally, server environment:
 //   node test/manual/ab-listeners.js http baseline-http 7 5 before=/tmp/wt-before after=/tmp/wt-after
 //   node test/manual/ab-listeners.js grpc baseline-grpc 7 5 A=/tmp/wt-a B=/tmp/wt-b,GRPC_CHANNELZ:true
+// The pair may be a listener and its peer (grpc peer-grpc). Environment: CONNECTIONS (default 32) and STREAMS (h2load -m,
+// default 1; a checkout without the option loads one per connection), ACCOUNTING=1 (each server keeps its accounting,
+// an admin port, as the main job's and the targets' servers do).
 import { spread } from '../../bench/report/stats.js';
+import { freePort } from '../../bench/processes.js';
 
 const [framework, bare, repeatsArg, secondsArg, ...variantArgs] = process.argv.slice(2);
 const repeats = Number(repeatsArg);
@@ -20,17 +24,20 @@ const variants = variantArgs.map((arg) => {
   const [root, ...env] = rest.split(',');
   return { label, root, env: Object.fromEntries(env.map((e) => e.split(':'))) };
 });
+const connections = Number(process.env.CONNECTIONS ?? 32);
+const streams = Number(process.env.STREAMS ?? 1);
 const results = Object.fromEntries(variants.map((v) => [v.label, { ratio: [], framework: [], bare: [] }]));
 for (let r = 1; r <= repeats; r++) {
   for (const v of variants) {
     const { startServer } = await import(`${v.root}/bench/processes.js`);
     // A checkout from before bench/ had folders keeps the pass at bench/capacity.js.
     const { measureCapacity } = await import(`${v.root}/bench/passes/capacity.js`).catch(() => import(`${v.root}/bench/capacity.js`));
-    const server = await startServer({ env: { MODE: `${framework},${bare}`, WORKERS: '1', ...v.env }, cpus: '0' });
+    const admin = process.env.ACCOUNTING === '1' ? { ADMIN_PORT: String(await freePort()) } : {};
+    const server = await startServer({ env: { MODE: `${framework},${bare}`, WORKERS: '1', ...admin, ...v.env }, cpus: '0' });
     try {
       const rps = {};
       for (const listener of [bare, framework]) {
-        const load = { listener, scenario: 'user', host: `127.0.0.1:${server.ports[listener]}`, connections: 32, cpus: '1' };
+        const load = { listener, scenario: 'user', host: `127.0.0.1:${server.ports[listener]}`, connections, streams, cpus: '1' };
         await measureCapacity({ ...load, durationS: 1 });
         rps[listener] = (await measureCapacity({ ...load, durationS: seconds })).rps;
       }
