@@ -12,9 +12,10 @@
  * @property {string} protocol how it names itself in errors ("HTTP port … cannot be bound")
  * @property {string} label what it serves, for tables: encoding · transport · implementation
  * @property {'HTTP/1.1'|'HTTP/2'} transport what its clients speak (HTTP/2: guarded by server/h2-guard.js)
- * @property {{tool: 'wrk'|'h2load', request: 'get'|'grpc'}} load the native load generator of the capacity
+ * @property {{tool: 'wrk'|'h2load', request: 'get'|'grpc'|'connect'}} load the native load generator of the capacity
  *   and decomposition passes, and how it asks: 'get' the scenario's HTTP path, 'grpc' its request message
- *   POSTed in gRPC framing
+ *   POSTed in gRPC framing, 'connect' its request message POSTed in the proto3 JSON mapping as the Connect
+ *   protocol's unary call (Content-Type application/json)
  * @property {'http'|'grpc'|null} probe how the container health check asks it (null: not probed; the
  *   listeners that take the comparison apart are for benchmarks, not deployments)
  * @property {(options: {host: string, port: number, log: object, health: object, settings: object}) =>
@@ -23,7 +24,8 @@
 
 /**
  * Every listener, in the decomposition table's order. `http` and `grpc` are the comparison;
- * the others take it apart (encoding vs transport, framework vs bare protocol).
+ * the baselines take it apart (encoding vs transport, framework vs bare protocol); the connect ones put
+ * connect-node beside grpc-js and fastify (docs/connect.md).
  * @type {Readonly<Record<string, Readonly<Listener>>>}
  */
 export const LISTENERS = Object.freeze({
@@ -58,6 +60,16 @@ export const LISTENERS = Object.freeze({
     label: 'same protobuf bytes · gRPC framing · bare node:http2',
     transport: 'HTTP/2', load: { tool: 'h2load', request: 'grpc' }, probe: null,
     start: async (options) => (await import('./baseline-grpc.js')).startBaselineGrpc(options),
+  },
+  'connect-grpc': {
+    portSetting: 'CONNECT_GRPC_PORT', defaultPort: 4002, protocol: 'connect-node gRPC', label: 'protobuf · gRPC (HTTP/2) · connect-node',
+    transport: 'HTTP/2', load: { tool: 'h2load', request: 'grpc' }, probe: null,
+    start: async (options) => (await import('./connect.js')).startConnectGrpc(options),
+  },
+  'connect-json': {
+    portSetting: 'CONNECT_JSON_PORT', defaultPort: 3004, protocol: 'connect-node Connect', label: 'JSON · Connect (HTTP/1.1) · connect-node',
+    transport: 'HTTP/1.1', load: { tool: 'wrk', request: 'connect' }, probe: null,
+    start: async (options) => (await import('./connect.js')).startConnectJson(options),
   },
 });
 
