@@ -61,7 +61,10 @@ function handlerOf(protocol, { port, settings }) {
     grpcWeb: false,
     connect: protocol === 'connect',
     readMaxBytes: settings.MAX_BODY_BYTES,
+    // COMPRESSION=gzip: every response, however small, as the other listeners do (connect-node's gzip is zlib's
+    // default level, GZIP_LEVEL); off: none offered.
     acceptCompression: settings.COMPRESSION === 'gzip' ? [compressionGzip] : [],
+    compressMinBytes: 0,
     jsonOptions: JSON_OPTIONS,
   });
 }
