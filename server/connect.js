@@ -30,6 +30,7 @@ const JSON_OPTIONS = Object.freeze({ alwaysEmitImplicit: true });
 export function userServiceImpl(who) {
   const payloads = scenarioPayloads(who);
   const rpcs = new Set(Object.values(SCENARIOS).map((s) => s.rpc));
+  /** @type {Record<string, (request: any) => any>} */
   const impl = {};
   for (const method of UserService.methods.filter((m) => rpcs.has(m.name))) {
     const messages = new Map([...payloads].filter(([, p]) => p.rpc === method.name)

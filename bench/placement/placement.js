@@ -10,7 +10,7 @@ import { createLink } from './link.js';
 import { freePort, startServer } from '../processes.js';
 import { LISTENERS, portEnv } from '../../server/listeners.js';
 import { ensureTool } from '../tools.js';
-import { MODES, remoteSettingOf } from '../modes.js';
+import { remoteSettingOf } from '../modes.js';
 import { portOfMode, serverEnv } from '../invoke.js';
 
 /** The admin endpoint's port inside an emulated link's namespace (it has the namespace to itself). */
