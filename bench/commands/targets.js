@@ -3,6 +3,8 @@
 // - fastify (JSON, HTTP/1.1) serves >= 0.9x the RPS of bare node:http with the same body;
 // - grpc-js serves >= 0.6x the RPS of bare node:http2 speaking gRPC framing;
 // - the project's k6 scripts reach >= 0.9x the RPS of a minimal k6 script.
+// The decomposition it prints measures connect-node (connect-grpc, connect-json) beside them, with no target:
+// RPS, server CPU and GC per request (docs/connect.md).
 // Each ratio is taken per repeat (REPEATS, interleaved); the report gives the median and min-max.
 // Exits 1 when a median misses its target. Settings: REPEATS, DURATION, WARMUP, VUS (as bench.sh).
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -50,11 +52,13 @@ export async function main(settings) {
     });
     const decomposition = decompositionReport('user', runs);
     const effect = (of) => decomposition.effects.find((e) => e.of === of);
-    const k6 = await measureK6Overhead({ ...settings, WORKERS: 1 }, cores, scratch);
+    // The k6 scripts of the modes that have a target (connect-grpc runs grpc's; connect-json's are the HTTP shape).
+    const k6Modes = MODE_NAMES.filter((mode) => PERFORMANCE_TARGETS[`k6-${mode}/k6-minimal-${mode}`]);
+    const k6 = await measureK6Overhead({ ...settings, WORKERS: 1 }, cores, scratch, k6Modes);
     const results = [
       targetRow('fastify JSON / bare node:http, same body (wrk)', effect('http/baseline-http').runs, effect('http/baseline-http').target),
       targetRow('grpc-js / bare node:http2 gRPC framing, same bytes (h2load)', effect('grpc/baseline-grpc').runs, effect('grpc/baseline-grpc').target),
-      ...MODE_NAMES.filter((mode) => PERFORMANCE_TARGETS[`k6-${mode}/k6-minimal-${mode}`]).map((mode) => targetRow(
+      ...k6Modes.map((mode) => targetRow(
         `k6 ${MODES[mode].scripts.local} / ${MODES[mode].minimalScript}`, k6[mode], PERFORMANCE_TARGETS[`k6-${mode}/k6-minimal-${mode}`])),
     ];
     const setup = `${settings.REPEATS} repeat(s), ${settings.DURATION} each after ${settings.WARMUP} warm-up, ${settings.VUS} connections/VUs; `
