@@ -16,8 +16,9 @@
  *   and decomposition passes, and how it asks: 'get' the scenario's HTTP path, 'grpc' its request message
  *   POSTed in gRPC framing, 'connect' its request message POSTed in the proto3 JSON mapping as the Connect
  *   protocol's unary call (Content-Type application/json)
- * @property {'http'|'grpc'|null} probe how the container health check asks it (null: not probed; the
- *   listeners that take the comparison apart are for benchmarks, not deployments)
+ * @property {'http'|'grpc'|'connect'|null} probe how the container health check asks it (null: not probed; the
+ *   listeners that take the comparison apart are for benchmarks, not deployments): 'http' GET /health, 'grpc'
+ *   grpc.health.v1.Health/Check over gRPC, 'connect' the same Check with the Connect protocol (POST, JSON)
  * @property {(options: {host: string, port: number, log: object, health: object, settings: object}) =>
  *   Promise<{close: () => Promise<void>, forceClose: () => void}>} start binds it and serves
  */
@@ -63,12 +64,12 @@ export const LISTENERS = Object.freeze({
   },
   'connect-grpc': {
     portSetting: 'CONNECT_GRPC_PORT', defaultPort: 4002, protocol: 'connect-node gRPC', label: 'protobuf · gRPC (HTTP/2) · connect-node',
-    transport: 'HTTP/2', load: { tool: 'h2load', request: 'grpc' }, probe: null,
+    transport: 'HTTP/2', load: { tool: 'h2load', request: 'grpc' }, probe: 'grpc',
     start: async (options) => (await import('./connect.js')).startConnectGrpc(options),
   },
   'connect-json': {
     portSetting: 'CONNECT_JSON_PORT', defaultPort: 3004, protocol: 'connect-node Connect', label: 'JSON · Connect (HTTP/1.1) · connect-node',
-    transport: 'HTTP/1.1', load: { tool: 'wrk', request: 'connect' }, probe: null,
+    transport: 'HTTP/1.1', load: { tool: 'wrk', request: 'connect' }, probe: 'connect',
     start: async (options) => (await import('./connect.js')).startConnectJson(options),
   },
 });

@@ -1,6 +1,6 @@
 // connect-node beside grpc-js and fastify (docs/connect.md): the connect listeners answer every scenario with the payload
 // the others send, decoded; the Connect protocol's POST and GET both work; bad requests get the Connect and gRPC codes;
-// grpcurl, a client of neither library, calls connect-grpc.
+// grpcurl, a client of neither library, calls connect-grpc; both answer the standard health check.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { after, before, test } from 'node:test';
@@ -95,4 +95,25 @@ test('grpcurl calls connect-grpc with user.proto', async () => {
   const { stdout } = await promisify(execFile)(grpcurl, ['-plaintext', '-emit-defaults', '-import-path', 'proto', '-proto', 'user.proto',
     '-d', '{"count": 100}', `127.0.0.1:${port('connect-grpc')}`, rpcPath('ListUsers')], { cwd: ROOT, timeout: 20_000 });
   assert.ok(SCENARIOS['users-100'].check(JSON.parse(stdout)), stdout.slice(0, 200));
+});
+
+test('the health check answers on both connect listeners: SERVING, NOT_FOUND for an unknown service', async () => {
+  const { service } = await import('grpc-health-check');
+  const Client = grpc.makeGenericClientConstructor(service, 'Health');
+  const client = new Client(`127.0.0.1:${port('connect-grpc')}`, grpc.credentials.createInsecure());
+  const check = (name) => new Promise((resolve, reject) => client.Check({ service: name }, (err, res) => (err ? reject(err) : resolve(res))));
+  try {
+    assert.equal((await check('')).status, 'SERVING');
+    assert.equal((await check('user.v1.UserService')).status, 'SERVING');
+    await assert.rejects(check('nope'), { code: grpc.status.NOT_FOUND });
+  } finally {
+    client.close();
+  }
+  const connect = (body) => fetch(`http://127.0.0.1:${port('connect-json')}/grpc.health.v1.Health/Check`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
+  });
+  assert.deepEqual(await (await connect({ service: '' })).json(), { status: 'SERVING' });
+  const unknown = await connect({ service: 'nope' });
+  assert.equal(unknown.status, 404);
+  assert.equal((await unknown.json()).code, 'not_found');
 });
