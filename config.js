@@ -17,6 +17,10 @@ export const DEFAULTS = {
   LOCAL_GRPC_HOST: 'localhost:4000',
   REMOTE_HTTP_HOST: '192.168.0.10:3000',
   REMOTE_GRPC_HOST: '192.168.0.10:4000',
+  LOCAL_CONNECT_JSON_HOST: 'localhost:3004',
+  REMOTE_CONNECT_JSON_HOST: '192.168.0.10:3004',
+  // The connect-grpc mode runs the gRPC scripts (-e LOCAL_GRPC_HOST=localhost:4002); the main job's remote server of it:
+  REMOTE_CONNECT_GRPC_HOST: '192.168.0.10:4002',
   REMOTE_ADMIN_HOST: '',
 };
 
@@ -121,5 +125,9 @@ export const LOCAL_GRPC_HOST = pick('LOCAL_GRPC_HOST');
 export const REMOTE_HTTP_HOST = pick('REMOTE_HTTP_HOST');
 /** host:port of the gRPC server on the machine under test. */
 export const REMOTE_GRPC_HOST = pick('REMOTE_GRPC_HOST');
+/** host:port of the Connect (JSON) server of connect-node on this machine. */
+export const LOCAL_CONNECT_JSON_HOST = pick('LOCAL_CONNECT_JSON_HOST');
+/** host:port of the Connect (JSON) server of connect-node on the machine under test. */
+export const REMOTE_CONNECT_JSON_HOST = pick('REMOTE_CONNECT_JSON_HOST');
 /** host:port of the remote server's Prometheus admin endpoint (ADMIN_PORT); '' when not set. */
 export const REMOTE_ADMIN_HOST = pick('REMOTE_ADMIN_HOST');

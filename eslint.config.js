@@ -3,7 +3,8 @@ import js from '@eslint/js';
 import globals from 'globals';
 
 export default [
-  { ignores: ['node_modules/', '.tools/', 'results/'] },
+  // proto/gen/ is generated (npm run gen:proto), and checked against user.proto by test/unit/proto-gen.test.js.
+  { ignores: ['node_modules/', '.tools/', 'results/', 'proto/gen/'] },
   js.configs.recommended,
   { files: ['**/*.js'], languageOptions: { ecmaVersion: 2024, sourceType: 'module', globals: globals.node } },
   // k6's JavaScript runtime: __ENV, open() and its modules, not Node's.

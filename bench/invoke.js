@@ -67,6 +67,7 @@ export const K6_VARS = Object.freeze({
   REQUEST_TIMEOUT: 'how long one request may take (k6 duration)',
   COMPRESSION: 'response compression asked of the server',
   SUMMARY_FILE: 'where handleSummary writes the summary',
+  SUMMARY_MODE: 'the mode the summary names (bench/modes.js), set for every run: a mode may run another mode\'s scripts',
   SAMPLE_EVERY: 'one response in this many per VU is decoded and checked',
   RATE: 'open model: iterations started per second',
   DURATION: 'open model: how long (k6 duration)',
@@ -90,7 +91,7 @@ export const K6_VARS = Object.freeze({
 export function k6Args(mode, { target = 'local', script = 'project', host, vus, duration, rate = null, summaryFile, vars = {}, flags = [] }) {
   const { scripts, hostVars, minimalScript } = MODES[mode];
   const model = rate ? { RATE: rate, DURATION: duration, VUS: vus } : {};
-  const all = { ...vars, ...model, ...(script === 'project' ? { SUMMARY_FILE: summaryFile } : {}) };
+  const all = { ...vars, ...model, ...(script === 'project' ? { SUMMARY_FILE: summaryFile, SUMMARY_MODE: mode } : {}) };
   const unknown = Object.keys(all).filter((name) => !Object.hasOwn(K6_VARS, name) || (script === 'minimal'));
   if (unknown.length) throw new Error(`not a variable the ${script} ${mode} script reads: ${unknown.join(', ')}`);
   const env = [`${hostVars[target]}=${host}`, ...Object.entries(all).map(([k, v]) => `${k}=${v}`)].flatMap((e) => ['-e', e]);

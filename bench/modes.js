@@ -16,6 +16,8 @@
  *   remote: another address), relative to the repository
  * @property {{local: string, remote: string}} hostVars the variable each script reads its host:port from
  *   (config.js holds their defaults)
+ * @property {string} [remoteSetting] the main job's setting of the remote server's host:port (TARGET=remote), when it is
+ *   not hostVars.remote: a mode that runs another mode's scripts loads a server of its own (config.js holds its default)
  * @property {string} minimalScript the minimal k6 script the targets job measures the project's one against
  * @property {{requests: [string, string], latency: string, failed: string}} metrics k6 metrics of its summary:
  *   the [metric, value] whose value is the number of requests (value 'passes+fails': every sample of a rate),
@@ -53,10 +55,38 @@ export const MODES = Object.freeze({
     metrics: { requests: ['grpc_req_failed', 'passes+fails'], latency: 'grpc_req_duration', failed: 'grpc_req_failed' },
     payload: 'protobuf-message',
   },
+  // connect-node beside grpc-js: the gRPC scripts unchanged, against connect-node's gRPC protocol (docs/connect.md).
+  'connect-grpc': {
+    label: 'gRPC (protobuf), connect-node',
+    listener: 'connect-grpc',
+    scripts: { local: 'grpc-tests/local.js', remote: 'grpc-tests/remote.js' },
+    hostVars: { local: 'LOCAL_GRPC_HOST', remote: 'REMOTE_GRPC_HOST' },
+    remoteSetting: 'REMOTE_CONNECT_GRPC_HOST',
+    minimalScript: 'bench/k6-minimal/grpc.js',
+    metrics: { requests: ['grpc_req_failed', 'passes+fails'], latency: 'grpc_req_duration', failed: 'grpc_req_failed' },
+    payload: 'protobuf-message',
+  },
+  // connect-node beside fastify: the Connect protocol's unary POST, JSON both ways (docs/connect.md).
+  'connect-json': {
+    label: 'Connect (JSON), connect-node',
+    listener: 'connect-json',
+    scripts: { local: 'connect-json-tests/local.js', remote: 'connect-json-tests/remote.js' },
+    hostVars: { local: 'LOCAL_CONNECT_JSON_HOST', remote: 'REMOTE_CONNECT_JSON_HOST' },
+    minimalScript: 'bench/k6-minimal/connect-json.js',
+    metrics: { requests: ['http_reqs', 'count'], latency: 'http_req_duration', failed: 'http_req_failed' },
+    payload: 'json-body',
+  },
 });
 
 /** Names of every mode, in report order. */
 export const MODE_NAMES = Object.freeze(Object.keys(MODES));
+
+/**
+ * The main job's setting that holds the host:port of a mode's remote server (TARGET=remote).
+ * @param {string} mode a name of MODES
+ * @returns {string} e.g. 'REMOTE_HTTP_HOST', 'REMOTE_CONNECT_GRPC_HOST'
+ */
+export const remoteSettingOf = (mode) => MODES[mode].remoteSetting ?? MODES[mode].hostVars.remote;
 
 /**
  * A mode's column label, or the name itself for a mode this version does not know

@@ -6,12 +6,13 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
+import path from 'node:path';
 import { readSettings } from '../server/settings.js';
 import { ROOT } from './root.js';
 
 const require = createRequire(import.meta.url);
 /** The libraries whose versions shape the figures. */
-const LIBRARIES = ['@grpc/grpc-js', 'fastify', 'protobufjs'];
+const LIBRARIES = ['@grpc/grpc-js', 'fastify', 'protobufjs', '@connectrpc/connect-node', '@bufbuild/protobuf'];
 
 const git = (args) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
 
@@ -24,11 +25,13 @@ function commit() {
 }
 
 function versionOf(pkg) {
-  try {
-    return JSON.parse(readFileSync(require.resolve(`${pkg}/package.json`), 'utf8')).version;
-  } catch {
-    return null;
+  // Packages whose exports leave out ./package.json (@connectrpc, @bufbuild) are read where npm put them.
+  for (const file of [() => require.resolve(`${pkg}/package.json`), () => path.join(ROOT, 'node_modules', pkg, 'package.json')]) {
+    try {
+      return JSON.parse(readFileSync(file(), 'utf8')).version;
+    } catch { /* the next place */ }
   }
+  return null;
 }
 
 function k6Version(k6Bin) {
@@ -60,7 +63,7 @@ const plain = (settings) => Object.fromEntries(Object.entries(settings).map(([k,
  * @property {string|null} commit git HEAD of the checkout (null outside git)
  * @property {boolean|null} dirty whether tracked files differed from it
  * @property {Record<string, string|null>} versions node (the server's: the release it was started with, NODE_VERSIONS), k6,
- *   @grpc/grpc-js, fastify, protobufjs
+ *   @grpc/grpc-js, fastify, protobufjs, @connectrpc/connect-node, @bufbuild/protobuf
  * @property {{kernel: string, cpu_model: string, cpu_count: number}} machine
  * @property {string} pinning how cores were shared between server and k6
  * @property {Record<string, unknown>} bench every setting of the job (bench/settings/bench.js), K6_BIN left out

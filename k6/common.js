@@ -44,6 +44,19 @@ export const SAMPLE_EVERY = positiveIntEnv('SAMPLE_EVERY', 1000);
  */
 export const REQUEST_TIMEOUT = durationEnv('REQUEST_TIMEOUT', null);
 
+/**
+ * The mode the summary names (-e SUMMARY_MODE, a name of bench/modes.js MODES), or the script's own: the jobs set it
+ * for every run, so that a mode that runs another mode's scripts (connect-grpc runs the gRPC ones) is named as itself.
+ * @param {string} own the script's own mode, e.g. 'grpc'
+ * @returns {string}
+ */
+export function summaryModeOr(own) {
+  const raw = __ENV.SUMMARY_MODE;
+  if (raw === undefined || raw === '') return own;
+  if (!/^[a-z][a-z0-9-]*$/.test(raw)) throw new Error(`SUMMARY_MODE=${JSON.stringify(raw)}: must be a mode's name, e.g. grpc`);
+  return raw;
+}
+
 /** Requests that reached REQUEST_TIMEOUT (k6 error code 1050 for HTTP; DeadlineExceeded for gRPC). */
 export const requestsTimedOut = new Counter('requests_timed_out');
 

@@ -5,7 +5,7 @@ import exec from 'k6/execution';
 import { Rate } from 'k6/metrics';
 import { PROTO_FILE, rpcPath, SCENARIOS } from '../proto/payload.js';
 import {
-  baseOptions, CONNECTIONS, isThePayload, REQUEST_TIMEOUT, requestsTimedOut, RUN_SHAPE, SAMPLE_EVERY, SCENARIO,
+  baseOptions, CONNECTIONS, isThePayload, REQUEST_TIMEOUT, requestsTimedOut, RUN_SHAPE, SAMPLE_EVERY, SCENARIO, summaryModeOr,
 } from './common.js';
 import { summaryHandler } from './summary.js';
 
@@ -19,7 +19,7 @@ const SKIP_DECODE = { discardResponseMessage: true, ...TIMEOUT };
  * Builds the exports of a gRPC k6 script. Must be called in the init context (it
  * loads the .proto). With CONNECTIONS=reuse (default) each VU opens one
  * connection on its first iteration and keeps it; with per-request it connects
- * and closes every iteration.
+ * and closes every iteration. Its summary names the mode `grpc`, or SUMMARY_MODE (the connect-grpc mode runs it too).
  * @param {{host: string, target: 'local'|'remote'}} run host:port of the server, and which script
  * @returns {{options: object, setup: Function, iteration: Function, handleSummary: Function}}
  */
@@ -28,6 +28,7 @@ export function grpcTest({ host, target }) {
   client.load(['../proto'], PROTO_FILE);
   const { rpc, request } = SCENARIOS[SCENARIO];
   const method = rpcPath(rpc);
+  const mode = summaryModeOr('grpc');
   // A counter inline, not a sampler function: k6 runs this on every iteration (docs/profiling.md).
   const every = SAMPLE_EVERY;
   let calls = 0;
@@ -62,7 +63,7 @@ export function grpcTest({ host, target }) {
       if (res.status !== grpc.StatusOK) {
         exec.test.abort(`gRPC server at ${host} answered ${method} with status ${res.status}: ${res.error && /** @type {{message?: string}} */ (res.error).message}`);
       }
-      return { mode: 'grpc', host, rpc, sample: res.message };
+      return { mode, host, rpc, sample: res.message };
     },
     iteration() {
       if (calls++ % every !== 0) {
@@ -74,6 +75,6 @@ export function grpcTest({ host, target }) {
         'message is the payload': (r) => isThePayload(r.message),
       });
     },
-    handleSummary: summaryHandler({ mode: 'grpc', target, host, ...RUN_SHAPE }),
+    handleSummary: summaryHandler({ mode, target, host, ...RUN_SHAPE }),
   };
 }

@@ -1,37 +1,61 @@
-// The HTTP side of the comparison: GET the payload as JSON (proto3 JSON mapping).
+// The HTTP side of the comparison: GET the payload as JSON (proto3 JSON mapping); or, for connect-node's Connect
+// listener, the Connect protocol's unary call: a POST of the request message in the proto3 JSON mapping.
 import http from 'k6/http';
 import { check } from 'k6';
 import exec from 'k6/execution';
-import { SCENARIOS } from '../proto/payload.js';
+import { rpcPath, SCENARIOS } from '../proto/payload.js';
 import {
-  baseOptions, COMPRESSION, CONNECTIONS, isThePayload, REQUEST_TIMEOUT, RUN_SHAPE, SAMPLE_EVERY, SCENARIO,
+  baseOptions, COMPRESSION, CONNECTIONS, isThePayload, REQUEST_TIMEOUT, RUN_SHAPE, SAMPLE_EVERY, SCENARIO, summaryModeOr,
 } from './common.js';
 import { HTTP_TIMED_OUT } from './settings.js';
 import { summaryHandler } from './summary.js';
 
 // COMPRESSION=gzip asks for a gzipped body; k6 counts the bytes as received and decompresses them.
-// Without it and without REQUEST_TIMEOUT, no params at all: k6 converts the params of every request,
-// which cost 7-10% of its RPS for a timeout alone (docs/profiling.md).
-const ASK = COMPRESSION === 'gzip' ? { headers: { 'Accept-Encoding': 'gzip' } } : {};
+// Without it and without REQUEST_TIMEOUT, no params at all for a GET: k6 converts the params of every request,
+// which cost 7-10% of its RPS for a timeout alone (docs/profiling.md). A Connect POST needs its Content-Type.
+const ASK_HEADERS = COMPRESSION === 'gzip' ? { 'Accept-Encoding': 'gzip' } : {};
 const TIMEOUT = REQUEST_TIMEOUT === null ? {} : { timeout: REQUEST_TIMEOUT };
-const PARAMS = COMPRESSION === 'gzip' || REQUEST_TIMEOUT !== null ? { ...TIMEOUT, ...ASK } : undefined;
-/** @type {import('k6/http').RefinedParams<'text'>} */
-const SAMPLED = { responseType: 'text', ...TIMEOUT, ...ASK };
+
+/**
+ * The request of a run: a GET of the scenario's path, or the Connect protocol's unary POST of its RPC.
+ * @param {string} host host:port
+ * @param {'get'|'connect'} protocol
+ * @returns {{url: string, body: string|null, params: object|undefined, sampled: import('k6/http').RefinedParams<'text'>,
+ *   probe: import('k6/http').RefinedParams<'binary'>}} params: of every unsampled request (undefined: none); sampled: of a
+ *   sampled one (its body kept); probe: of setup()'s
+ */
+function requestOf(host, protocol) {
+  const { httpPath, rpc, request } = SCENARIOS[SCENARIO];
+  const headers = protocol === 'connect' ? { 'Content-Type': 'application/json', ...ASK_HEADERS } : ASK_HEADERS;
+  const ask = Object.keys(headers).length ? { headers } : {};
+  const any = Object.keys(ask).length + Object.keys(TIMEOUT).length > 0;
+  return {
+    url: protocol === 'connect' ? `http://${host}/${rpcPath(rpc)}` : `http://${host}${httpPath}`,
+    body: protocol === 'connect' ? JSON.stringify(request) : null,
+    params: any ? { ...TIMEOUT, ...ask } : undefined,
+    sampled: { responseType: 'text', ...TIMEOUT, ...ask },
+    probe: { responseType: 'binary', timeout: '5s', ...ask },
+  };
+}
 
 /**
  * Builds the exports of an HTTP k6 script. With CONNECTIONS=reuse (default) each
  * VU keeps one keep-alive connection; with per-request, k6's noConnectionReuse.
- * @param {{host: string, target: 'local'|'remote'}} run host:port of the server, and which script
+ * @param {{host: string, target: 'local'|'remote', mode?: string, protocol?: 'get'|'connect'}} run host:port of the
+ *   server, and which script; mode: what its summary names (default 'http'; SUMMARY_MODE overrides it); protocol: 'get'
+ *   (default) a GET of the scenario's path, 'connect' the Connect protocol's unary POST of its RPC with the request
+ *   message in the proto3 JSON mapping
  * @returns {{options: object, setup: Function, iteration: Function, handleSummary: Function}}
  */
-export function httpTest({ host, target }) {
-  const url = `http://${host}${SCENARIOS[SCENARIO].httpPath}`;
+export function httpTest({ host, target, mode: own = 'http', protocol = 'get' }) {
+  const mode = summaryModeOr(own);
+  const { url, body, params, sampled, probe } = requestOf(host, protocol);
+  const post = body !== null;
   // A counter inline, not a sampler function: k6 runs this on every iteration (docs/profiling.md).
   const every = SAMPLE_EVERY;
   let calls = 0;
   // Closure copies of what every iteration reads: goja reads module-level bindings more slowly (docs/profiling.md).
   const client = http;
-  const params = PARAMS;
   return {
     options: {
       ...baseOptions,
@@ -43,7 +67,7 @@ export function httpTest({ host, target }) {
     },
     // Fails fast, naming the host, when no server answers; returns the body's size for the report.
     setup() {
-      const res = http.get(url, { responseType: 'binary', timeout: '5s', ...ASK });
+      const res = post ? http.post(url, body, probe) : http.get(url, probe);
       if (res.status !== 200) {
         exec.test.abort(`cannot reach the HTTP server at ${host}: ${res.error || `status ${res.status}`}`);
       }
@@ -53,19 +77,20 @@ export function httpTest({ host, target }) {
         exec.test.abort(`COMPRESSION=gzip: the HTTP server at ${host} answered Content-Encoding ${encoding}, not gzip (start it with COMPRESSION=gzip)`);
       }
       // The body as decoded: k6 has already decompressed a gzipped one.
-      return { mode: 'http', host, sampleBytes: res.body.byteLength };
+      return { mode, host, sampleBytes: res.body.byteLength };
     },
     iteration() {
       if (calls++ % every !== 0) {
-        client.get(url, params);
+        if (post) client.post(url, body, params);
+        else client.get(url, params);
         return;
       }
-      const res = client.get(url, SAMPLED);
+      const res = post ? client.post(url, body, sampled) : client.get(url, sampled);
       check(res, {
         'status is 200': (r) => r.status === 200,
         'body is the payload': (r) => isThePayload(r.json()),
       });
     },
-    handleSummary: summaryHandler({ mode: 'http', target, host, ...RUN_SHAPE }),
+    handleSummary: summaryHandler({ mode, target, host, ...RUN_SHAPE }),
   };
 }

@@ -43,7 +43,7 @@ export function textSummary(data, title) {
  * The `handleSummary` of a script: prints the text summary and writes the JSON
  * summary, with `bench` added (mode, target, host), to `SUMMARY_FILE` or
  * `results/k6-<mode>-<target>-<time>.json`. The file's folder must exist.
- * @param {{mode: 'http'|'grpc', target: 'local'|'remote', host: string}} run
+ * @param {{mode: string, target: 'local'|'remote', host: string}} run
  * @returns {(data: object) => Record<string, string>}
  */
 export function summaryHandler(run) {

@@ -117,6 +117,20 @@ export function methodOf(rpc) {
 }
 
 /**
+ * Why a request of an RPC selects no scenario, naming the values its one parameter may take: the details of the
+ * INVALID_ARGUMENT every gRPC and Connect listener answers it with.
+ * @param {string} rpc method name, e.g. 'ListUsers'
+ * @param {Map<string, {rpc: string, request: object}>} payloads scenarioPayloads()
+ * @returns {string} e.g. 'count must be one of 100'
+ * @throws {Error} when the service has no such method
+ */
+export function unknownRequestDetails(rpc, payloads) {
+  const [field] = methodOf(rpc).resolvedRequestType.fieldsArray;
+  const allowed = [...payloads.values()].filter((p) => p.rpc === rpc).map((p) => p.request[field.name]);
+  return `${protoFieldName(field)} must be one of ${allowed.join(', ')}`;
+}
+
+/**
  * The response type of a method of the service.
  * @param {string} rpc method name, e.g. 'GetUser'
  * @returns {protobuf.Type}

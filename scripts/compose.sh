@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Shared by build.sh, starthttp.sh and startgrpc.sh (source it from the repo root).
+# Shared by build.sh and the start<mode>.sh scripts (source it from the repo root).
 # Finds a running Docker engine and a Compose CLI (`docker compose` v2 or the
 # older `docker-compose`), builds the image, and starts one mode of the server.
 # Uses only bash builtins until Docker is found, so it fails cleanly without it.
@@ -41,16 +41,24 @@ build_image() {
   "${COMPOSE[@]}" --profile http build "$@" server-http
 }
 
-# Starts the server in mode $1 (http | grpc), waits until its health check passes
-# and prints the k6 command to run next.
+# Every mode with a server service (server-<mode> in compose.yaml; bench/modes.js MODES, which
+# test/unit/docker.test.js checks this list against).
+SERVER_MODES=(http grpc connect-grpc connect-json)
+
+# Starts the server in mode $1 (one of SERVER_MODES), waits until its health check passes
+# and prints the k6 command to run next: $2, the k6 script and its -e for a k6 on this machine
+# (default: <mode>-tests/local.js), and $3 for the k6 service of Compose (default: $2).
 start_mode() {
-  local mode=$1 other id status
+  local mode=$1 other id status known=
   require_engine "npm run start:$mode"
   find_compose
-  case $mode in http) other=grpc ;; grpc) other=http ;; *) echo "$me: unknown mode '$mode'" >&2; exit 2 ;; esac
+  for other in "${SERVER_MODES[@]}"; do [ "$other" = "$mode" ] && known=1; done
+  if [ -z "$known" ]; then echo "$me: unknown mode '$mode'" >&2; exit 2; fi
 
-  # The two modes would share the CPUs and skew a benchmark: stop the other one.
-  "${COMPOSE[@]}" --profile "$other" stop "server-$other"
+  # Two modes would share the CPUs and skew a benchmark: stop the others.
+  for other in "${SERVER_MODES[@]}"; do
+    [ "$other" = "$mode" ] || "${COMPOSE[@]}" --profile "$other" stop "server-$other"
+  done
   "${COMPOSE[@]}" --profile "$mode" up -d "server-$mode"
 
   # Compose v1 has no `up --wait`: poll the container's health instead.
@@ -65,10 +73,11 @@ start_mode() {
     exit 1
   fi
 
-  local k6_args="$mode-tests/local.js --duration=60s --vus=32"
+  local script=${2:-$mode-tests/local.js}
+  local in_compose=${3:-$script}
   echo "server-$mode is up and healthy. Next, from this folder:"
-  echo "  k6 run $k6_args"
+  echo "  k6 run $script --duration=60s --vus=32"
   echo "or, without k6 installed:"
-  echo "  ${COMPOSE[*]} --profile $mode run --rm k6 run $k6_args"
+  echo "  ${COMPOSE[*]} --profile $mode run --rm k6 run $in_compose --duration=60s --vus=32"
   echo "Stop it with: ${COMPOSE[*]} --profile $mode down"
 }

@@ -4,7 +4,7 @@ import grpc from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation } from 'grpc-health-check';
 import {
-  loaderPackageDefinition, methodOf, protoFieldName, reflectionPackageDefinition, scenarioKey, scenarioKeyOf, scenarioPayloads,
+  loaderPackageDefinition, reflectionPackageDefinition, scenarioKey, scenarioKeyOf, scenarioPayloads, unknownRequestDetails,
   userServiceDefinition,
 } from '../proto/index.js';
 import { SCENARIOS, SERVICE_NAME } from '../proto/payload.js';
@@ -48,11 +48,7 @@ const rpcsOf = (scenarios) => [...new Set(Object.values(scenarios).map((s) => s.
  * @param {Map<string, {rpc: string, request: object}>} payloads
  * @returns {{code: number, details: string}}
  */
-function unknownRequest(rpc, payloads) {
-  const [field] = methodOf(rpc).resolvedRequestType.fieldsArray;
-  const allowed = [...payloads.values()].filter((p) => p.rpc === rpc).map((p) => p.request[field.name]);
-  return { code: grpc.status.INVALID_ARGUMENT, details: `${protoFieldName(field)} must be one of ${allowed.join(', ')}` };
-}
+const unknownRequest = (rpc, payloads) => ({ code: grpc.status.INVALID_ARGUMENT, details: unknownRequestDetails(rpc, payloads) });
 
 // What grpc-js 1.10 to 1.14 (build/src/server.js, handleUnary and handleServerStreaming) answers a call of a
 // one-message method whose request message never arrived whole: UNIMPLEMENTED with these details.

@@ -57,7 +57,26 @@ function probeGrpc(host, port) {
 }
 
 // By the listener registry's `probe` (server/listeners.js).
-const PROBES = { http: probeHttp, grpc: probeGrpc };
+/**
+ * @param {string} host from probeHost
+ * @param {number} port
+ * @returns {Promise<string|null>} null when grpc.health.v1.Health/Check, called with the Connect protocol (a POST of
+ *   JSON), answers SERVING, else why not
+ */
+async function probeConnect(host, port) {
+  try {
+    const res = await fetch(`http://${host}:${port}/grpc.health.v1.Health/Check`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"service":""}', signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
+    const answer = /** @type {{code?: string, status?: string}} */ (await res.json().catch(() => ({})));
+    if (res.status !== 200) return `answered ${res.status}${answer.code ? ` ${answer.code}` : ''}`;
+    return answer.status === 'SERVING' ? null : answer.status ?? 'no status';
+  } catch (err) {
+    return err.name === 'TimeoutError' ? `no answer in ${TIMEOUT_MS} ms` : (err.cause?.code ?? err.message);
+  }
+}
+
+const PROBES = { http: probeHttp, grpc: probeGrpc, connect: probeConnect };
 
 let settings;
 try {

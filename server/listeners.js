@@ -15,11 +15,13 @@
  * @property {boolean} hardened whether the project's hardening applies (server/h1-guard.js or server/h2-guard.js, the
  *   drain): the listeners compared are; the anchors (bare baselines, peers) are run as their library's users run them,
  *   and the hostile-client and HTTP/2 shutdown tests leave them out
- * @property {{tool: 'wrk'|'h2load', request: 'get'|'grpc'}} load the native load generator of the capacity
+ * @property {{tool: 'wrk'|'h2load', request: 'get'|'grpc'|'connect'}} load the native load generator of the capacity
  *   and decomposition passes, and how it asks: 'get' the scenario's HTTP path, 'grpc' its request message
- *   POSTed in gRPC framing
- * @property {'http'|'grpc'|null} probe how the container health check asks it (null: not probed; the
- *   listeners that take the comparison apart are for benchmarks, not deployments)
+ *   POSTed in gRPC framing, 'connect' its request message POSTed in the proto3 JSON mapping as the Connect
+ *   protocol's unary call (Content-Type application/json)
+ * @property {'http'|'grpc'|'connect'|null} probe how the container health check asks it (null: not probed; the
+ *   listeners that take the comparison apart are for benchmarks, not deployments): 'http' GET /health, 'grpc'
+ *   grpc.health.v1.Health/Check over gRPC, 'connect' the same Check with the Connect protocol (POST, JSON)
  * @property {(options: {host: string, port: number, log: object, health: object, settings: object}) =>
  *   Promise<{close: () => Promise<void>, forceClose: () => void}>} start binds it and serves
  */
@@ -27,7 +29,8 @@
 /**
  * Every listener, in the decomposition table's order. `http` and `grpc` are the comparison;
  * the others take it apart (encoding vs transport, framework vs bare protocol), or anchor it: the peers are what a user
- * would write instead with the same library (issue 24), so "ours ÷ peer" is the cost of the project's own code.
+ * would write instead with the same library (issue 24), so "ours ÷ peer" is the cost of the project's own code; the
+ * connect ones put connect-node beside grpc-js and fastify (docs/connect.md).
  * @type {Readonly<Record<string, Readonly<Listener>>>}
  */
 export const LISTENERS = Object.freeze({
@@ -74,6 +77,16 @@ export const LISTENERS = Object.freeze({
     label: 'same protobuf · gRPC (HTTP/2) · plain grpc-js, proto-loader (peer)',
     transport: 'HTTP/2', load: { tool: 'h2load', request: 'grpc' }, hardened: false, probe: null,
     start: async (options) => (await import('./peer-grpc.js')).startPeerGrpc(options),
+  },
+  'connect-grpc': {
+    portSetting: 'CONNECT_GRPC_PORT', defaultPort: 4002, protocol: 'connect-node gRPC', label: 'protobuf · gRPC (HTTP/2) · connect-node',
+    transport: 'HTTP/2', load: { tool: 'h2load', request: 'grpc' }, hardened: true, probe: 'grpc',
+    start: async (options) => (await import('./connect.js')).startConnectGrpc(options),
+  },
+  'connect-json': {
+    portSetting: 'CONNECT_JSON_PORT', defaultPort: 3004, protocol: 'connect-node Connect', label: 'JSON · Connect (HTTP/1.1) · connect-node',
+    transport: 'HTTP/1.1', load: { tool: 'wrk', request: 'connect' }, hardened: true, probe: 'connect',
+    start: async (options) => (await import('./connect.js')).startConnectJson(options),
   },
 });
 

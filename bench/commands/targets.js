@@ -5,6 +5,8 @@
 // - peer ÷ bare: what the library itself costs (no target);
 // - ours ÷ bare: fastify >= 0.9x bare node:http with the same body, grpc-js >= 0.6x bare node:http2 gRPC framing;
 // and the project's k6 scripts reach >= 0.95x the RPS of a minimal k6 script.
+// The decomposition it prints measures connect-node (connect-grpc, connect-json) beside them, with no target:
+// RPS, server CPU and GC per request (docs/connect.md).
 // Each ratio is taken per repeat (REPEATS, interleaved); the report gives the median and min-max.
 // Exits 1 when a median misses its target. Settings: REPEATS, DURATION, WARMUP, VUS (as bench.sh).
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -63,9 +65,9 @@ export async function main(settings) {
   const cores = splitCores(allowedCpus());
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'targets-'));
   try {
-    // The server keeps its accounting, as in the main job: ours is measured with everything of ours on.
+    // The server keeps its accounting (always, in the decomposition pass), as in the main job: ours is measured with everything of ours on.
     const pass = {
-      scenario: 'user', settings: { ...settings, WORKERS: 1 }, cores, accounting: true,
+      scenario: 'user', settings: { ...settings, WORKERS: 1 }, cores,
       durationS: durationMs(settings.DURATION) / 1000, warmupS: durationMs(settings.WARMUP) / 1000,
     };
     const runs = await measureDecomposition(pass);
@@ -77,12 +79,14 @@ export async function main(settings) {
     const manyRuns = http2Modes.length === 0 ? {} : await measureDecomposition({
       ...pass, ...MANY_STREAMS, listeners: http2Modes.flatMap((mode) => [MODES[mode].listener, MODES[mode].peer, MODES[mode].bare]),
     });
-    const k6 = await measureK6Overhead({ ...settings, WORKERS: 1 }, cores, scratch);
+    // The k6 scripts of the modes that have a target (connect-grpc runs grpc's; connect-json's are the HTTP shape).
+    const k6Modes = MODE_NAMES.filter((mode) => PERFORMANCE_TARGETS[`k6-${mode}/k6-minimal-${mode}`]);
+    const k6 = await measureK6Overhead({ ...settings, WORKERS: 1 }, cores, scratch, k6Modes);
     const toolOf = (mode) => LISTENERS[MODES[mode].listener].load.tool;
     const results = [
       ...compared.flatMap((mode) => modeRows(mode, `${toolOf(mode)} -c${settings.VUS}${toolOf(mode) === 'h2load' ? ' -m1' : ''}`, runs)),
       ...http2Modes.flatMap((mode) => modeRows(mode, manyLoad, manyRuns)),
-      ...MODE_NAMES.filter((mode) => PERFORMANCE_TARGETS[`k6-${mode}/k6-minimal-${mode}`]).map((mode) => targetRow(
+      ...k6Modes.map((mode) => targetRow(
         `k6 ${MODES[mode].scripts.local} / ${MODES[mode].minimalScript}`, k6[mode], PERFORMANCE_TARGETS[`k6-${mode}/k6-minimal-${mode}`])),
     ];
     const setup = `${settings.REPEATS} repeat(s), ${settings.DURATION} each after ${settings.WARMUP} warm-up, ${settings.VUS} connections/VUs; `

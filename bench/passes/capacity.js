@@ -74,7 +74,13 @@ export async function measureCapacity({ listener, scenario, host, connections, d
   const dir = await mkdtemp(path.join(os.tmpdir(), 'capacity-'));
   try {
     let args;
-    if (tool === 'wrk') {
+    if (tool === 'wrk' && request === 'connect') {
+      // The Connect protocol's unary call: a POST of the request message in the proto3 JSON mapping.
+      const script = path.join(dir, 'connect.lua');
+      await writeFile(script, `wrk.method = "POST"\nwrk.body = ${luaString(JSON.stringify(message))}\n`
+        + `wrk.headers["Content-Type"] = "application/json"\ndofile(${luaString(WRK_BYTES)})\n`);
+      args = ['-t1', `-c${connections}`, `-d${durationS}s`, '-s', script, ...gzip, `http://${host}/${rpcPath(rpc)}`];
+    } else if (tool === 'wrk') {
       args = ['-t1', `-c${connections}`, `-d${durationS}s`, '-s', WRK_BYTES, ...gzip, `http://${host}${httpPath}`];
     } else if (request === 'get') {
       args = ['-t1', '-c', String(connections), '-m', String(streams), '-D', String(durationS), ...gzip, `http://${host}${httpPath}`];
@@ -98,6 +104,9 @@ export async function measureCapacity({ listener, scenario, host, connections, d
     await rm(dir, { recursive: true, force: true });
   }
 }
+
+/** A Lua string literal of a text (JSON.stringify's escapes are Lua's for what a path or a JSON body holds). */
+const luaString = (text) => JSON.stringify(text);
 
 /** wrk's 'N requests in Xs', 'Requests/sec: R', its error lines and wrk-bytes.lua's count. */
 function parseWrk(out) {

@@ -12,34 +12,38 @@ import { startProfiles, stopProfiles } from './profile.js';
 import { PROFILE_INTERVAL_US } from '../../server/profiling.js';
 import path from 'node:path';
 import { LISTENER_NAMES } from '../../server/listeners.js';
+import { scrapeServer } from './scrape.js';
+import { serverWindow } from '../report/server-stats.js';
 
 /** The listeners measured: all of them, in the registry's order (server/listeners.js). */
 export const DECOMPOSITION = LISTENER_NAMES;
 
 /**
  * Runs the pass for one scenario: per repeat, a fresh server (one process tree,
- * MODE=all) and each listener warmed up, then measured.
+ * MODE=all) and each listener warmed up, then measured, with the server's own accounting (its admin endpoint)
+ * read right before and right after the measured load: its CPU and GC time per request.
  * @param {{scenario: string, settings: import('../settings/bench.js').BenchSettings, cores: ReturnType<import('../settings/cores.js').splitCores>,
- *   durationS: number, warmupS: number, listeners?: readonly string[], connections?: number, streams?: number, accounting?: boolean}} options
+ *   durationS: number, warmupS: number, listeners?: readonly string[], connections?: number, streams?: number}} options
  *   listeners: those loaded, in turn (default: every one, DECOMPOSITION); connections: per listener (default VUS);
- *   streams: requests in flight per HTTP/2 connection (h2load -m, default 1); accounting: the server keeps its accounting
- *   (server/accounting.js, an admin port) as the main job's servers do, whatever PROFILE says (default false)
- * @returns {Promise<Record<string, Array<Awaited<ReturnType<typeof measureCapacity>> & {profile?: object}>>>} runs per
- *   listener; with PROFILE=1 each carries its profile (bench/passes/profile.js stopProfiles), written to RESULTS_DIR too
+ *   streams: requests in flight per HTTP/2 connection (h2load -m, default 1). The server always keeps its accounting
+ *   (server/accounting.js, an admin port), as the main job's servers do, so ours is measured with everything of ours on
+ * @returns {Promise<Record<string, Array<Awaited<ReturnType<typeof measureCapacity>> & {server: ServerCost, profile?: object}>>>}
+ *   runs per listener; server: the server's own figures of the measured load; with PROFILE=1 each carries its profile
+ *   (bench/passes/profile.js stopProfiles), written to RESULTS_DIR too
  * @throws {BenchError} when the server does not start or a tool fails
  */
 export async function measureDecomposition({
-  scenario, settings, cores, durationS, warmupS, listeners = DECOMPOSITION, connections = settings.VUS, streams = 1, accounting = false,
+  scenario, settings, cores, durationS, warmupS, listeners = DECOMPOSITION, connections = settings.VUS, streams = 1,
 }) {
   const runs = Object.fromEntries(listeners.map((l) => [l, []]));
   const stamp = fileStamp();
   for (let repeat = 1; repeat <= settings.REPEATS; repeat++) {
     let server;
-    // PROFILE=1: each listener's measured load is profiled through the admin endpoint, as in the main job.
-    const admin = settings.PROFILE || accounting ? `127.0.0.1:${await freePort()}` : null;
+    // The server's accounting, and with PROFILE=1 each listener's profile, through the admin endpoint, as in the main job.
+    const admin = `127.0.0.1:${await freePort()}`;
     try {
       server = await startServer({
-        env: serverEnv('all', { workers: settings.WORKERS, adminPort: admin && Number(admin.split(':')[1]) }), cpus: cores.serverCpus,
+        env: serverEnv('all', { workers: settings.WORKERS, adminPort: Number(admin.split(':')[1]) }), cpus: cores.serverCpus,
       });
     } catch (err) {
       throw new BenchError(`the server (MODE=all) did not start: ${err.message}`);
@@ -49,14 +53,16 @@ export async function measureDecomposition({
         console.error(`--- ${scenario}, decomposition run ${repeat} of ${settings.REPEATS}: ${listener}`);
         const load = { listener, scenario, host: `127.0.0.1:${server.ports[listener]}`, connections, streams, cpus: cores.k6Cpus };
         if (warmupS > 0) await measureCapacity({ ...load, durationS: warmupS });
+        const before = await scrapeServer(admin);
+        if (settings.PROFILE) await startProfiles([admin]);
+        const result = await measureCapacity({ ...load, durationS });
+        const cost = serverCost(serverWindow(before, await scrapeServer(admin)), result.requests);
         if (!settings.PROFILE) {
-          runs[listener].push(await measureCapacity({ ...load, durationS }));
+          runs[listener].push({ ...result, server: cost });
           continue;
         }
-        await startProfiles([admin]);
-        const result = await measureCapacity({ ...load, durationS });
         const prefix = path.join(settings.RESULTS_DIR, `profile-decomposition-${scenario}-${listener}-${stamp}-r${repeat}`);
-        runs[listener].push({ ...result, profile: await stopProfiles([admin], prefix, PROFILE_INTERVAL_US) });
+        runs[listener].push({ ...result, server: cost, profile: await stopProfiles([admin], prefix, PROFILE_INTERVAL_US) });
       }
     } finally {
       await server.stop();
@@ -65,3 +71,27 @@ export async function measureDecomposition({
   return runs;
 }
 
+
+/**
+ * @typedef {object} ServerCost what one listener's measured load cost the server, by its own accounting
+ * @property {number|null} cpu_us_per_request server CPU time (user + system, workers and primary) / requests the load
+ *   tool completed (µs; the tool's count, as the baselines count none of their own)
+ * @property {number|null} gc_ms_per_1k_requests time the workers spent in GC × 1000 / those requests (ms)
+ */
+
+/**
+ * The decomposition's figures of the server's accounting over one measured load (bench/report/server-stats.js).
+ * @param {import('../report/server-stats.js').ServerWindow} window the server's, from right before to right after the load
+ * @param {number} requests requests the load tool completed
+ * @returns {ServerCost} null figures when no request completed
+ */
+export function serverCost(window, requests) {
+  if (!(requests > 0)) return { cpu_us_per_request: null, gc_ms_per_1k_requests: null };
+  const sum = (list, of) => list.reduce((a, x) => a + of(x), 0);
+  const cpuS = sum(window.workers, (w) => w.cpu_user_s + w.cpu_system_s)
+    + (window.primary ? window.primary.cpu_user_s + window.primary.cpu_system_s : 0);
+  return {
+    cpu_us_per_request: (cpuS * 1e6) / requests,
+    gc_ms_per_1k_requests: (sum(window.workers, (w) => w.gc_pause_ms) * 1000) / requests,
+  };
+}

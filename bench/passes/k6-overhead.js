@@ -20,11 +20,12 @@ async function iterationRate(file) {
  * @param {import('../settings/bench.js').BenchSettings} settings REPEATS, DURATION, WARMUP, VUS, WORKERS, K6_BIN
  * @param {ReturnType<typeof import('../settings/cores.js').splitCores>} cores
  * @param {string} scratch folder for the runs' summaries
+ * @param {readonly string[]} [modes] which modes (default: every one)
  * @returns {Promise<Record<string, number[]>>} per mode, the project/minimal RPS ratio of each repeat
  */
-export async function measureK6Overhead(settings, cores, scratch) {
-  const server = await startServer({ env: serverEnv(MODE_NAMES, { workers: settings.WORKERS }), cpus: cores.serverCpus });
-  const ratios = Object.fromEntries(MODE_NAMES.map((mode) => [mode, []]));
+export async function measureK6Overhead(settings, cores, scratch, modes = MODE_NAMES) {
+  const server = await startServer({ env: serverEnv(modes, { workers: settings.WORKERS }), cpus: cores.serverCpus });
+  const ratios = Object.fromEntries(modes.map((mode) => [mode, []]));
   try {
     const k6 = { k6: settings.K6_BIN, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount, quiet: true };
     // script: 'project' (the mode's local script) or 'minimal' (the one it is measured against)
@@ -35,12 +36,12 @@ export async function measureK6Overhead(settings, cores, scratch) {
       if (result.code !== 0) throw new BenchError(`k6 ${args.at(-1)} against ${host} failed (exit ${result.code})`);
       return iterationRate(summaryFile);
     };
-    for (const mode of MODE_NAMES) {
+    for (const mode of modes) {
       console.error(`--- k6 warm-up: ${mode}`);
       await run(mode, 'project', path.join(scratch, 'warmup.json'), settings.WARMUP);
     }
     for (let repeat = 1; repeat <= settings.REPEATS; repeat++) {
-      for (const mode of MODE_NAMES) {
+      for (const mode of modes) {
         console.error(`--- k6 scripts, run ${repeat} of ${settings.REPEATS}: ${mode}, minimal then project`);
         const base = await run(mode, 'minimal', path.join(scratch, `${mode}-minimal-${repeat}.json`), settings.DURATION);
         const ours = await run(mode, 'project', path.join(scratch, `${mode}-project-${repeat}.json`), settings.DURATION);

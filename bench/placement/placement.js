@@ -10,7 +10,7 @@ import { createLink } from './link.js';
 import { freePort, startServer } from '../processes.js';
 import { LISTENERS, portEnv } from '../../server/listeners.js';
 import { ensureTool } from '../tools.js';
-import { MODES } from '../modes.js';
+import { remoteSettingOf } from '../modes.js';
 import { portOfMode, serverEnv } from '../invoke.js';
 
 /** The admin endpoint's port inside an emulated link's namespace (it has the namespace to itself). */
@@ -108,7 +108,7 @@ function remotePlacement(settings) {
     target: 'remote',
     link: null,
     async start(mode) {
-      const { remote } = MODES[mode].hostVars;
+      const remote = remoteSettingOf(mode);
       const host = settings[remote];
       const { host: address, port } = parseHost(remote, host);
       return { host, port, admin: settings.REMOTE_ADMIN_HOST || null, capture: { iface: 'any', host: address }, env: null, stop: async () => {} };

@@ -20,6 +20,9 @@ const EFFECTS = [
   ['the peer over bare: a plain fastify app over bare node:http', 'peer-http', 'baseline-http', null],
   ['ours over its peer: the grpc-js listener over a plain grpc-js server', 'grpc', 'peer-grpc', PERFORMANCE_TARGETS['grpc/peer-grpc']],
   ['the peer over bare: a plain grpc-js server over bare node:http2', 'peer-grpc', 'baseline-grpc', null],
+  ['connect-node over grpc-js, gRPC protocol, same bytes (docs/connect.md)', 'connect-grpc', 'grpc', null],
+  ['connect-node over bare node:http2 gRPC framing, same bytes', 'connect-grpc', 'baseline-grpc', null],
+  ['connect-node\'s Connect protocol (POST, JSON) over fastify\'s GET, same JSON', 'connect-json', 'http', null],
 ];
 
 /**
@@ -36,32 +39,39 @@ export const pairedRatios = (runs, a, b) => runs[a].map((r, i) => r.rps / runs[b
  * its spread, bytes per request, and the ratios that isolate each effect (those whose two listeners were measured).
  * @param {string} scenario
  * @param {Record<string, Array<{tool: string, rps: number, requests?: number, failed: number, received_per_request: number,
- *   headers_per_request: number|null, profile?: any}>>} runs
+ *   headers_per_request: number|null, server?: {cpu_us_per_request: number|null, gc_ms_per_1k_requests: number|null},
+ *   profile?: any}>>} runs server: the server's own figures (bench/passes/decompose.js serverCost)
  * @param {string} [load] how the listeners were loaded, for the title (default 'wrk/h2load': each at VUS connections, one
  *   request in flight on each)
  * @returns {{scenario: string, load: string, listeners: Record<string, object>, effects: Array<{effect: string, of: string, ratio: number,
  *   min: number, max: number, runs: number[], target: number|null, met: boolean|null}>,
  *   profiles: Array<{pair: string[], breakdown: import('./profile.js').Breakdown}>}} profiles: with PROFILE=1, each framework
  *   beside its bare baseline and its peer (PROFILED_PAIRS)
- *   listeners[name].rps = {median, min, max} in req/s; received_per_request in bytes (median);
+ *   listeners[name].rps = {median, min, max} in req/s; cpu_us_per_request (µs) and gc_ms_per_1k_requests (ms) the same
+ *   shape, or null without the server's figures; received_per_request in bytes (median);
  *   an effect's ratio is the median of its per-repeat ratios, min and max their range
  */
 export function decompositionReport(scenario, runs, load = 'wrk/h2load') {
   const listeners = {};
   for (const [name, list] of Object.entries(runs)) {
     const headers = list.map((r) => r.headers_per_request).filter((h) => h !== null);
+    // The server's own figures (bench/passes/decompose.js serverCost); absent from runs recorded before them.
+    const cost = (field) => spread(list.map((r) => r.server?.[field]).filter((v) => typeof v === 'number')) ?? null;
     listeners[name] = {
-      label: LISTENERS[name].label,
+      label: LISTENERS[name]?.label ?? name,
       tool: list[0].tool,
       repeats: list.length,
       rps: spread(list.map((r) => r.rps)),
+      cpu_us_per_request: cost('cpu_us_per_request'),
+      gc_ms_per_1k_requests: cost('gc_ms_per_1k_requests'),
       failed: list.reduce((sum, r) => sum + r.failed, 0),
       received_per_request: spread(list.map((r) => r.received_per_request)).median,
       headers_per_request: spread(headers)?.median ?? null,
     };
   }
-  // The effects of the listeners measured (a pass may load a few of them).
-  const effects = EFFECTS.filter(([, a, b]) => runs[a] && runs[b]).map(([effect, a, b, target]) => {
+  // The effects of the listeners measured (a pass may load a few of them); each repeat loads every listener of one
+  // server in turn, so ratios pair up per repeat.
+  const effects = EFFECTS.filter(([, a, b]) => runs[a]?.length && runs[b]?.length).map(([effect, a, b, target]) => {
     const ratios = pairedRatios(runs, a, b);
     const { median: ratio, min, max } = spread(ratios);
     return { effect, of: `${a}/${b}`, ratio, min, max, runs: ratios, target, met: target === null ? null : ratio >= target };
@@ -74,7 +84,8 @@ export function decompositionReport(scenario, runs, load = 'wrk/h2load') {
 }
 
 /** The pairs whose profiles the decomposition puts side by side: the bare server (or the peer) first, ours second. */
-const PROFILED_PAIRS = [['baseline-http', 'http'], ['baseline-grpc', 'grpc'], ['peer-http', 'http'], ['peer-grpc', 'grpc']];
+const PROFILED_PAIRS = [['baseline-http', 'http'], ['baseline-grpc', 'grpc'], ['peer-http', 'http'], ['peer-grpc', 'grpc'],
+  ['baseline-grpc', 'connect-grpc'], ['baseline-http', 'connect-json']];
 
 const fmt = formatNumber;
 
@@ -84,16 +95,20 @@ const fmt = formatNumber;
  * @returns {string}
  */
 export function renderDecomposition(report) {
+  const range = (x, digits = 0) => (x ? `${fmt(x.median, digits)} (${fmt(x.min, digits)}–${fmt(x.max, digits)})` : 'n/a');
   const rows = Object.entries(report.listeners).map(([name, l]) => [
     `\`${name}\` ${l.label}`,
-    `${fmt(l.rps.median)} (${fmt(l.rps.min)}–${fmt(l.rps.max)})`,
+    range(l.rps),
+    range(l.cpu_us_per_request, 1),
+    range(l.gc_ms_per_1k_requests, 2),
     fmt(l.received_per_request, 1),
     l.headers_per_request === null ? 'n/a' : fmt(l.headers_per_request, 1),
     fmt(l.failed),
     l.tool,
   ]);
-  const listeners = markdownTable([['listener', 'RPS (req/s), median (min–max)', 'received per request (bytes)',
-    'of it HTTP/2 headers (bytes)', 'failed', 'tool'], ...rows], { align: ['l', 'r', 'r', 'r', 'r', 'l'] });
+  const listeners = markdownTable([['listener', 'RPS (req/s), median (min–max)', 'server CPU per request (µs)',
+    'GC per 1000 requests (ms)', 'received per request (bytes)', 'of it HTTP/2 headers (bytes)', 'failed', 'tool'], ...rows],
+  { align: ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'l'] });
   const effects = markdownTable([['effect isolated', 'RPS ratio, median (min–max) of the repeats', 'target'], ...report.effects.map((e) => [
     `${e.effect} (\`${e.of}\`)`, `${fmt(e.ratio, 3)} (${fmt(e.min, 3)}–${fmt(e.max, 3)})`, e.target === null ? '' : `≥ ${e.target} ${e.met ? 'met' : 'MISSED'}`,
   ])], { align: ['l', 'r', 'l'] });

@@ -1,7 +1,7 @@
 // Settings of the main job (bench.sh), read from the environment and checked before anything starts.
 import { bool, makeValidator, str } from 'envalid';
 import { positiveInt, readEnv, wholeNumber, withDefaultText } from '../../server/env.js';
-import { MODES } from '../modes.js';
+import { MODE_NAMES, MODES, remoteSettingOf } from '../modes.js';
 import { BenchError } from '../errors.js';
 import { hostPort } from './hosts.js';
 import { linkSpec, PROFILES, rate, rttMs } from './network.js';
@@ -56,6 +56,8 @@ const capacityMode = makeValidator((input) => {
  * @property {'local'|'remote'} TARGET
  * @property {string} REMOTE_HTTP_HOST host:port (one REMOTE_*_HOST per mode, bench/modes.js)
  * @property {string} REMOTE_GRPC_HOST host:port
+ * @property {string} REMOTE_CONNECT_GRPC_HOST host:port
+ * @property {string} REMOTE_CONNECT_JSON_HOST host:port
  * @property {string} REMOTE_ADMIN_HOST host:port, or ''
  * @property {boolean} VERBOSE
  * @property {string} K6_BIN
@@ -190,12 +192,12 @@ export function benchSettingSpecs(cores = splitCores(allowedCpus())) {
       choices: ['local', 'remote'],
       default: 'local',
       desc: `\`local\`: the job starts the server; \`remote\`: it measures servers already running on another machine at `
-        + `${Object.values(MODES).map((m) => m.hostVars.remote).join(' / ')}`,
+        + `${MODE_NAMES.map(remoteSettingOf).join(' / ')}`,
     }),
     // Each mode's remote host:port (REMOTE_HTTP_HOST, REMOTE_GRPC_HOST), default from config.js.
-    ...Object.fromEntries(Object.values(MODES).map(({ label, hostVars: { remote } }) => [remote, hostPort({
-      default: HOSTS[remote],
-      desc: `host:port of the remote ${label} server (TARGET=remote; \`host:port\`, \`http://host:port\` or \`[v6]:port\`); `
+    ...Object.fromEntries(MODE_NAMES.map((mode) => [remoteSettingOf(mode), hostPort({
+      default: HOSTS[remoteSettingOf(mode)],
+      desc: `host:port of the remote ${MODES[mode].label} server (TARGET=remote; \`host:port\`, \`http://host:port\` or \`[v6]:port\`); `
         + 'the default is config.js\'s',
     })])),
     REMOTE_ADMIN_HOST: hostPort({

@@ -40,8 +40,9 @@ export async function addMode(copy, { name, listener, ownScripts = false }) {
   const upper = name.toUpperCase();
   const scripts = ownScripts ? `${name}-tests` : 'http-tests';
   const hostOf = (target) => `${target.toUpperCase()}_${ownScripts ? upper : 'HTTP'}_HOST`;
-  const last = "    payload: 'protobuf-message',\n  },\n";
-  await copy.edit('bench/modes.js', last, `${last}  ${name}: {
+  // The registry's end: its last entry's close and its own.
+  const end = '  },\n});\n';
+  await copy.edit('bench/modes.js', end, `  },\n  ${name}: {
     label: 'HTTP (JSON), ${name}',
     listener: '${listener}',
     scripts: { local: '${scripts}/local.js', remote: '${scripts}/remote.js' },
@@ -50,6 +51,7 @@ export async function addMode(copy, { name, listener, ownScripts = false }) {
     metrics: { requests: ['http_reqs', 'count'], latency: 'http_req_duration', failed: 'http_req_failed' },
     payload: 'json-body',
   },
+});
 `);
   if (!ownScripts) return [];
   await mkdir(path.join(copy.dir, scripts));

@@ -10,6 +10,7 @@ import { after, describe, test } from 'node:test';
 import { MODE_NAMES, MODES as MODE_REGISTRY } from '../../bench/modes.js';
 import { ensureTool } from '../../bench/tools.js';
 import { ROOT } from '../../bench/root.js';
+import { LISTENERS } from '../../server/listeners.js';
 import { compose, defaultOf } from '../helpers/compose.js';
 
 const read = (file) => fs.readFileSync(path.join(ROOT, file), 'utf8');
@@ -84,18 +85,23 @@ describe('build.sh, starthttp.sh, startgrpc.sh', () => {
       assert.match(res.stderr, new RegExp(`^${script}: no Docker engine is running .*npm run start:${mode}\\n$`));
     });
 
-    test(`${script} with a Docker engine: stops the other mode, starts server-${mode}, prints the k6 command`, () => {
-      const other = MODES.find((m) => m !== mode);
+    test(`${script} with a Docker engine: stops the other modes, starts server-${mode}, prints the k6 command`, () => {
       const stub = stubDocker();
       const res = runScript(script, stub.env);
       assert.equal(res.status, 0, res.stderr);
       const calls = stub.calls();
-      assert.ok(calls.includes(`docker compose --profile ${other} stop server-${other}`), calls.join('\n'));
+      for (const other of MODES.filter((m) => m !== mode)) {
+        assert.ok(calls.includes(`docker compose --profile ${other} stop server-${other}`), calls.join('\n'));
+      }
       assert.ok(calls.includes(`docker compose --profile ${mode} up -d server-${mode}`), calls.join('\n'));
-      const k6Args = `${mode}-tests/local.js --duration=60s --vus=32`;
-      assert.ok(exists(`${mode}-tests/local.js`));
-      assert.ok(res.stdout.includes(`  k6 run ${k6Args}\n`), res.stdout);
-      assert.ok(res.stdout.includes(`  docker compose --profile ${mode} run --rm k6 run ${k6Args}\n`), res.stdout);
+      // A mode that runs another mode's scripts aims them at its own server with -e.
+      const { scripts: { local }, hostVars, listener } = MODE_REGISTRY[mode];
+      const own = local === `${mode}-tests/local.js`;
+      const port = LISTENERS[listener].defaultPort;
+      const k6Args = (host) => `${own ? '' : `-e ${hostVars.local}=${host}:${port} `}${local} --duration=60s --vus=32`;
+      assert.ok(exists(local));
+      assert.ok(res.stdout.includes(`  k6 run ${k6Args('localhost')}\n`), res.stdout);
+      assert.ok(res.stdout.includes(`  docker compose --profile ${mode} run --rm k6 run ${k6Args(`server-${mode}`)}\n`), res.stdout);
     });
   }
 

@@ -30,6 +30,7 @@ const BOUNDS = {
 const LISTENERS = {
   grpc: { headers: grpcRequestHeaders(GRPC_PATH), serves: async (port) => assert.equal((await h2GetUser(port)).grpcStatus, '0') },
   'json-h2': { headers: getRequestHeaders('/'), serves: async (port) => assert.equal((await h2Request(port)).status, 200) },
+  'connect-grpc': { headers: grpcRequestHeaders(GRPC_PATH), serves: async (port) => assert.equal((await h2GetUser(port)).grpcStatus, '0') },
 };
 
 test('every hardened HTTP/2 listener of the registry is attacked here', () => {

@@ -9,14 +9,16 @@ import { after, before, test } from 'node:test';
 import { readSummary } from '../../bench/report/summary.js';
 import { k6Bin, k6Run } from '../helpers/k6.js';
 import { freePort, startServer } from '../helpers/server.js';
-import { MODES } from '../../bench/modes.js';
+import { MODE_NAMES, MODES } from '../../bench/modes.js';
+import { listenerSetOf } from '../../bench/invoke.js';
+import { LISTENERS } from '../../server/listeners.js';
 import { grpcFrame, scenarioKey, scenarioPayloads } from '../../proto/index.js';
 
 let server;
 let dir;
 before(async () => {
   k6Bin();
-  server = await startServer({ MODE: 'both' });
+  server = await startServer({ MODE: listenerSetOf(MODE_NAMES) });
   dir = await mkdtemp(path.join(os.tmpdir(), 'k6-scripts-'));
 });
 after(async () => {
@@ -31,10 +33,12 @@ const SCRIPTS = Object.entries(MODES).flatMap(([mode, { scripts, hostVars }]) =>
 for (const [script, hostVar, mode] of SCRIPTS) {
   test(`${script} loads the live ${mode} server with no failure`, async () => {
     const port = server.ports[MODES[mode].listener];
-    const summaryFile = path.join(dir, `${path.basename(path.dirname(script))}-${path.basename(script, '.js')}.json`);
+    const summaryFile = path.join(dir, `${mode}-${path.basename(script, '.js')}.json`);
     // SAMPLE_EVERY=10 so the short run checks plenty of responses.
+    // A mode that runs another mode's scripts (connect-grpc) is named in their summary by SUMMARY_MODE, as the jobs do.
+    const own = script.startsWith(`${mode}-tests/`);
     const { code, output } = await k6Run(['--vus', '4', '--duration', '2s', '-e', `${hostVar}=127.0.0.1:${port}`,
-      '-e', `SUMMARY_FILE=${summaryFile}`, '-e', 'SAMPLE_EVERY=10', script]);
+      '-e', `SUMMARY_FILE=${summaryFile}`, '-e', 'SAMPLE_EVERY=10', ...(own ? [] : ['-e', `SUMMARY_MODE=${mode}`]), script]);
     assert.equal(code, 0, output);
     assert.match(output, /data_sent/);
     assert.match(output, /data_received/);
@@ -87,13 +91,16 @@ async function answerOnceServers() {
   };
 }
 
-test('a request with no answer ends at REQUEST_TIMEOUT and counts as failed and timed out, in both modes', async () => {
-  const servers = await answerOnceServers();
-  try {
-    for (const [script, hostVar, mode] of SCRIPTS.filter(([s]) => s.endsWith('/local.js'))) {
+test('a request with no answer ends at REQUEST_TIMEOUT and counts as failed and timed out, in every script', async () => {
+  // Each script once (connect-grpc runs grpc's), against the server of its transport.
+  for (const [script, hostVar, mode] of SCRIPTS.filter(([s, , m]) => s === `${m}-tests/local.js`)) {
+    // Fresh servers per script: each answers one request in all.
+    const servers = await answerOnceServers();
+    try {
       const summaryFile = path.join(dir, `timeout-${mode}.json`);
       const started = Date.now();
-      const { code, output } = await k6Run(['--vus', '2', '--duration', '2s', '-e', `${hostVar}=127.0.0.1:${servers.ports[mode]}`,
+      const h2 = LISTENERS[MODES[mode].listener].transport === 'HTTP/2';
+      const { code, output } = await k6Run(['--vus', '2', '--duration', '2s', '-e', `${hostVar}=127.0.0.1:${servers.ports[h2 ? 'grpc' : 'http']}`,
         '-e', 'REQUEST_TIMEOUT=300ms', '-e', `SUMMARY_FILE=${summaryFile}`, script]);
       assert.equal(code, 0, output);
       // Not held until k6's graceful stop (30 s): every request ended at its timeout.
@@ -102,9 +109,9 @@ test('a request with no answer ends at REQUEST_TIMEOUT and counts as failed and 
       assert.ok(figures.timed_out >= 4, `${mode}: ${figures.timed_out} timed out`);
       assert.equal(figures.failed, figures.timed_out, `${mode}: every failure is a timeout`);
       assert.equal(figures.requests, figures.timed_out + 1, `${mode}: only setup()'s request was answered`);
+    } finally {
+      servers.close();
     }
-  } finally {
-    servers.close();
   }
 });
 

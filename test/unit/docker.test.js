@@ -232,6 +232,12 @@ describe('compose.yaml', () => {
     });
   }
 
+  test('scripts/compose.sh starts every mode\'s service, and stops the others', () => {
+    const list = /^SERVER_MODES=\(([^)]*)\)$/m.exec(read('scripts/compose.sh'));
+    assert.ok(list, 'no SERVER_MODES=(...) in scripts/compose.sh');
+    assert.deepEqual(list[1].trim().split(/\s+/), [...MODES]);
+  });
+
   describe('k6', () => {
     const k6 = services.k6;
 
@@ -246,9 +252,11 @@ describe('compose.yaml', () => {
       assert.deepEqual(new Set(k6.profiles), new Set([...MODES, 'scale']));
     });
 
+    // A mode that runs another mode's scripts (connect-grpc) shares that mode's host variable: the start script
+    // aims it with -e instead (scripts/compose.sh start_mode).
     test('aims LOCAL_*_HOST at the server services by name, on the ports they listen on', () => {
-      for (const mode of MODES) {
-        const name = `LOCAL_${mode.toUpperCase()}_HOST`;
+      for (const mode of MODES.filter((m, i) => MODES.findIndex((o) => MODE_REGISTRY[o].hostVars.local === MODE_REGISTRY[m].hostVars.local) === i)) {
+        const name = MODE_REGISTRY[mode].hostVars.local;
         assert.ok(name in config, `config.js does not read ${name}`);
         const server = services[`server-${mode}`];
         const env = Object.fromEntries(Object.entries(server.environment).map(([k, v]) => [k, defaultOf(v)]));
@@ -264,9 +272,10 @@ describe('compose.yaml', () => {
         return [path.posix.normalize(source), mode];
       }));
       assert.deepEqual(mounts, {
-        'config.js': 'ro', k6: 'ro', 'http-tests': 'ro', 'grpc-tests': 'ro', proto: 'ro', 'server/compression.js': 'ro', results: 'rw',
+        'config.js': 'ro', k6: 'ro', 'http-tests': 'ro', 'grpc-tests': 'ro', 'connect-json-tests': 'ro', proto: 'ro',
+        'server/compression.js': 'ro', results: 'rw',
       });
-      const scripts = ['http-tests', 'grpc-tests'].flatMap((dir) => fs.readdirSync(path.join(ROOT, dir)).map((f) => `${dir}/${f}`));
+      const scripts = [...new Set(MODES.map((m) => path.dirname(MODE_REGISTRY[m].scripts.local)))].flatMap((dir) => fs.readdirSync(path.join(ROOT, dir)).map((f) => `${dir}/${f}`));
       const { files } = importGraph(scripts);
       const mounted = (file) => Object.keys(mounts).some((m) => file === m || file.startsWith(`${m}/`));
       for (const file of [...files, 'proto/user.proto']) assert.ok(mounted(file), `${file} is not mounted for k6`);

@@ -34,13 +34,19 @@ test('k6Args: the closed model, as the soak has always run it', () => {
   assert.deepEqual(k6Args('http', {
     host: '127.0.0.1:1', vus: 4, duration: '3s', summaryFile: 's.json', vars: { SCENARIO: 'user', CONNECTIONS: 'reuse', REQUEST_TIMEOUT: '5s' },
   }), ['-e', `${MODES.http.hostVars.local}=127.0.0.1:1`, '-e', 'SCENARIO=user', '-e', 'CONNECTIONS=reuse', '-e', 'REQUEST_TIMEOUT=5s',
-    '-e', 'SUMMARY_FILE=s.json', '--vus', '4', '--duration', '3s', MODES.http.scripts.local]);
+    '-e', 'SUMMARY_FILE=s.json', '-e', 'SUMMARY_MODE=http', '--vus', '4', '--duration', '3s', MODES.http.scripts.local]);
 });
 
 test('k6Args: the open model takes its shape from -e, with no --vus or --duration; flags come first; the remote script', () => {
   const args = k6Args('grpc', { target: 'remote', host: 'h:1', vus: 8, duration: '10s', rate: 100, summaryFile: 's.json', flags: ['--out', 'csv=x'] });
   assert.deepEqual(args, ['--out', 'csv=x', '-e', `${MODES.grpc.hostVars.remote}=h:1`, '-e', 'RATE=100', '-e', 'DURATION=10s', '-e', 'VUS=8',
-    '-e', 'SUMMARY_FILE=s.json', MODES.grpc.scripts.remote]);
+    '-e', 'SUMMARY_FILE=s.json', '-e', 'SUMMARY_MODE=grpc', MODES.grpc.scripts.remote]);
+});
+
+test('k6Args: a mode that runs another mode\'s scripts names itself in their summary', () => {
+  const args = k6Args('connect-grpc', { host: 'h:1', vus: 1, duration: '1s', summaryFile: 's.json' });
+  assert.deepEqual(args, ['-e', 'LOCAL_GRPC_HOST=h:1', '-e', 'SUMMARY_FILE=s.json', '-e', 'SUMMARY_MODE=connect-grpc',
+    '--vus', '1', '--duration', '1s', 'grpc-tests/local.js']);
 });
 
 test('k6Args: a minimal script reads its host alone and writes its summary through --summary-export', () => {

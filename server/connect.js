@@ -1,0 +1,144 @@
+// The connect-node listeners: @connectrpc/connect-node serving the scenarios' unary RPCs with the
+// @bufbuild/protobuf code generated from user.proto (proto/gen/, `npm run gen:proto`), as a user who picks
+// connect-node instead of grpc-js would write it. One handler, two listeners (server/listeners.js):
+// - connect-grpc: the gRPC protocol over HTTP/2 without TLS (h2c), on node:http2;
+// - connect-json: the Connect protocol over HTTP/1.1 on node:http, unary POST with a JSON (or binary) body, and GET
+//   for the methods user.proto marks free of side effects (idempotency_level = NO_SIDE_EFFECTS).
+// Both carry the hardening of the project's other listeners of their transport (server/h2-guard.js, server/h1-guard.js),
+// and answer the standard health check (grpc.health.v1.Health/Check, from the worker's state). connect-node has no
+// health or reflection service of its own (connectrpc/connect-es#797, #507): Check is written here, Watch and List are
+// left UNIMPLEMENTED (the protocol's way of saying so), and there is no reflection (grpcurl takes -proto user.proto).
+import http2 from 'node:http2';
+import { promisify } from 'node:util';
+import { fromJson } from '@bufbuild/protobuf';
+import { Code, ConnectError } from '@connectrpc/connect';
+import { compressionGzip, connectNodeAdapter } from '@connectrpc/connect-node';
+import { scenarioKeyOf, scenarioPayloads, unknownRequestDetails } from '../proto/index.js';
+import { SCENARIOS } from '../proto/payload.js';
+import { UserService } from '../proto/gen/user_pb.js';
+import { Health, HealthCheckResponse_ServingStatus as ServingStatus } from '../proto/gen/health/v1/health_pb.js';
+import { GRPC_HEALTH_SERVICES } from './health.js';
+import { guardedHttp1Server } from './h1-guard.js';
+import { guardHttp2Server, h2Settings } from './h2-guard.js';
+import { servedRequests } from './served.js';
+
+// The proto3 JSON the other listeners send: every field, its default value included (proto/index.js PROTO3_JSON).
+const JSON_OPTIONS = Object.freeze({ alwaysEmitImplicit: true });
+
+/**
+ * connect-node's implementation of user.v1.UserService for one listener: each RPC a scenario uses (proto/payload.js)
+ * answers the scenario its request selects with a message built once, from the same proto3 JSON the other listeners
+ * serve; a request that selects none gets INVALID_ARGUMENT naming the allowed values.
+ * @param {{port: number, workerPid: number}} who the listener's port and the worker's pid, as the payload carries them
+ * @returns {Record<string, (request: object) => object>} by the method's local name (getUser, listUsers, getBlob)
+ */
+export function userServiceImpl(who) {
+  const payloads = scenarioPayloads(who);
+  const rpcs = new Set(Object.values(SCENARIOS).map((s) => s.rpc));
+  /** @type {Record<string, (request: any) => any>} */
+  const impl = {};
+  for (const method of UserService.methods.filter((m) => rpcs.has(m.name))) {
+    const messages = new Map([...payloads].filter(([, p]) => p.rpc === method.name)
+      .map(([key, p]) => [key, fromJson(method.output, p.json)]));
+    const keyOf = scenarioKeyOf(method.name);
+    impl[method.localName] = (request) => {
+      servedRequests.connect++;
+      const hit = messages.get(keyOf(request));
+      // Only an RPC with a request parameter can miss (GetUser has none).
+      if (!hit) throw new ConnectError(unknownRequestDetails(method.name, payloads), Code.InvalidArgument);
+      return hit;
+    };
+  }
+  return impl;
+}
+
+/**
+ * grpc.health.v1.Health's Check for connect-node, from a worker's serving state: SERVING or NOT_SERVING for the
+ * server ('') and user.v1.UserService, NOT_FOUND for any other service, as grpc-health-check answers on the grpc listener.
+ * @param {import('./health.js').Health} health
+ * @returns {{check: (request: {service: string}) => {status: number}}}
+ */
+export function healthImpl(health) {
+  const known = new Set(GRPC_HEALTH_SERVICES);
+  return {
+    check({ service }) {
+      if (!known.has(service)) throw new ConnectError(`unknown service ${service}`, Code.NotFound);
+      return { status: health.serving ? ServingStatus.SERVING : ServingStatus.NOT_SERVING };
+    },
+  };
+}
+
+/**
+ * connect-node's request handler for one listener and protocol.
+ * @param {'grpc'|'connect'} protocol which protocol it speaks (only that one)
+ * @param {{port: number, health: import('./health.js').Health, settings: import('./settings.js').ServerSettings}} options
+ *   health: the worker's state, for the health check; settings: MAX_BODY_BYTES (largest request message, bytes),
+ *   COMPRESSION (gzip: responses gzipped for clients that accept it)
+ * @returns {ReturnType<typeof connectNodeAdapter>}
+ */
+function handlerOf(protocol, { port, health, settings }) {
+  const impl = userServiceImpl({ port, workerPid: process.pid });
+  return connectNodeAdapter({
+    routes: (router) => router.service(UserService, impl).service(Health, healthImpl(health)),
+    grpc: protocol === 'grpc',
+    grpcWeb: false,
+    connect: protocol === 'connect',
+    readMaxBytes: settings.MAX_BODY_BYTES,
+    // COMPRESSION=gzip: every response, however small, as the other listeners do (connect-node's gzip is zlib's
+    // default level, GZIP_LEVEL); off: none offered.
+    acceptCompression: settings.COMPRESSION === 'gzip' ? [compressionGzip] : [],
+    compressMinBytes: 0,
+    jsonOptions: JSON_OPTIONS,
+  });
+}
+
+const listen = (server, host, port) => new Promise((resolve, reject) => {
+  server.once('error', reject);
+  server.listen({ host, port }, () => resolve(undefined));
+});
+
+/**
+ * Starts the connect-grpc listener of one worker: the gRPC protocol over h2c, under the HTTP/2 bounds of
+ * server/h2-guard.js.
+ * @param {{host: string, port: number, log: import('pino').Logger, health: import('./health.js').Health,
+ *   settings: import('./settings.js').ServerSettings}} options
+ * @returns {Promise<{close: () => Promise<void>, forceClose: () => void}>} `close` announces the shutdown (GOAWAY with the
+ *   largest stream id, a PING), then stops accepting and resolves once in-flight calls are answered; `forceClose` ends
+ *   the sessions left
+ * @throws {NodeJS.ErrnoException} from listen (EADDRINUSE, ...)
+ */
+export async function startConnectGrpc({ host, port, log, health, settings }) {
+  const server = http2.createServer({ settings: h2Settings(settings) }, handlerOf('grpc', { port, health, settings }));
+  const guard = guardHttp2Server(server, { settings, log, listener: 'connect-grpc' });
+  await listen(server, host, port);
+  return {
+    close: async () => {
+      await guard.announceShutdown();
+      await new Promise((resolve) => {
+        server.close(() => resolve());
+        guard.closeSessions();
+      });
+    },
+    forceClose: guard.destroySessions,
+  };
+}
+
+/**
+ * Starts the connect-json listener of one worker: the Connect protocol over HTTP/1.1 (POST, and GET for the methods
+ * free of side effects), under the HTTP/1.1 bounds of server/h1-guard.js.
+ * @param {{host: string, port: number, health: import('./health.js').Health, settings: import('./settings.js').ServerSettings}} options
+ * @returns {Promise<{close: () => Promise<void>, forceClose: () => void}>} `close` drains the keep-alive connections
+ *   and resolves once they are closed; `forceClose` closes every connection at once
+ * @throws {NodeJS.ErrnoException} from listen (EADDRINUSE, ...)
+ */
+export async function startConnectJson({ host, port, health, settings }) {
+  const { server, drain } = guardedHttp1Server(handlerOf('connect', { port, health, settings }), {}, { settings });
+  // fastify's default, so that the HTTP/1.1 listeners keep connections alive alike.
+  server.keepAliveTimeout = 72_000;
+  await listen(server, host, port);
+  const close = promisify(server.close.bind(server));
+  return {
+    close: () => { drain(); return close(); },
+    forceClose: () => server.closeAllConnections(),
+  };
+}
