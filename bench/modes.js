@@ -81,6 +81,10 @@ export const MODES = Object.freeze({
 /** Names of every mode, in report order. */
 export const MODE_NAMES = Object.freeze(Object.keys(MODES));
 
+/** The comparison itself, the jobs' default modes: JSON over HTTP/1.1 with fastify against protobuf over gRPC with grpc-js.
+ * The others are there to be chosen (MODES=grpc,connect-grpc), so the first answer a user gets stays the comparison's. */
+export const DEFAULT_MODES = Object.freeze(['http', 'grpc']);
+
 /**
  * The main job's setting that holds the host:port of a mode's remote server (TARGET=remote).
  * @param {string} mode a name of MODES

@@ -5,7 +5,7 @@ import { bool, str } from 'envalid';
 import { positiveInt, withDefaultText } from '../../server/env.js';
 import { CONNECTION_POLICIES, DEFAULT_REQUEST_TIMEOUT } from '../../k6/settings.js';
 import { SCENARIOS } from '../../proto/payload.js';
-import { MODE_NAMES } from '../modes.js';
+import { DEFAULT_MODES, MODE_NAMES } from '../modes.js';
 import { SERVER_CORES_TEXT } from './cores.js';
 import { duration, listOf } from './validators.js';
 
@@ -31,7 +31,7 @@ const SHARED = Object.freeze({
   MODES: {
     validator: listOf(MODE_NAMES),
     desc: `modes to load, comma-separated from ${MODE_NAMES.map((m) => `\`${m}\``).join(', ')} (bench/modes.js), in order`,
-    jobs: { run: { default: [...MODE_NAMES], more: '; the first is the ratios\' baseline' }, faults: { default: [...MODE_NAMES] } },
+    jobs: { run: { default: [...DEFAULT_MODES], more: '; the first is the ratios\' baseline' }, faults: { default: [...DEFAULT_MODES] } },
   },
   VUS: {
     validator: positiveInt,
