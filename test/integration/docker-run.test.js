@@ -66,6 +66,52 @@ async function drivingHealth(until) {
   return settled;
 }
 
+/** The new results/ files a callback leaves, removed when the test ends. */
+async function newResults(t, fn) {
+  const dir = path.join(ROOT, 'results');
+  const before = new Set(fs.readdirSync(dir));
+  const out = await fn();
+  const files = fs.readdirSync(dir).filter((f) => !before.has(f)).map((f) => path.join(dir, f));
+  t.after(() => { for (const f of files) fs.rmSync(f, { force: true }); });
+  return { out, files };
+}
+
+/** The one summary k6 wrote: iterations and failed checks; fails the test unless it is one file. */
+function summaryOf(files) {
+  assert.equal(files.length, 1, files.join(','));
+  const { metrics } = JSON.parse(fs.readFileSync(files[0], 'utf8'));
+  return { iterations: metrics.iterations.values.count, rate: metrics.iterations.values.rate, fails: metrics.checks.values.fails };
+}
+
+const GRACE_MS = 1000 * Number(/^(\d+)s$/.exec(composeFile['x-server']?.stop_grace_period ?? composeFile.services['server-http'].stop_grace_period)[1]);
+
+/**
+ * What is wrong with an image, run as the start scripts run it: [] when its health check passes within
+ * 20 s and it runs as the base image's `node` user (uid 1000).
+ * @param {string} image
+ * @returns {Promise<string[]>}
+ */
+async function imageProblems(image) {
+  const name = `jvgb-probe-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  const started = podman('run', '-d', '--pull=never', '--name', name, '-e', 'WORKERS=1', image);
+  if (started.status !== 0) return [`does not start: ${started.stderr.trim()}`];
+  const problems = [];
+  try {
+    let healthy = false;
+    for (let i = 0; i < 20 && !healthy; i++) {
+      await sleep(1000);
+      if (podman('inspect', name, '--format', '{{.State.Running}}').stdout.trim() !== 'true') break;
+      healthy = podman('healthcheck', 'run', name).status === 0;
+    }
+    if (!healthy) problems.push(`never healthy: ${podman('logs', '--tail', '3', name).stderr.trim()}`);
+    const user = podman('run', '--rm', '--pull=never', '--entrypoint', 'id', image, '-un');
+    if (user.stdout.trim() !== 'node') problems.push(`runs as '${user.stdout.trim()}' ${user.stderr.trim()}, not node`);
+  } finally {
+    podman('rm', '-f', '-t', '0', name);
+  }
+  return problems;
+}
+
 /** Why these tests cannot run here, or '' when they can. */
 function whyNot() {
   if (process.getuid?.() !== 0) return 'needs root (podman runs the containers rootful)';
@@ -135,6 +181,7 @@ describe('the Docker flow on podman', { skip: skip || false }, () => {
       const uids = pids.map((pid) => /^Uid:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
       assert.ok(uids.length >= 3, uids.join(','));
       assert.deepEqual([...new Set(uids)], ['1000']);
+      assert.equal(podman('exec', id, 'id', '-un').stdout.trim(), 'node');
 
       const payload = mode === 'http'
         ? spawnSync('curl', ['-fsS', `http://127.0.0.1:${ports.http}/`], { encoding: 'utf8', timeout: 10_000 })
@@ -142,17 +189,106 @@ describe('the Docker flow on podman', { skip: skip || false }, () => {
       assert.equal(payload.status, 0, payload.stderr);
       assert.equal(JSON.parse(payload.stdout).username, 'Bob');
 
-      const before = new Set(fs.readdirSync(path.join(ROOT, 'results')));
-      const k6 = await compose(mode, 'run', '--rm', 'k6', 'run', `${mode}-tests/local.js`, '--duration=10s', '--vus=8');
+      const { out: k6, files } = await newResults(t, () => compose(mode, 'run', '--rm', 'k6', 'run', `${mode}-tests/local.js`, '--duration=10s', '--vus=8'));
       assert.equal(k6.status, 0, k6.stdout.slice(-3000) + k6.stderr.slice(-2000));
-      const files = fs.readdirSync(path.join(ROOT, 'results')).filter((f) => !before.has(f) && f.startsWith(`k6-${mode}-local-`));
-      assert.equal(files.length, 1, files.join(','));
-      const file = path.join(ROOT, 'results', files[0]);
-      t.after(() => fs.rmSync(file, { force: true }));
-      const summary = JSON.parse(fs.readFileSync(file, 'utf8'));
-      assert.ok(summary.metrics.iterations.values.count > 0);
-      assert.equal(summary.metrics.checks.values.fails, 0);
-      t.diagnostic(`k6 in Compose, ${mode}: ${summary.metrics.iterations.values.count} iterations, ${summary.metrics.iterations.values.rate.toFixed(0)} /s`);
+      assert.match(path.basename(files[0] ?? ''), new RegExp(`^k6-${mode}-local-`));
+      const summary = summaryOf(files);
+      assert.ok(summary.iterations > 0);
+      assert.equal(summary.fails, 0);
+      t.diagnostic(`k6 in Compose, ${mode}: ${summary.iterations} iterations, ${summary.rate.toFixed(0)} /s`);
     });
   }
+
+  test(`stop: SIGTERM through tini, the primary drains and exits 0 within stop_grace_period (${GRACE_MS} ms) while k6 runs`, async (t) => {
+    const [id] = await idOf('grpc', 'server-grpc');
+    assert.ok(id, 'server-grpc is not running (the test before starts it)');
+    const k6 = newResults(t, () => compose('grpc', 'run', '--rm', 'k6', 'run', 'grpc-tests/local.js', '--duration=8s', '--vus=8'));
+    await sleep(4000);
+    const stop = await compose('grpc', 'stop', 'server-grpc');
+    assert.equal(stop.status, 0, stop.stderr);
+    t.diagnostic(`docker-compose stop server-grpc took ${stop.ms} ms`);
+    assert.ok(stop.ms < GRACE_MS, `${stop.ms} ms`);
+    assert.equal(podman('inspect', id, '--format', '{{.State.ExitCode}}').stdout.trim(), '0');
+    const logs = podman('logs', id);
+    const events = (logs.stdout + logs.stderr).split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+    const shutdown = events.find((e) => e.event === 'shutting-down');
+    assert.ok(shutdown, 'no shutting-down event: the primary did not get SIGTERM');
+    assert.deepEqual(events.filter((e) => e.event === 'stopped').map((e) => e.exitCode), [0]);
+    // k6 was running: what it served before the stop passed its checks (the requests after are refused).
+    const { out, files } = await k6;
+    const summary = summaryOf(files);
+    assert.ok(summary.iterations > 0, out.stdout.slice(-2000));
+    t.diagnostic(`k6 during the stop: ${summary.iterations} iterations, ${summary.fails} failed checks (exit ${out.status})`);
+  });
+
+  test('the scale profile: --scale server=2 behind HAProxy; k6 through HAProxy, 0 failed; both replicas serve, by their own counts', async (t) => {
+    const extraEnv = { ADMIN_PORT: '9100' };
+    const up = await run('docker-compose', ['--profile', 'scale', 'up', '-d', '--scale', 'server=2'], { timeoutMs: 180_000, extraEnv });
+    assert.equal(up.status, 0, up.stderr);
+    const replicas = await idOf('scale', 'server');
+    assert.equal(replicas.length, 2);
+    // HAProxy fills its slots from DNS and checks each replica: wait until a request goes through it.
+    let through = false;
+    for (let i = 0; i < 60 && !through; i++) {
+      await sleep(1000);
+      through = spawnSync('curl', ['-fsS', '-o', '/dev/null', `http://127.0.0.1:${ports.http}/`], { timeout: 5000 }).status === 0;
+    }
+    assert.ok(through, 'no answer through HAProxy in 60 s');
+    for (const [mode, host] of [['http', 'haproxy:3000'], ['grpc', 'haproxy:4000']]) {
+      const { out, files } = await newResults(t, () => compose('scale', 'run', '--rm', '-e', `LOCAL_${mode.toUpperCase()}_HOST=${host}`, 'k6', 'run', `${mode}-tests/local.js`, '--duration=5s', '--vus=8'));
+      assert.equal(out.status, 0, out.stdout.slice(-2000) + out.stderr.slice(-2000));
+      const summary = summaryOf(files);
+      assert.equal(summary.fails, 0);
+      assert.ok(summary.iterations > 0);
+    }
+    const served = replicas.map((id) => {
+      const res = podman('exec', id, 'node', '-e', 'fetch("http://127.0.0.1:9100/metrics").then((r) => r.text()).then(console.log)');
+      const count = (handlers) => [...res.stdout.matchAll(new RegExp(`^server_requests_served_total\\{[^}]*handlers="${handlers}"[^}]*\\} (\\d+)`, 'gm'))]
+        .reduce((sum, m) => sum + Number(m[1]), 0);
+      return { http: count('http'), grpc: count('grpc') };
+    });
+    t.diagnostic(`served by each replica: ${JSON.stringify(served)}`);
+    for (const s of served) {
+      assert.ok(s.http > 100, JSON.stringify(served));
+      assert.ok(s.grpc > 100, JSON.stringify(served));
+    }
+  });
+
+  describe('a broken image fails', () => {
+    const broken = [];
+    after(() => { for (const image of broken) podman('rmi', '-f', image); });
+    /** Builds the Dockerfile with `edit` applied as image `tag`; returns its tag. */
+    const buildVariant = async (tag, edit, args = []) => {
+      const file = path.join(tmp, `Dockerfile.${tag}`);
+      fs.writeFileSync(file, edit(fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8')));
+      const res = await run('podman', ['build', '--format', 'docker', '--pull=never', '--file', file, '--tag', `localhost/jvgb-broken:${tag}`, ...args, '.'], { timeoutMs: 10 * 60_000 });
+      assert.equal(res.status, 0, res.stderr.slice(-2000));
+      broken.push(`localhost/jvgb-broken:${tag}`);
+      return `localhost/jvgb-broken:${tag}`;
+    };
+
+    test('the image build.sh builds has no problem (the control)', async () => {
+      assert.deepEqual(await imageProblems(IMAGE), []);
+    });
+
+    test('a Dockerfile that forgets COPY server: never healthy', async () => {
+      const image = await buildVariant('no-server', (d) => d.replace(/^COPY server .*$/m, ''));
+      const problems = await imageProblems(image);
+      assert.equal(problems.length, 1, problems.join('\n'));
+      assert.match(problems[0], /^never healthy/);
+    });
+
+    test('a base without uid 1000: not the node user', async () => {
+      const image = await buildVariant('no-node-user', (d) => d, ['--build-arg', 'NODE_IMAGE=localhost/node-no-user:test']);
+      const problems = await imageProblems(image);
+      assert.ok(problems.some((p) => /not node$/.test(p)), problems.join('\n'));
+    });
+
+    test('a HEALTHCHECK path that does not exist: never healthy', async () => {
+      const image = await buildVariant('bad-healthcheck', (d) => d.replace('CMD ["node", "server/healthcheck.js"]', 'CMD ["node", "server/no-such-check.js"]'));
+      const problems = await imageProblems(image);
+      assert.equal(problems.length, 1, problems.join('\n'));
+      assert.match(problems[0], /^never healthy/);
+    });
+  });
 });

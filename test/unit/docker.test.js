@@ -284,7 +284,9 @@ describe('compose.yaml profile scale: replicas behind the bench\'s HAProxy confi
   test('the replicas run both modes on the server\'s default ports, and publish none', () => {
     assert.deepEqual(server.profiles, ['scale']);
     assert.equal(server.image, services['server-http'].image);
-    const settings = readSettings({ ...imageEnv, ...Object.fromEntries(Object.entries(server.environment).map(([k, v]) => [k, defaultOf(v)])) });
+    // A key without a value (ADMIN_PORT) passes the caller's variable, and is unset when the caller has none.
+    const given = Object.entries(server.environment).filter(([, v]) => v !== null);
+    const settings = readSettings({ ...imageEnv, ...Object.fromEntries(given.map(([k, v]) => [k, defaultOf(v)])) });
     assert.equal(settings.MODE, 'both');
     assert.equal(server.ports, undefined, 'a published port would stop --scale server=2');
     assert.deepEqual(server.expose.map(Number).sort(), [settings.HTTP_PORT, settings.GRPC_PORT].sort());
