@@ -33,12 +33,29 @@ find_compose() {
   fi
 }
 
-# Builds the server image that both modes use. Extra arguments go to `build`.
+# Builds the server image that both modes use. Extra arguments go to the build.
+# CONTAINER_ENGINE=docker builds with Compose; =podman with `podman build`, in Docker's image format
+# (podman's default, OCI, drops the HEALTHCHECK). Unset: docker when an engine answers, else podman
+# when it is installed, else docker (whose absence require_engine reports).
 build_image() {
-  require_engine "npm run start:http (or npm run start:grpc)"
-  find_compose
-  # Building one service tags the image that both server services name.
-  "${COMPOSE[@]}" --profile http build "$@" server-http
+  local engine=${CONTAINER_ENGINE:-}
+  if [ -z "$engine" ]; then
+    engine=docker
+    if ! { command -v docker >/dev/null 2>&1 && docker info >/dev/null 2>&1; } && command -v podman >/dev/null 2>&1; then engine=podman; fi
+  fi
+  case $engine in
+    docker)
+      require_engine "npm run start:http (or npm run start:grpc)"
+      find_compose
+      # Building one service tags the image that both server services name.
+      "${COMPOSE[@]}" --profile http build "$@" server-http
+      ;;
+    podman)
+      # The tag compose.yaml's server services name.
+      podman build --format docker --tag json-vs-grpc-bench:local "$@" .
+      ;;
+    *) echo "$me: CONTAINER_ENGINE is '$engine': docker or podman" >&2; exit 2 ;;
+  esac
 }
 
 # Every mode with a server service (server-<mode> in compose.yaml; bench/modes.js MODES, which

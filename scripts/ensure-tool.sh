@@ -39,15 +39,19 @@ declare -A PACKAGE=(
   [ip]=iproute2 [tc]=iproute2 [haproxy]=haproxy [python3]=python3 [pip]=python3-pip
   [taskset]=util-linux [setpriv]=util-linux [docker]=docker.io
   [shellcheck]=shellcheck [docker-compose]=docker-compose
-  [podman]=podman [mmdebstrap]=mmdebstrap [runc]=runc
+  [podman]=podman [mmdebstrap]=mmdebstrap [runc]=runc [curl]=curl
+  [netavark]=netavark [aardvark-dns]=aardvark-dns
 )
 
 # What each command needs. test: `npm test` (the link tests need root for ip netns as well);
-# lint: scripts/lint-docker.sh; container: the fresh-machine check (scripts/fresh-machine.sh).
+# lint: scripts/lint-docker.sh; container: podman as scripts/podman.sh sets it up (the fresh-machine
+# check, scripts/fresh-machine.sh); docker-run: the Docker flow run for real on podman
+# (test/integration/docker-run.test.js: Compose through podman's Docker API, its DNS from netavark).
 declare -A SETS=(
   [test]="node wrk h2load tshark dumpcap ip tc haproxy python3 pip docker taskset setpriv k6 h2spec grpcurl toxiproxy-server"
   [lint]="shellcheck docker-compose haproxy python3 pip"
   [container]="podman mmdebstrap runc"
+  [docker-run]="podman mmdebstrap runc netavark aardvark-dns docker docker-compose curl node k6 grpcurl"
 )
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -62,8 +66,10 @@ fail() {
 }
 at_least() { [ "$(printf '%s\n%s\n' "$1" "$2" | sort -V | head -n1)" = "$1" ]; } # at_least PIN VERSION
 
+# netavark and aardvark-dns are podman's helpers, off PATH in /usr/lib/podman.
 has_debian_tool() {
-  if [ "$1" = pip ]; then python3 -m pip --version >/dev/null 2>&1; else command -v "$1" >/dev/null 2>&1; fi
+  if [ "$1" = pip ]; then python3 -m pip --version >/dev/null 2>&1
+  else command -v "$1" >/dev/null 2>&1 || [ -x "/usr/lib/podman/$1" ]; fi
 }
 
 # Installs the packages of the Debian tools given that are missing, in one apt-get.

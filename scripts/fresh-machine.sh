@@ -6,37 +6,22 @@
 #   bash scripts/fresh-machine.sh [COMMAND...]   default: bash bench.sh && npm test
 # Needs root (podman runs the container rootful, --privileged for the network-namespace tests).
 # The base is Debian's minbase made by mmdebstrap (no image registry is reached), cached in
-# .tools/fresh/; podman, mmdebstrap and runc come from Debian (scripts/ensure-tool.sh --set container).
+# .tools/fresh/; podman, mmdebstrap and runc come from Debian, set up by scripts/podman.sh.
 # Prints each phase's wall time; exits with the commands' status.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root="$PWD"
 [ "$(id -u)" = 0 ] || { echo "fresh-machine: needs root (podman rootful, --privileged): sudo bash scripts/fresh-machine.sh" >&2; exit 1; }
-bash scripts/ensure-tool.sh --set container
+# shellcheck source=scripts/podman.sh
+source scripts/podman.sh
+me=fresh-machine
+podman_setup container
 
 cache="$root/.tools/fresh"
-mkdir -p "$cache"
-# runc and cgroupfs: crun refuses this kind of host's hybrid cgroup layout. Open files: this machine's
-# hard limit, which podman cannot raise (no CAP_SYS_RESOURCE here) and which HAProxy's maxconn needs
-# (a lower one fails SERVERS=N); processes: 4096, as runc may not set this machine's own.
-cat > "$cache/containers.conf" <<EOF
-[containers]
-default_ulimits = ["nofile=$(ulimit -Hn):$(ulimit -Hn)", "nproc=4096:4096"]
-[engine]
-cgroup_manager = "cgroupfs"
-runtime = "runc"
-events_logger = "file"
-EOF
-export CONTAINERS_CONF="$cache/containers.conf"
-
 image=localhost/json-vs-grpc-fresh:bookworm
 rootfs="$cache/bookworm-minbase.tar"
 started=$SECONDS
-if [ ! -s "$rootfs" ]; then
-  echo "fresh-machine: making a Debian 12 minbase rootfs with mmdebstrap (about a minute)..." >&2
-  mmdebstrap --quiet --format=tar --variant=minbase --include=ca-certificates,git bookworm "$rootfs.part" http://deb.debian.org/debian
-  mv "$rootfs.part" "$rootfs"
-fi
+minbase_rootfs "$rootfs" ca-certificates,git
 if ! podman image exists "$image"; then
   podman import --quiet "$rootfs" "$image" >/dev/null
 fi

@@ -174,9 +174,12 @@ describe('Dockerfile', () => {
 
 const services = compose.services ?? {};
 const varOf = (value) => /^\$\{(\w+)/.exec(String(value))?.[1];
+/** A ports entry as [host port, container port], with `${VAR:-default}` at its default. */
+const portPair = (p) => /^(?:\$\{\w+:-)?(\d+)\}?:(\d+)$/.exec(String(p))?.slice(1).map(Number);
 const nofile = (service) => {
   const limit = service.ulimits?.nofile;
-  return typeof limit === 'object' ? limit : { soft: limit, hard: limit };
+  const { soft, hard } = typeof limit === 'object' ? limit : { soft: limit, hard: limit };
+  return { soft: Number(defaultOf(soft)), hard: Number(defaultOf(hard)), vars: [varOf(soft), varOf(hard)] };
 };
 
 describe('compose.yaml', () => {
@@ -198,8 +201,8 @@ describe('compose.yaml', () => {
         assert.deepEqual(Object.keys(env).filter((k) => !(k in DEFAULTS)), [], 'sets variables the server does not read');
       });
 
-      test('publishes the port of its listener on the same host port, and no other', () => {
-        const ports = (service.ports ?? []).map((p) => String(p).split(':').map(Number));
+      test('publishes the port of its listener on the same host port (by default), and no other', () => {
+        const ports = (service.ports ?? []).map(portPair);
         const port = settings[portKeyOf(mode)];
         assert.deepEqual(ports, [[port, port]]);
       });
@@ -220,8 +223,8 @@ describe('compose.yaml', () => {
         assert.ok(graceMs > settings.SHUTDOWN_TIMEOUT_MS, `${graceMs} ms <= SHUTDOWN_TIMEOUT_MS ${settings.SHUTDOWN_TIMEOUT_MS}`);
       });
 
-      test('has nofile 250000 and CPU and memory limits from SERVER_CPUS / SERVER_MEMORY with defaults', () => {
-        assert.deepEqual(nofile(service), { soft: 250000, hard: 250000 });
+      test('has nofile 250000 (NOFILE) and CPU and memory limits from SERVER_CPUS / SERVER_MEMORY with defaults', () => {
+        assert.deepEqual(nofile(service), { soft: 250000, hard: 250000, vars: ['NOFILE', 'NOFILE'] });
         assert.equal(varOf(service.cpus), 'SERVER_CPUS');
         assert.match(defaultOf(service.cpus), /^\d+(\.\d+)?$/);
         assert.equal(varOf(service.mem_limit), 'SERVER_MEMORY');
@@ -290,7 +293,9 @@ describe('compose.yaml profile scale: replicas behind the bench\'s HAProxy confi
   test('the replicas run both modes on the server\'s default ports, and publish none', () => {
     assert.deepEqual(server.profiles, ['scale']);
     assert.equal(server.image, services['server-http'].image);
-    const settings = readSettings({ ...imageEnv, ...Object.fromEntries(Object.entries(server.environment).map(([k, v]) => [k, defaultOf(v)])) });
+    // A key without a value (ADMIN_PORT) passes the caller's variable, and is unset when the caller has none.
+    const given = Object.entries(server.environment).filter(([, v]) => v !== null);
+    const settings = readSettings({ ...imageEnv, ...Object.fromEntries(given.map(([k, v]) => [k, defaultOf(v)])) });
     assert.equal(settings.MODE, 'both');
     assert.equal(server.ports, undefined, 'a published port would stop --scale server=2');
     assert.deepEqual(server.expose.map(Number).sort(), [settings.HTTP_PORT, settings.GRPC_PORT].sort());
@@ -310,6 +315,6 @@ describe('compose.yaml profile scale: replicas behind the bench\'s HAProxy confi
       const preset = new RegExp(`presetenv ${name} (\\d+)`).exec(cfg)?.[1];
       assert.equal(Number(preset), DEFAULTS[name.endsWith('HTTP_PORT') ? 'HTTP_PORT' : 'GRPC_PORT'], name);
     }
-    assert.deepEqual(haproxy.ports.map(String), [`${DEFAULTS.HTTP_PORT}:${DEFAULTS.HTTP_PORT}`, `${DEFAULTS.GRPC_PORT}:${DEFAULTS.GRPC_PORT}`]);
+    assert.deepEqual(haproxy.ports.map(portPair), [[DEFAULTS.HTTP_PORT, DEFAULTS.HTTP_PORT], [DEFAULTS.GRPC_PORT, DEFAULTS.GRPC_PORT]]);
   });
 });
