@@ -83,6 +83,7 @@ const COMMANDS = {
       vus: { type: 'string', value: 'N', about: 'with --link: the concurrency asked about' },
       rate: { type: 'string', value: 'N', about: 'with --link: the offered rate asked about (an open-model sweep)' },
       from: { type: 'string', value: 'FILE', about: 'with --link: the sweep JSON to answer from (default the newest results/sweep-*.json)' },
+      render: { type: 'string', value: 'FILE', about: 'the model, verdicts, report and maps again from a sweep JSON\'s measured runs, running nothing' },
     },
     load: () => import('./commands/sweep.js'), settings: readSweepSettings, k6: true, exitCode: 1,
   },

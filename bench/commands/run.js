@@ -92,7 +92,7 @@ export async function main(settings) {
         const columnsOfRuns = () => Object.entries(runs[p]).map(([key, figures]) => ({ key, runs: figures }));
         const bound = autoCapacity(settings, buildReport(columnsOfRuns()));
         for (const column of bound.length ? columns : []) {
-          console.error(`capacity pass (CAPACITY=auto: k6 was client-bound for ${bound.join(', ')}) · ${scenario} · ${column.key}`
+          console.error(`capacity pass (CAPACITY=auto: k6 was client-bound, by its ceiling or its CPU, for ${bound.join(', ')}) · ${scenario} · ${column.key}`
             + `${via ? ` · ${via.title}` : ''}`);
           const capacity = await measureColumnCapacity({ ...column, scenario }, settings, cores, where);
           const figures = runs[p][column.key];
@@ -153,14 +153,19 @@ async function clientCeilings(columns, scenario, settings, cores, scratch) {
 }
 
 /**
- * Whether CAPACITY=auto runs the capacity pass after a scenario's k6 runs: when k6 was client-bound in any of its columns.
- * (CAPACITY=1 runs it after every k6 run instead, in the cell; CAPACITY=0 never.)
+ * Whether CAPACITY=auto runs the capacity pass after a scenario's k6 runs: when k6 was client-bound in any of its columns,
+ * by either sign: the share of its ceiling, or k6's CPU at 90% of its core where the share says not (a column near the
+ * ceiling's threshold with k6 at its limit: the servers' ceilings then settle it). CAPACITY=1 runs it after every k6 run
+ * instead, in the cell; CAPACITY=0 never.
  * @param {{CAPACITY: '0'|'1'|'auto'}} settings
- * @param {{client_bound: string[]}} report the scenario's report from its k6 runs (buildReport)
- * @returns {string[]} the client-bound columns that call for it; [] when it does not run
+ * @param {{client_bound: string[], modes: Record<string, {client_bound_cpu?: boolean}>}} report the scenario's report from
+ *   its k6 runs (buildReport)
+ * @returns {string[]} the columns that call for it, client-bound by the ceiling or by CPU; [] when it does not run
  */
 export function autoCapacity(settings, report) {
-  return settings.CAPACITY === 'auto' ? report.client_bound : [];
+  if (settings.CAPACITY !== 'auto') return [];
+  const byCpu = Object.entries(report.modes ?? {}).filter(([, m]) => m.client_bound_cpu).map(([key]) => key);
+  return [...new Set([...report.client_bound, ...byCpu])];
 }
 
 /**

@@ -29,7 +29,7 @@ const usage = (message) => Object.assign(new Error(message), { code: 'ERR_USAGE'
  * @throws {BenchError} naming what is missing
  */
 export async function preflight(settings, { values } = { values: {} }) {
-  if (values.link) return;
+  if (values.link || values.render) return;
   if (values.vus || values.rate || values.from) throw usage('--vus, --rate and --from go with --link');
   requireLinkTools();
 }
@@ -37,7 +37,7 @@ export async function preflight(settings, { values } = { values: {} }) {
 /**
  * Runs the sweep (bench/cli.js sweep), or with --link answers one link from a sweep's JSON.
  * @param {import('../settings/sweep.js').SweepSettings & {K6_BIN: string}} settings checked by bench/cli.js
- * @param {{values: {link?: string, vus?: string, rate?: string, from?: string}}} args
+ * @param {{values: {link?: string, vus?: string, rate?: string, from?: string, render?: string}}} args
  * @returns {Promise<void>}
  * @throws {BenchError} when a link cannot be built, a server does not start or k6 fails; ERR_USAGE for a bad --link
  */
@@ -45,6 +45,10 @@ export async function main(settings, { values }) {
   process.chdir(ROOT);
   if (values.link) {
     await answer(settings, values);
+    return;
+  }
+  if (values.render) {
+    await render(settings, values.render);
     return;
   }
   await mkdir(settings.RESULTS_DIR, { recursive: true });
@@ -78,9 +82,19 @@ export async function main(settings, { values }) {
     }),
     maps: [],
   };
-  const base = path.join(settings.RESULTS_DIR, `sweep-${stamp}`);
+  await writeSweep(report, path.join(settings.RESULTS_DIR, `sweep-${stamp}`), settings.SCENARIO);
+}
+
+/**
+ * Writes a sweep's heat maps (one per scenario and RTT), its Markdown and its JSON, and prints the Markdown.
+ * @param {object} report buildSweep's body with the provenance
+ * @param {string} base the files' path without extension
+ * @param {string[]} scenarios
+ * @returns {Promise<void>}
+ */
+async function writeSweep(report, base, scenarios) {
   const rtts = [...new Set([...report.cells, ...report.predicted].map((c) => c.rtt_ms))].sort((a, b) => a - b);
-  for (const scenario of settings.SCENARIO) {
+  for (const scenario of scenarios) {
     for (const rtt of rtts) {
       const file = `${base}-${scenario}-${rtt}ms.svg`;
       await writeFile(file, await sweepMapSvg(report, scenario, rtt));
@@ -91,6 +105,41 @@ export async function main(settings, { values }) {
   await writeFile(`${base}.md`, markdown);
   await writeFile(`${base}.json`, `${JSON.stringify(report, null, 2)}\n`);
   process.stdout.write(`${markdown}\nwritten: ${base}.md, ${base}.json, ${report.maps.join(', ')}\n`);
+}
+
+/**
+ * --render FILE: the model, the verdicts, the report and the maps made again from a sweep JSON's measured runs, with the
+ * code of this checkout; the measurement's provenance stays, and the rendering's commit is added (`rendered`).
+ * @param {{RESULTS_DIR: string}} settings
+ * @param {string} file a results/sweep-*.json
+ * @returns {Promise<void>}
+ * @throws {BenchError} when the file cannot be read or holds no measured cells
+ */
+async function render(settings, file) {
+  let saved;
+  try {
+    saved = JSON.parse(await readFile(file, 'utf8'));
+  } catch (err) {
+    throw new BenchError(`cannot read the sweep ${file}: ${err.code ?? err.message}`);
+  }
+  const cells = (Array.isArray(saved.cells) ? saved.cells : []).filter((c) => c.kind === 'measured' && c.modes?.http?.runs && c.modes?.grpc?.runs);
+  if (!cells.length || !saved.machine) throw new BenchError(`${file} is not a sweep's JSON (no measured cells with their runs)`);
+  const key = saved.model === 'open' ? 'rate' : 'vus';
+  const measured = cells.map((c) => ({
+    scenario: c.scenario, bandwidth_bps: c.bandwidth_bps, rtt_ms: c.rtt_ms, [key]: c[key], connections: c.connections,
+    link_check: c.link_check, runs: Object.fromEntries(Object.entries(c.modes).map(([mode, m]) => [mode, m.runs])),
+  }));
+  const axis = (k) => [...new Set(cells.map((c) => c[k]))];
+  const extend = extensionOf({ SWEEP_BANDWIDTH: axis('bandwidth_bps'), SWEEP_RTT: axis('rtt_ms'), SWEEP_VUS: axis('vus'),
+    SWEEP_RATE: axis('rate') }, key === 'rate');
+  const report = {
+    ...saved,
+    rendered: { at: new Date().toISOString(), commit: execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8' }).trim() },
+    ...buildSweep({ measured, model: saved.model, machine: saved.machine, extend }),
+    maps: [],
+  };
+  await mkdir(settings.RESULTS_DIR, { recursive: true });
+  await writeSweep(report, path.join(settings.RESULTS_DIR, `${path.basename(file, '.json')}-rendered`), axis('scenario'));
 }
 
 /** The map's axes past the measured ones, up to what the machine cannot emulate (predicted only). */

@@ -126,7 +126,8 @@ function clientLimit(report, base, key) {
   for (const k of columns.filter((c) => mode(c).client_bound_by === 'ceiling' && mode(c).client_bound !== mode(c).client_bound_cpu)) {
     const m = mode(k);
     sentences.push(`For ${k}, k6's CPU (${m.k6_cpu_pct.toFixed(0)}%) says ${m.client_bound_cpu ? 'client-bound' : 'not client-bound'} `
-      + `but the RPS is ${m.client_share.toFixed(2)} of the client's ceiling, which says ${m.client_bound ? 'client-bound' : 'not'}; the ceiling decides.`);
+      + `but the RPS is ${m.client_share.toFixed(2)} of the client's ceiling, which says ${m.client_bound ? 'client-bound' : 'not'}; the ceiling decides`
+      + `${!m.client_bound && capacity ? ', and the capacity pass ran all the same: its row, under RPS, shows the servers\' ceilings' : ''}.`);
   }
   for (const k of columns.filter((c) => !mode(c).client_bound && mode(c).client_bound_by !== 'ceiling' && mode(c).k6_cpu_runs?.client_bound > 0)) {
     const { client_bound: atLimit, measured } = mode(k).k6_cpu_runs;

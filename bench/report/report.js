@@ -280,7 +280,7 @@ function notesOf(modes, clientBound) {
   for (const [key, mode] of Object.entries(modes)) {
     const auto = mode.runs.map((r) => r.run?.capacity).find((c) => c?.pass === 'auto');
     if (auto) {
-      notes.push(`${key}: server capacity by CAPACITY=auto (k6 was client-bound for ${auto.client_bound.join(', ')}): ${auto.tool} loaded a `
+      notes.push(`${key}: server capacity by CAPACITY=auto (k6 was client-bound, by its ceiling or its CPU, for ${auto.client_bound.join(', ')}): ${auto.tool} loaded a `
         + `fresh server once after the scenario's k6 runs, ${formatNumber(auto.rps, 0)} req/s`);
     }
   }

@@ -161,7 +161,9 @@ export function likelyCauses(measured, predicted, profile, { rttMs, connections,
     causes.push(`not the server's CPU: its core was ${Math.round(busy * 100)}% busy (server and toxiproxy) at this rate`);
   }
   // The model takes CPU per request from the busiest run; with fewer requests in flight each costs more (fewer share a wakeup).
-  if (!over && typeof measured.server_us === 'number' && measured.server_us > profile.server_us * (1 + FLAG_OFF)) {
+  // Only where the CPU could have held the cell: at low load a request costs more, and nothing waits for it.
+  if (!over && typeof measured.server_us === 'number' && measured.server_us > profile.server_us * (1 + FLAG_OFF)
+    && (predicted.limit === 'server' || (busy !== null && busy >= 0.5))) {
     causes.push(`server CPU per request ${Math.round(measured.server_us)} µs (toxiproxy's included) against the model's `
       + `${Math.round(profile.server_us)} µs from the busiest run: with fewer requests in flight, fewer share each wakeup`);
   }

@@ -268,6 +268,8 @@ export function renderSweep(report) {
   const p = report.provenance;
   if (p) lines.push(`Commit ${p.commit ?? 'unknown'}${p.dirty ? ' (dirty)' : ''}, ${report.generated_at}; Node ${p.versions?.node}, `
     + `k6 ${String(p.versions?.k6).replace(/^k6 /, '')}; ${p.pinning}. ${report.elapsed_s ? `Took ${Math.round(report.elapsed_s)} s.` : ''}`, '');
+  // --render: the measurement above, the model and the words below from a later checkout.
+  if (report.rendered) lines.push(`Rendered again from the measured runs (\`npm run sweep -- --render\`) at commit ${report.rendered.commit ?? 'unknown'}, ${report.rendered.at}.`, '');
   lines.push('## Verdicts', '', ...report.verdicts.map((v) => `- ${v.scenario}: ${v.line}`), '');
   const worst = report.largest_disagreement;
   if (worst) {

@@ -85,8 +85,13 @@ export function verdictOf(report) {
       lines.push(`The k6 RPS row is client-bound for ${bound}, so it measures k6`
         + `${boundModes.length === 2 ? '' : ' there'}, not the server${boundModes.length === 2 ? 's' : ''}.`);
     } else if (a.client_bound_by === 'ceiling' && b.client_bound_by === 'ceiling' && !wide(a, 'rps') && !wide(b, 'rps')) {
-      lines.push(`k6 stayed below ${CLIENT_BOUND_SHARE} of its ceiling (HTTP ${a.client_share.toFixed(2)}, gRPC ${b.client_share.toFixed(2)}), `
-        + `so the servers set the limit; the k6 RPS ratio gRPC/HTTP is ${rpsRatio}.`);
+      const shares = `HTTP ${a.client_share.toFixed(2)}, gRPC ${b.client_share.toFixed(2)}`;
+      // Below the ceiling's threshold but with k6 at its CPU limit: near the client's limit, not clearly the servers'.
+      const near = [[a, 'http'], [b, 'grpc']].filter(([m]) => m.client_bound_cpu).map(([, mode]) => SHORT[mode]);
+      lines.push(near.length
+        ? `k6 stayed below ${CLIENT_BOUND_SHARE} of its ceiling (${shares}) but ran at ${CLIENT_BOUND_PCT}% of its core or more for `
+          + `${near.join(' and ')}: near the client's limit, so read the k6 RPS ratio gRPC/HTTP (${rpsRatio}) beside the servers' ceilings.`
+        : `k6 stayed below ${CLIENT_BOUND_SHARE} of its ceiling (${shares}), so the servers set the limit; the k6 RPS ratio gRPC/HTTP is ${rpsRatio}.`);
     } else if (a.client_bound_by !== 'ceiling' && b.client_bound_by !== 'ceiling'
       && (a.k6_cpu_runs?.client_bound ?? 0) + (b.k6_cpu_runs?.client_bound ?? 0) === 0 && !wide(a, 'rps') && !wide(b, 'rps')) {
       lines.push(`k6 stayed below ${CLIENT_BOUND_PCT}% of its core in every run; the k6 RPS ratio gRPC/HTTP is ${rpsRatio}.`);

@@ -134,7 +134,7 @@ test('compare of runs made with different settings names the difference before t
   const ran = report.modes.grpc.capacity_rps;
   if (report.client_bound.length) {
     assert.ok(ran > 0, 'client-bound: the capacity pass ran');
-    assert.match(channelz.stderr, /^capacity pass \(CAPACITY=auto: k6 was client-bound for grpc\) · user · grpc$/m);
+    assert.match(channelz.stderr, /^capacity pass \(CAPACITY=auto: k6 was client-bound, by its ceiling or its CPU, for grpc\) · user · grpc$/m);
     assert.ok(report.notes.some((n) => n.startsWith('grpc: server capacity by CAPACITY=auto')), report.notes.join('\n'));
   } else {
     assert.equal(ran, null, 'not client-bound: no capacity pass');

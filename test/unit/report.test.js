@@ -278,6 +278,14 @@ test('CAPACITY=auto runs the capacity pass after a scenario only when k6 was cli
   // CAPACITY=1 measures in every cell; CAPACITY=0 never.
   assert.deepEqual(autoCapacity({ CAPACITY: '1' }, report(99, 99)), []);
   assert.deepEqual(autoCapacity({ CAPACITY: '0' }, report(99, 99)), []);
+  // Measured here: HTTP at 0.89 of its ceiling with k6 at 100% of its core: the ceiling says not, the CPU says so; the pass runs.
+  const near = buildReport([{ key: 'http', runs: [run('http', 11323, { k6_cpu_pct: 100, client_ceiling_rps: 12657, client_share: 11323 / 12657 })] },
+    { key: 'grpc', runs: [run('grpc', 5646, { k6_cpu_pct: 83, client_ceiling_rps: 8462, client_share: 5646 / 8462 })] }]);
+  assert.deepEqual(near.client_bound, []);
+  assert.deepEqual(autoCapacity({ CAPACITY: 'auto' }, near), ['http']);
+  assert.ok(near.verdict.some((l) => l === 'k6 stayed below 0.9 of its ceiling (HTTP 0.89, gRPC 0.67) but ran at 90% of its core or more for HTTP: '
+    + 'near the client\'s limit, so read the k6 RPS ratio gRPC/HTTP (0.50) beside the servers\' ceilings.'), near.verdict.join('\n'));
+  assert.match(near.reading.join(' '), /For http, k6's CPU \(100%\) says client-bound but the RPS is 0\.89 of the client's ceiling, which says not; the ceiling decides\./);
 });
 
 test('the capacity row stands right under the RPS row, with its ratio; a CAPACITY=auto pass is named in the notes', () => {
@@ -288,7 +296,7 @@ test('the capacity row stands right under the RPS row, with its ratio; a CAPACIT
   assert.equal(report.ratios['grpc/http']['server capacity, wrk/h2load (req/s)'], 0.6);
   const rows = renderMarkdown(report).split('\n').filter((l) => l.startsWith('| ')).map((l) => l.split('|')[1].trim());
   assert.equal(rows[rows.indexOf('RPS (req/s)') + 1], 'server capacity, wrk/h2load (req/s)');
-  assert.ok(report.notes.some((n) => /^http: server capacity by CAPACITY=auto \(k6 was client-bound for http\): wrk loaded a fresh server once/.test(n)),
+  assert.ok(report.notes.some((n) => /^http: server capacity by CAPACITY=auto \(k6 was client-bound, by its ceiling or its CPU, for http\): wrk loaded a fresh server once/.test(n)),
     report.notes.join('\n'));
 });
 
@@ -430,8 +438,10 @@ test('verdict by the client\'s ceiling: each client-bound mode with its share; b
     'The k6 RPS row is client-bound for HTTP (0.97 of k6\'s ceiling), so it measures k6 there, not the server.');
   assert.equal(verdictReport(c(11737, 12100, 99), c(5749, 6000, 80)).verdict[1],
     'The k6 RPS row is client-bound for HTTP (0.97 of k6\'s ceiling) and gRPC (0.96 of k6\'s ceiling), so it measures k6, not the servers.');
-  assert.equal(verdictReport(c(11737, 20000, 99), c(5749, 11000, 99)).verdict[1],
+  assert.equal(verdictReport(c(11737, 20000, 80), c(5749, 11000, 70)).verdict[1],
     'k6 stayed below 0.9 of its ceiling (HTTP 0.59, gRPC 0.52), so the servers set the limit; the k6 RPS ratio gRPC/HTTP is 0.49.');
+  // The same shares with k6 at its CPU limit: near the client's limit, not the servers' for sure.
+  assert.match(verdictReport(c(11737, 20000, 99), c(5749, 11000, 99)).verdict[1], /^k6 stayed below 0\.9 of its ceiling \(HTTP 0\.59, gRPC 0\.52\) but ran at 90% of its core or more for HTTP and gRPC: near/);
   // One column without a ceiling (gzip, split k6): neither the ceiling's sentence nor the CPU's "below" one.
   assert.deepEqual(verdictReport(c(11737, 20000, 70), { k6_cpu_pct: 70 }).verdict, [CPU_BYTES]);
 });
