@@ -106,6 +106,19 @@ test('a 2 × 1 × 1 sweep: both modes per cell, the model beside, the contour on
   const bad = await sweep({ RESULTS_DIR: dir }, ['--link', '20mb/60ms', '--vus', '64']);
   assert.equal(bad.code, 2);
   assert.equal(bad.stderr.trim().split('\n').length, 1, bad.stderr);
+
+  // --render: the same measured runs give the same cells again, with the measurement's provenance and the rendering's commit.
+  const rendered = await sweep({ RESULTS_DIR: dir }, ['--render', path.join(dir, json)]);
+  assert.equal(rendered.code, 0, rendered.stderr);
+  const again = JSON.parse(await readFile(path.join(dir, json.replace(/\.json$/, '-rendered.json')), 'utf8'));
+  assert.deepEqual(again.provenance, report.provenance);
+  assert.match(again.rendered.commit, /^[0-9a-f]{40}$/);
+  assert.deepEqual(again.cells.map((c) => [c.ratio, c.predicted_ratio]), report.cells.map((c) => [c.ratio, c.predicted_ratio]));
+  assert.match(rendered.stdout, /^Rendered again from the measured runs \(`npm run sweep -- --render`\) at commit [0-9a-f]{40}, /m);
+  assert.ok(again.maps.length === report.maps.length && again.maps.every((m) => m.includes('-rendered-')));
+  const notSweep = await sweep({ RESULTS_DIR: dir }, ['--render', path.join(dir, 'nothing.json')]);
+  assert.equal(notSweep.code, 1);
+  assert.match(notSweep.stderr.trim(), /^[^\n]*cannot read the sweep .*nothing\.json: ENOENT$/);
 });
 
 test('bad sweep settings stop at once, in one line', async () => {
