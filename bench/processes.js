@@ -99,23 +99,24 @@ export async function waitGone(pids, timeoutMs) {
  * @property {() => Promise<void>} kill SIGKILL to the primary and every worker it logged
  */
 
-/** Servers started by this process and not yet exited: a signal to the job stops them, as they do not end by themselves. */
-const liveServers = new Set();
+/** Servers and k6 runs started by this process and not yet exited: a signal to the job stops them. A server does not end
+ * by itself, and an orphaned k6 would load a stopping server to the end of its duration. */
+const liveChildren = new Set();
 const onSignal = (signal) => {
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
-  for (const proc of liveServers) if (proc.exitCode === null) proc.kill('SIGTERM');
+  for (const proc of liveChildren) if (proc.exitCode === null) proc.kill('SIGTERM');
   process.kill(process.pid, signal); // then end as the signal would have
 };
-const watchServer = (proc) => {
-  if (!liveServers.size) {
+const watchChild = (proc) => {
+  if (!liveChildren.size) {
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
   }
-  liveServers.add(proc);
+  liveChildren.add(proc);
   proc.once('exit', () => {
-    liveServers.delete(proc);
-    if (!liveServers.size) {
+    liveChildren.delete(proc);
+    if (!liveChildren.size) {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
     }
@@ -145,7 +146,7 @@ export async function startServer({ env = {}, cpus, readyTimeoutMs = 15000, node
     env: { ...process.env, HOST: '127.0.0.1', WORKERS: '1', COMPRESSION: 'off', ...env, ...portEnv((name) => ports[name]) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  watchServer(proc);
+  watchChild(proc);
   const lines = [];
   const waiters = new Set();
   let output = '';
@@ -255,6 +256,7 @@ export async function runK6({ k6, args, env = {}, cpus, coreCount = os.available
     env: { ...process.env, GOMAXPROCS: String(coreCount), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  watchChild(proc);
   let output = '';
   const keep = (chunk) => { output += chunk; };
   proc.stdout.on('data', quiet ? keep : (c) => { keep(c); process.stdout.write(c); });
