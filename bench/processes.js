@@ -12,17 +12,74 @@ import { ROOT } from './root.js';
 
 export { ROOT };
 
+// Ports are picked outside the kernel's ephemeral range: an outgoing connection (k6's, a
+// test's) takes its source port from that range and can take a port between the pick and the
+// server's bind (CI saw ERR_PORT_IN_USE so). Each pick is also reserved for this process's
+// life by an abstract Unix socket named after the port, which the kernel frees when the
+// process ends, even by SIGKILL, so parallel test files and jobs never pick the same one.
+export const PORT_CLAIM_PREFIX = '\0json-vs-grpc-bench-port-';
+/** @type {Map<number, net.Server>} */
+const reserved = new Map();
+
 /**
- * A TCP port that was free on 127.0.0.1 a moment ago (bound to 0, then released).
+ * The ports outside the ephemeral range this machine uses for outgoing connections.
+ * @param {string} [rangeFile] read for the range (Linux: two numbers, low and high)
+ * @returns {Array<[number, number]>} inclusive [low, high] intervals within 10000-65535 (below
+ *   10000 sit the ports people give their own services)
+ */
+export function listenPortRanges(rangeFile = '/proc/sys/net/ipv4/ip_local_port_range') {
+  let low = 32768;
+  let high = 60999; // Linux's default ip_local_port_range, where the file cannot be read
+  try {
+    [low, high] = readFileSync(rangeFile, 'utf8').trim().split(/\s+/).map(Number);
+  } catch { /* not Linux: keep the default */ }
+  return /** @type {Array<[number, number]>} */ ([[10000, low - 1], [high + 1, 65535]].filter(([a, b]) => b - a >= 255));
+}
+
+/**
+ * @param {string|net.ListenOptions} where a socket path or port and host
+ * @returns {Promise<net.Server|null>} a server listening there, or null when it is taken
+ */
+async function listenOn(where) {
+  const server = net.createServer();
+  server.listen(where);
+  try {
+    await Promise.race([once(server, 'listening'), once(server, 'error').then(([err]) => { throw err; })]);
+    return server;
+  } catch {
+    server.close();
+    return null;
+  }
+}
+
+/**
+ * A TCP port free on 127.0.0.1 a moment ago, outside the ephemeral range, and reserved
+ * for this process's life so no other caller of this function picks it meanwhile.
  * @returns {Promise<number>}
+ * @throws {Error} when 200 random picks found no free port, or the ephemeral range leaves none
  */
 export async function freePort() {
-  const server = net.createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = /** @type {net.AddressInfo} */ (server.address());
-  server.close();
-  await once(server, 'close');
-  return port;
+  const ranges = listenPortRanges();
+  const size = ranges.reduce((n, [a, b]) => n + b - a + 1, 0);
+  if (size === 0) throw new Error('no TCP ports outside the ephemeral range (/proc/sys/net/ipv4/ip_local_port_range) to listen on');
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    let port = Math.floor(Math.random() * size);
+    for (const [low, high] of ranges) {
+      if (port <= high - low) { port += low; break; }
+      port -= high - low + 1;
+    }
+    if (reserved.has(port)) continue;
+    const claim = process.platform === 'linux' ? await listenOn(`${PORT_CLAIM_PREFIX}${port}`) : net.createServer();
+    if (!claim) continue; // another process holds it
+    const probe = await listenOn({ port, host: '127.0.0.1', exclusive: true });
+    if (!probe) { claim.close(); continue; }
+    probe.close();
+    await once(probe, 'close');
+    claim.unref();
+    reserved.set(port, claim);
+    return port;
+  }
+  throw new Error('no free TCP port on 127.0.0.1 outside the ephemeral range after 200 tries');
 }
 
 /**
