@@ -31,9 +31,9 @@ const SERVER_SETTINGS = new Set(Object.keys(serverSettingSpecs(1)));
  * The environment the bench starts a server with (bench/processes.js startServer): the listener set that
  * serves the modes, and the server settings the job decides. Settings left out keep the server's default,
  * except COMPRESSION, which startServer sets off.
- * @param {readonly string[]|'all'|null} modes names of MODES; 'all': every listener (the passes that load the
- *   listeners themselves, with wrk and h2load); null: MODE left out (what a job's provenance records of settings
- *   shared by servers of several modes)
+ * @param {readonly string[]|'all'|{listener: string}|null} modes names of MODES; 'all': every listener; {listener}: that
+ *   listener alone (the passes that load the listeners themselves, with wrk and h2load); null: MODE left out (what a
+ *   job's provenance records of settings shared by servers of several modes)
  * @param {{workers: number, host?: string, adminPort?: number|null, adminHost?: string, compression?: 'off'|'gzip',
  *   ports?: Record<string, string>, settings?: Record<string, string|number>}} options adminPort: the admin endpoint's
  *   (null or absent: none); ports: listeners' port settings (default: startServer picks free ones); settings: other
@@ -46,7 +46,7 @@ export function serverEnv(modes, { workers, host, adminPort, adminHost, compress
   if (unknown.length) throw new Error(`not a server setting: ${unknown.join(', ')}`);
   const given = {
     ...ports,
-    MODE: modes === 'all' || modes === null ? modes ?? undefined : listenerSetOf(modes),
+    MODE: modes === 'all' || modes === null ? modes ?? undefined : 'listener' in modes ? modes.listener : listenerSetOf(modes),
     WORKERS: workers,
     HOST: host,
     COMPRESSION: compression,

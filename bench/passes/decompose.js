@@ -1,6 +1,6 @@
-// The decomposition pass (DECOMPOSE=1): every listener of one server (MODE=all:
-// JSON and protobuf over HTTP/1.1 and HTTP/2, fastify and grpc-js beside bare
-// node:http and node:http2) loaded by wrk or h2load in turn, REPEATS times,
+// The decomposition pass (DECOMPOSE=1): every listener (JSON and protobuf over HTTP/1.1
+// and HTTP/2, fastify and grpc-js beside bare node:http and node:http2, the peers, connect-node),
+// each in a server of its own, loaded by wrk or h2load in turn, REPEATS times,
 // so the report can say which part of the HTTP-vs-gRPC gap comes from the
 // encoding, which from the transport and which from the frameworks (bench/report/decomposition.js).
 import { measureCapacity } from './capacity.js';
@@ -19,9 +19,11 @@ import { serverWindow } from '../report/server-stats.js';
 export const DECOMPOSITION = LISTENER_NAMES;
 
 /**
- * Runs the pass for one scenario: per repeat, a fresh server (one process tree,
- * MODE=all) and each listener warmed up, then measured, with the server's own accounting (its admin endpoint)
- * read right before and right after the measured load: its CPU and GC time per request.
+ * Runs the pass for one scenario: per repeat and listener, a fresh server (one process tree, MODE = that listener),
+ * warmed up, then measured, with the server's own accounting (its admin endpoint) read right before and right after the
+ * measured load: its CPU and GC time per request. A server of its own per listener, because listeners in one process
+ * share its heap: a gRPC listener measured after grpc-js with proto-loader inherited that one's old space and
+ * mark-compacts and served 20% less (docs/profiling.md, "Why ours ÷ peer swung").
  * @param {{scenario: string, settings: import('../settings/bench.js').BenchSettings, cores: ReturnType<import('../settings/cores.js').splitCores>,
  *   durationS: number, warmupS: number, listeners?: readonly string[], connections?: number, streams?: number}} options
  *   listeners: those loaded, in turn (default: every one, DECOMPOSITION); connections: per listener (default VUS);
@@ -30,7 +32,7 @@ export const DECOMPOSITION = LISTENER_NAMES;
  * @returns {Promise<Record<string, Array<Awaited<ReturnType<typeof measureCapacity>> & {server: ServerCost, profile?: object}>>>}
  *   runs per listener; server: the server's own figures of the measured load; with PROFILE=1 each carries its profile
  *   (bench/passes/profile.js stopProfiles), written to RESULTS_DIR too
- * @throws {BenchError} when the server does not start or a tool fails
+ * @throws {BenchError} when a server does not start or a tool fails
  */
 export async function measureDecomposition({
   scenario, settings, cores, durationS, warmupS, listeners = DECOMPOSITION, connections = settings.VUS, streams = 1,
@@ -38,19 +40,19 @@ export async function measureDecomposition({
   const runs = Object.fromEntries(listeners.map((l) => [l, []]));
   const stamp = fileStamp();
   for (let repeat = 1; repeat <= settings.REPEATS; repeat++) {
-    let server;
-    // The server's accounting, and with PROFILE=1 each listener's profile, through the admin endpoint, as in the main job.
-    const admin = `127.0.0.1:${await freePort()}`;
-    try {
-      server = await startServer({
-        env: serverEnv('all', { workers: settings.WORKERS, adminPort: Number(admin.split(':')[1]) }), cpus: cores.serverCpus,
-      });
-    } catch (err) {
-      throw new BenchError(`the server (MODE=all) did not start: ${err.message}`);
-    }
-    try {
-      for (const listener of listeners) {
-        console.error(`--- ${scenario}, decomposition run ${repeat} of ${settings.REPEATS}: ${listener}`);
+    for (const listener of listeners) {
+      console.error(`--- ${scenario}, decomposition run ${repeat} of ${settings.REPEATS}: ${listener}`);
+      // The server's accounting, and with PROFILE=1 the listener's profile, through the admin endpoint, as in the main job.
+      const admin = `127.0.0.1:${await freePort()}`;
+      let server;
+      try {
+        server = await startServer({
+          env: serverEnv({ listener }, { workers: settings.WORKERS, adminPort: Number(admin.split(':')[1]) }), cpus: cores.serverCpus,
+        });
+      } catch (err) {
+        throw new BenchError(`the server (MODE=${listener}) did not start: ${err.message}`);
+      }
+      try {
         const load = { listener, scenario, host: `127.0.0.1:${server.ports[listener]}`, connections, streams, cpus: cores.k6Cpus };
         if (warmupS > 0) await measureCapacity({ ...load, durationS: warmupS });
         const before = await scrapeServer(admin);
@@ -63,14 +65,13 @@ export async function measureDecomposition({
         }
         const prefix = path.join(settings.RESULTS_DIR, `profile-decomposition-${scenario}-${listener}-${stamp}-r${repeat}`);
         runs[listener].push({ ...result, server: cost, profile: await stopProfiles([admin], prefix, PROFILE_INTERVAL_US) });
+      } finally {
+        await server.stop();
       }
-    } finally {
-      await server.stop();
     }
   }
   return runs;
 }
-
 
 /**
  * @typedef {object} ServerCost what one listener's measured load cost the server, by its own accounting

@@ -26,7 +26,7 @@ const EFFECTS = [
 ];
 
 /**
- * The RPS ratio of two listeners per repeat: each repeat loads every listener of one server in turn, so ratios pair up.
+ * The RPS ratio of two listeners per repeat: each repeat loads every listener in turn, so ratios pair up.
  * @param {Record<string, Array<{rps: number}>>} runs runs per listener, one per repeat
  * @param {string} a numerator listener
  * @param {string} b denominator listener
