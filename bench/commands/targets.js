@@ -19,6 +19,8 @@ import { BenchError } from '../errors.js';
 import { fileStamp } from '../format.js';
 import { PERFORMANCE_TARGETS } from '../performance-targets.js';
 import { ROOT } from '../processes.js';
+import { provenanceOf } from '../provenance.js';
+import { serverEnv } from '../invoke.js';
 import { allowedCpus, splitCores } from '../settings/cores.js';
 import { durationMs } from '../settings/validators.js';
 import { MODE_NAMES, MODES } from '../modes.js';
@@ -92,12 +94,14 @@ export async function main(settings) {
     const setup = `${settings.REPEATS} repeat(s), ${settings.DURATION} each after ${settings.WARMUP} warm-up, ${settings.VUS} connections/VUs; `
       + `1 server worker; ${cores.description}`;
     const decompositions = [decomposition, ...(http2Modes.length ? [decompositionReport('user', manyRuns, manyLoad)] : [])];
-    const markdown = renderTargets({ results, setup, decompositions });
+    // One server per listener run, each with MODE set to its listener and an admin port: the rest of its environment.
+    const provenance = provenanceOf({ settings, pinning: cores.description, serverEnv: serverEnv(null, { workers: 1 }) });
+    const markdown = renderTargets({ results, setup, decompositions, provenance });
     process.stdout.write(`\n${markdown}`);
     await mkdir(settings.RESULTS_DIR, { recursive: true });
     const base = path.join(settings.RESULTS_DIR, `targets-${fileStamp()}`);
     await writeFile(`${base}.md`, markdown);
-    await writeFile(`${base}.json`, `${JSON.stringify({ setup, results, decomposition_runs: runs, many_streams_runs: manyRuns }, null, 2)}\n`);
+    await writeFile(`${base}.json`, `${JSON.stringify({ setup, provenance, results, decomposition_runs: runs, many_streams_runs: manyRuns }, null, 2)}\n`);
     process.stdout.write(`written: ${base}.md, ${base}.json\n`);
     if (results.some((r) => r.met === false)) process.exitCode = 1;
   } finally {

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { BenchError } from '../errors.js';
 import { k6Args, portOfMode, serverEnv } from '../invoke.js';
 import { MODE_NAMES } from '../modes.js';
+import { durationMs } from '../settings/validators.js';
 import { runK6, startServer } from '../processes.js';
 
 /** Iterations per second of a k6 run, from its JSON summary (handleSummary's or --summary-export's). */
@@ -36,7 +37,8 @@ export async function measureK6Overhead(settings, cores, scratch, modes = MODE_N
       if (result.code !== 0) throw new BenchError(`k6 ${args.at(-1)} against ${host} failed (exit ${result.code})`);
       return iterationRate(summaryFile);
     };
-    for (const mode of modes) {
+    // WARMUP=0s: none (k6 refuses a run of no duration).
+    for (const mode of durationMs(settings.WARMUP) > 0 ? modes : []) {
       console.error(`--- k6 warm-up: ${mode}`);
       await run(mode, 'project', path.join(scratch, 'warmup.json'), settings.WARMUP);
     }

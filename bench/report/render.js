@@ -83,8 +83,9 @@ function renderWideSpread(report) {
  * The provenance in one line; the JSON report has all of it.
  * @param {Record<string, any>} p the first run's provenance (bench/provenance.js)
  * @param {Array<string|null>} nodes each column's server Node release: all of them are named when they differ (NODE_VERSIONS)
+ * @returns {string}
  */
-function provenanceLine(p, nodes) {
+export function provenanceLine(p, nodes) {
   const commit = p.commit ? `${p.commit.slice(0, 12)}${p.dirty ? ' (uncommitted changes)' : ''}` : 'not a git checkout';
   const releases = [...new Set(nodes.filter(Boolean))];
   const node = releases.length > 1 ? releases.join(' / ') : p.versions.node;

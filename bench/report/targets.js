@@ -2,6 +2,7 @@
 // against what is required, then the decomposition it was measured in.
 import { markdownTable } from 'markdown-table';
 import { renderDecomposition } from './decomposition.js';
+import { provenanceLine } from './render.js';
 import { spread } from './stats.js';
 
 /**
@@ -18,15 +19,16 @@ export const targetRow = (target, ratios, required) => {
 
 
 /**
- * The targets as Markdown: their table, how they were measured, and the decompositions they were measured in.
- * @param {{results: ReturnType<typeof targetRow>[], setup: string, decompositions: object[]}} report
+ * The targets as Markdown: their table, how they were measured, the provenance line, and the decompositions they were measured in.
+ * @param {{results: ReturnType<typeof targetRow>[], setup: string, decompositions: object[],
+ *   provenance: import('../provenance.js').Provenance}} report
  * @returns {string}
  */
-export function renderTargets({ results, setup, decompositions }) {
+export function renderTargets({ results, setup, decompositions, provenance }) {
   const fmt = (n) => n.toFixed(3);
   const table = markdownTable([['target', 'RPS ratio, median (min–max)', 'required', 'result'],
     ...results.map((r) => [r.target, `${fmt(r.median)} (${fmt(r.min)}–${fmt(r.max)})`, r.required === null ? '' : `≥ ${r.required}`, { true: 'met', false: 'MISSED', null: '' }[String(r.met)]])],
   { align: ['l', 'r', 'r', 'l'] });
   const parts = decompositions.map((d) => renderDecomposition(/** @type {any} */ (d)));
-  return `## Performance targets\n\n${table}\n\n${setup}\n\n${parts.join('\n')}`;
+  return `## Performance targets\n\n${table}\n\n${setup}\n\n${provenanceLine(provenance, [])}\n\n${parts.join('\n')}`;
 }

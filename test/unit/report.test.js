@@ -7,6 +7,7 @@ import { provenanceDifferences } from '../../bench/report/provenance.js';
 import { aggregate } from '../../bench/report/rows.js';
 import { buildReport, ratioPairs } from '../../bench/report/report.js';
 import { renderMarkdown } from '../../bench/report/render.js';
+import { renderTargets, targetRow } from '../../bench/report/targets.js';
 import { columnsOf } from '../../bench/commands/compare.js';
 import { wideSpread } from '../../bench/report/stats.js';
 import { columnKey, onNode } from '../../bench/modes.js';
@@ -452,4 +453,12 @@ test('k6\'s interrupted iterations: from its last progress line, summed over the
   assert.equal(k6Interrupted('--- k6 instance 1 of 2 (0:1/2)\nrunning (2s), 0/2 VUs, 5 complete and 1 interrupted iterations\n'
     + '--- k6 instance 2 of 2 (1/2:1)\nrunning (2s), 0/2 VUs, 5 complete and 2 interrupted iterations\n'), 3);
   assert.equal(k6Interrupted('no progress here'), null);
+});
+
+test('the targets report carries its provenance: the commit line under the table', () => {
+  const provenance = { commit: 'b'.repeat(40), dirty: true, versions: { node: 'v24.21.0', k6: 'v1.8.1' }, machine: { kernel: 'Linux', cpu_count: 2, cpu_model: 'x' },
+    pinning: 'server pinned to cpu 0', bench: {}, server: { WORKERS: 1, GRPC_CODEC: 'protobufjs', GRPC_CHANNELZ: false, H2_MAX_CONCURRENT_STREAMS: 128 } };
+  const text = renderTargets({ results: [targetRow('grpc: ours ÷ peer', [0.9, 1, 1.1], 0.97)], setup: '3 repeat(s)', decompositions: [], provenance });
+  assert.match(text, /\| grpc: ours ÷ peer \| +1\.000 \(0\.900–1\.100\) \| +≥ 0\.97 \| met +\|/);
+  assert.match(text, /\nprovenance: commit b{12} \(uncommitted changes\); node v24\.21\.0, k6 v1\.8\.1; Linux, 2 × x; server: WORKERS=1 /);
 });
