@@ -25,6 +25,9 @@ const RELOAD_START_TIMEOUT_MS = 15000;
  */
 export function runPrimary(settings) {
   const log = createLogger(settings.LOG_LEVEL);
+  if (settings.WORKER_INITIAL_HEAP_MB > 0) {
+    cluster.setupPrimary({ execArgv: [...process.execArgv, `--initial-heap-size=${settings.WORKER_INITIAL_HEAP_MB}`] });
+  }
   const restarts = createRestartPolicy();
   const slots = new Map(); // worker.id -> {slot, forkedAt}
   const crashes = new Map(); // worker.id -> message of the uncaught exception it reported

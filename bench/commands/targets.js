@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { requireCapacityTools } from '../passes/capacity.js';
 import { decompositionReport, pairedRatios } from '../report/decomposition.js';
-import { DECOMPOSITION, measureDecomposition } from '../passes/decompose.js';
+import { DECOMPOSITION, DECOMPOSITION_HEAP_MB, measureDecomposition } from '../passes/decompose.js';
 import { BenchError } from '../errors.js';
 import { fileStamp } from '../format.js';
 import { PERFORMANCE_TARGETS } from '../performance-targets.js';
@@ -92,10 +92,13 @@ export async function main(settings) {
         `k6 ${MODES[mode].scripts.local} / ${MODES[mode].minimalScript}`, k6[mode], PERFORMANCE_TARGETS[`k6-${mode}/k6-minimal-${mode}`])),
     ];
     const setup = `${settings.REPEATS} repeat(s), ${settings.DURATION} each after ${settings.WARMUP} warm-up, ${settings.VUS} connections/VUs; `
-      + `1 server worker; ${cores.description}`;
+      + `1 server worker, its initial heap ${DECOMPOSITION_HEAP_MB} MiB (WORKER_INITIAL_HEAP_MB); ${cores.description}`;
     const decompositions = [decomposition, ...(http2Modes.length ? [decompositionReport('user', manyRuns, manyLoad)] : [])];
     // One server per listener run, each with MODE set to its listener and an admin port: the rest of its environment.
-    const provenance = provenanceOf({ settings, pinning: cores.description, serverEnv: serverEnv(null, { workers: 1 }) });
+    const provenance = provenanceOf({
+      settings, pinning: cores.description,
+      serverEnv: serverEnv(null, { workers: 1, settings: { WORKER_INITIAL_HEAP_MB: DECOMPOSITION_HEAP_MB } }),
+    });
     const markdown = renderTargets({ results, setup, decompositions, provenance });
     process.stdout.write(`\n${markdown}`);
     await mkdir(settings.RESULTS_DIR, { recursive: true });

@@ -15,6 +15,14 @@ import { LISTENER_NAMES } from '../../server/listeners.js';
 import { scrapeServer } from './scrape.js';
 import { serverWindow } from '../report/server-stats.js';
 
+/**
+ * Each worker's initial V8 heap in the decomposition's servers (server setting WORKER_INITIAL_HEAP_MB), the same for
+ * every listener: with V8's default a gRPC worker lands at random in a slow garbage-collection regime that costs 20–30%
+ * of its RPS, and the regime, not the listener, then decides a ratio; at 512 MiB 12 of 12 runs stayed in the fast one
+ * (docs/profiling.md, "Why ours ÷ peer swung").
+ */
+export const DECOMPOSITION_HEAP_MB = 512;
+
 /** The listeners measured: all of them, in the registry's order (server/listeners.js). */
 export const DECOMPOSITION = LISTENER_NAMES;
 
@@ -29,8 +37,9 @@ export const DECOMPOSITION = LISTENER_NAMES;
  *   listeners: those loaded, in turn (default: every one, DECOMPOSITION); connections: per listener (default VUS);
  *   streams: requests in flight per HTTP/2 connection (h2load -m, default 1). The server always keeps its accounting
  *   (server/accounting.js, an admin port), as the main job's servers do, so ours is measured with everything of ours on
- * @returns {Promise<Record<string, Array<Awaited<ReturnType<typeof measureCapacity>> & {server: ServerCost, profile?: object}>>>}
- *   runs per listener; server: the server's own figures of the measured load; with PROFILE=1 each carries its profile
+ * @returns {Promise<Record<string, Array<Awaited<ReturnType<typeof measureCapacity>> & {server: ServerCost, initial_heap_mb: number, profile?: object}>>>}
+ *   runs per listener; server: the server's own figures of the measured load; initial_heap_mb: its workers' initial V8 heap
+ *   (MiB, DECOMPOSITION_HEAP_MB); with PROFILE=1 each carries its profile
  *   (bench/passes/profile.js stopProfiles), written to RESULTS_DIR too
  * @throws {BenchError} when a server does not start or a tool fails
  */
@@ -47,7 +56,10 @@ export async function measureDecomposition({
       let server;
       try {
         server = await startServer({
-          env: serverEnv({ listener }, { workers: settings.WORKERS, adminPort: Number(admin.split(':')[1]) }), cpus: cores.serverCpus,
+          env: serverEnv({ listener }, {
+            workers: settings.WORKERS, adminPort: Number(admin.split(':')[1]), settings: { WORKER_INITIAL_HEAP_MB: DECOMPOSITION_HEAP_MB },
+          }),
+          cpus: cores.serverCpus,
         });
       } catch (err) {
         throw new BenchError(`the server (MODE=${listener}) did not start: ${err.message}`);
@@ -60,11 +72,11 @@ export async function measureDecomposition({
         const result = await measureCapacity({ ...load, durationS });
         const cost = serverCost(serverWindow(before, await scrapeServer(admin)), result.requests);
         if (!settings.PROFILE) {
-          runs[listener].push({ ...result, server: cost });
+          runs[listener].push({ ...result, server: cost, initial_heap_mb: DECOMPOSITION_HEAP_MB });
           continue;
         }
         const prefix = path.join(settings.RESULTS_DIR, `profile-decomposition-${scenario}-${listener}-${stamp}-r${repeat}`);
-        runs[listener].push({ ...result, server: cost, profile: await stopProfiles([admin], prefix, PROFILE_INTERVAL_US) });
+        runs[listener].push({ ...result, server: cost, initial_heap_mb: DECOMPOSITION_HEAP_MB, profile: await stopProfiles([admin], prefix, PROFILE_INTERVAL_US) });
       } finally {
         await server.stop();
       }

@@ -40,13 +40,14 @@ export const pairedRatios = (runs, a, b) => runs[a].map((r, i) => r.rps / runs[b
  * @param {string} scenario
  * @param {Record<string, Array<{tool: string, rps: number, requests?: number, failed: number, received_per_request: number,
  *   headers_per_request: number|null, server?: {cpu_us_per_request: number|null, gc_ms_per_1k_requests: number|null},
- *   profile?: any}>>} runs server: the server's own figures (bench/passes/decompose.js serverCost)
+ *   initial_heap_mb?: number, profile?: any}>>} runs server: the server's own figures (bench/passes/decompose.js serverCost);
+ *   initial_heap_mb: its workers' initial V8 heap (MiB)
  * @param {string} [load] how the listeners were loaded, for the title (default 'wrk/h2load': each at VUS connections, one
  *   request in flight on each)
  * @returns {{scenario: string, load: string, listeners: Record<string, object>, effects: Array<{effect: string, of: string, ratio: number,
  *   min: number, max: number, runs: number[], target: number|null, met: boolean|null}>,
- *   profiles: Array<{pair: string[], breakdown: import('./profile.js').Breakdown}>}} profiles: with PROFILE=1, each framework
- *   beside its bare baseline and its peer (PROFILED_PAIRS)
+ *   profiles: Array<{pair: string[], breakdown: import('./profile.js').Breakdown}>, initial_heap_mb: number|null}} profiles: with
+ *   PROFILE=1, each framework beside its bare baseline and its peer (PROFILED_PAIRS); initial_heap_mb: the runs' (null: not recorded)
  *   listeners[name].rps = {median, min, max} in req/s; cpu_us_per_request (µs) and gc_ms_per_1k_requests (ms) the same
  *   shape, or null without the server's figures; received_per_request in bytes (median);
  *   an effect's ratio is the median of its per-repeat ratios, min and max their range
@@ -69,8 +70,8 @@ export function decompositionReport(scenario, runs, load = 'wrk/h2load') {
       headers_per_request: spread(headers)?.median ?? null,
     };
   }
-  // The effects of the listeners measured (a pass may load a few of them); each repeat loads every listener of one
-  // server in turn, so ratios pair up per repeat.
+  // The effects of the listeners measured (a pass may load a few of them); each repeat loads every listener in turn,
+  // so ratios pair up per repeat.
   const effects = EFFECTS.filter(([, a, b]) => runs[a]?.length && runs[b]?.length).map(([effect, a, b, target]) => {
     const ratios = pairedRatios(runs, a, b);
     const { median: ratio, min, max } = spread(ratios);
@@ -80,7 +81,9 @@ export function decompositionReport(scenario, runs, load = 'wrk/h2load') {
   const profiled = (name) => (runs[name] ?? []).filter((r) => r.profile && r.requests > 0).map((r) => ({ profile: r.profile, requests: r.requests }));
   const profiles = PROFILED_PAIRS.filter((pair) => pair.every((name) => profiled(name).length))
     .map((pair) => ({ pair, breakdown: profileBreakdown(pair.map((name) => [name, profiled(name)])) }));
-  return { scenario, load, listeners, effects, profiles };
+  // The workers' initial heap, where the runs recorded it (bench/passes/decompose.js), the same for every listener.
+  const initialHeapMb = Object.values(runs).flat().find((r) => r.initial_heap_mb)?.initial_heap_mb ?? null;
+  return { scenario, load, listeners, effects, profiles, initial_heap_mb: initialHeapMb };
 }
 
 /** The pairs whose profiles the decomposition puts side by side: the bare server (or the peer) first, ours second. */
@@ -113,8 +116,9 @@ export function renderDecomposition(report) {
     `${e.effect} (\`${e.of}\`)`, `${fmt(e.ratio, 3)} (${fmt(e.min, 3)}–${fmt(e.max, 3)})`, e.target === null ? '' : `≥ ${e.target} ${e.met ? 'met' : 'MISSED'}`,
   ])], { align: ['l', 'r', 'l'] });
   const { repeats } = Object.values(report.listeners)[0];
+  const heap = report.initial_heap_mb ? ` (initial heap ${report.initial_heap_mb} MiB per worker)` : '';
   const profiles = (report.profiles ?? []).map(({ pair, breakdown }) => `\n${renderBreakdown(breakdown, pair,
     `Where the CPU goes, \`${pair[1]}\` beside \`${pair[0]}\` under ${report.listeners[pair[1]].tool}`)}`).join('');
-  return `### Decomposition, scenario \`${report.scenario}\` · server capacity under ${report.load ?? 'wrk/h2load'} · ${repeats} run(s) per listener\n\n`
+  return `### Decomposition, scenario \`${report.scenario}\` · server capacity under ${report.load ?? 'wrk/h2load'} · ${repeats} run(s) per listener, each in a server of its own${heap}\n\n`
     + `${listeners}\n\n${effects}\n${profiles}`;
 }

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
-import { ROOT } from '../helpers/server.js';
+import { readFileSync } from 'node:fs';
+import { ROOT, startServer } from '../helpers/server.js';
 
 test('HEADERS_TIMEOUT_MS past REQUEST_TIMEOUT_MS stops the server with exit 2 and one line', async () => {
   const env = { ...process.env, HOST: '127.0.0.1', HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '1000' };
@@ -24,4 +25,19 @@ test('a value not among a setting\'s choices is one line in the style of any bad
   const level = await run(['server'], { HOST: '127.0.0.1', LOG_LEVEL: 'loud' });
   assert.equal(level?.code, 2);
   assert.equal(level.stderr, 'server: invalid setting LOG_LEVEL="loud": must be one of fatal, error, warn, info, debug, trace, silent\n');
+});
+
+test('WORKER_INITIAL_HEAP_MB reaches every worker as V8\'s --initial-heap-size, and 0 leaves V8\'s default', async () => {
+  const argvOf = (pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  for (const [value, flag] of [['384', '--initial-heap-size=384'], ['0', undefined]]) {
+    const server = await startServer({ MODE: 'http', WORKERS: '2', WORKER_INITIAL_HEAP_MB: value });
+    try {
+      const workers = server.workerPids();
+      assert.equal(workers.length, 2);
+      for (const pid of workers) assert.equal(argvOf(pid).find((a) => a.startsWith('--initial-heap-size')), flag, `worker ${pid}`);
+      assert.equal(argvOf(server.proc.pid).find((a) => a.startsWith('--initial-heap-size')), undefined, 'the primary keeps its own heap');
+    } finally {
+      await server.stop();
+    }
+  }
 });
