@@ -1,8 +1,10 @@
-// The gRPC listeners' two garbage-collection regimes (docs/profiling.md, "Why ours ÷ peer swings"): one MODE=grpc,peer-grpc
-// server (1 worker, pinned to the first core, V8's --trace-gc on), each listener loaded in turn by h2load (pinned to the
-// second; -c8 -m32), the order alternating per round, after a warm-up. Per load: req/s and the worker's scavenges and
+// The gRPC listeners' two garbage-collection regimes (docs/profiling.md, "Why ours ÷ peer swung"): per round one
+// MODE=grpc,peer-grpc server (SEPARATE=1: a server per listener, as the decomposition runs them; 1 worker, pinned to the
+// first core, V8's --trace-gc and the given flags on), each listener loaded in turn by h2load (pinned to the second;
+// -c8 -m32), the order alternating per round, after a 1 s warm-up. Per load: req/s and the worker's scavenges and
 // mark-compacts with their pause time (ms, from --trace-gc, incremental marking steps included). Not part of npm test.
 //   flock /tmp/quiet.lock node test/manual/gc-regimes.js <rounds> <seconds> [v8 flag ...]
+//   SEPARATE=1 node test/manual/gc-regimes.js 6 4 --initial-heap-size=512
 import { measureCapacity } from '../../bench/passes/capacity.js';
 import { freePort, startServer } from '../../bench/processes.js';
 import { MANY_STREAMS } from '../../bench/commands/targets.js';
@@ -29,19 +31,26 @@ const gcOf = (text) => {
   return kinds;
 };
 const withFlags = (command, args) => [command, args.flatMap((a) => (a === process.execPath ? [a, '--trace-gc', ...flags] : [a]))];
+const separate = process.env.SEPARATE === '1';
+const start = async (mode) => startServer({ env: { MODE: mode, ADMIN_PORT: String(await freePort()) }, cpus: '0', wrap: withFlags });
 for (let round = 1; round <= rounds; round += 1) {
-  const server = await startServer({ env: { MODE: 'grpc,peer-grpc', ADMIN_PORT: String(await freePort()) }, cpus: '0', wrap: withFlags });
+  const order = round % 2 ? ['grpc', 'peer-grpc'] : ['peer-grpc', 'grpc'];
+  const shared = separate ? null : await start('grpc,peer-grpc');
   try {
-    const order = round % 2 ? ['grpc', 'peer-grpc'] : ['peer-grpc', 'grpc'];
     for (const listener of order) {
-      const load = { listener, scenario: 'user', host: `127.0.0.1:${server.ports[listener]}`, ...MANY_STREAMS, cpus: '1' };
-      await measureCapacity({ ...load, durationS: 1 });
-      const from = server.output().length;
-      const { rps } = await measureCapacity({ ...load, durationS });
-      const gc = Object.entries(gcOf(server.output().slice(from))).map(([k, { count, ms }]) => `${k} ${count}× ${ms.toFixed(0)} ms`);
-      console.log(`round ${round} ${listener.padEnd(9)} ${Math.round(rps)} req/s; ${gc.join(', ') || 'no GC'}`);
+      const server = shared ?? await start(listener);
+      try {
+        const load = { listener, scenario: 'user', host: `127.0.0.1:${server.ports[listener]}`, ...MANY_STREAMS, cpus: '1' };
+        await measureCapacity({ ...load, durationS: 1 });
+        const from = server.output().length;
+        const { rps } = await measureCapacity({ ...load, durationS });
+        const gc = Object.entries(gcOf(server.output().slice(from))).map(([k, { count, ms }]) => `${k} ${count}× ${ms.toFixed(0)} ms`);
+        console.log(`round ${round} ${listener.padEnd(9)} ${Math.round(rps)} req/s; ${gc.join(', ') || 'no GC'}`);
+      } finally {
+        if (!shared) await server.stop();
+      }
     }
   } finally {
-    await server.stop();
+    await shared?.stop();
   }
 }
