@@ -144,7 +144,10 @@ describe('COMPRESSION=gzip bash bench.sh (short run, users-100)', () => {
       assert.equal(gzip.failed + gzip.checks_failed, 0, 'k6 decoded the gzipped responses');
       assert.ok(gzip.received_per_request < raw.received_per_request,
         `${mode}: gzip ${gzip.received_per_request} bytes per request, raw ${raw.received_per_request}`);
-      assert.equal(gzip.payload_bytes, raw.payload_bytes, 'the payload row is the payload before compression');
+      // Before compression, not after: the same within the digits of each user's port and worker pid, which differ between
+      // the two columns' servers (a pid of 9998 and one of 10002 make 100 users 100 bytes apart).
+      assert.ok(Math.abs(gzip.payload_bytes - raw.payload_bytes) <= 0.05 * raw.payload_bytes,
+        `the payload row is the payload before compression: gzip ${gzip.payload_bytes}, raw ${raw.payload_bytes}`);
       const pair = report.compression.find((c) => c.compressed === `${mode}+gzip`);
       assert.equal(pair.raw, mode);
       assert.ok(pair.server_cpu_us_per_request.raw > 0 && pair.server_cpu_us_per_request.compressed > 0);
