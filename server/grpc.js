@@ -1,8 +1,6 @@
 // The gRPC listener: @grpc/grpc-js serving the scenarios' unary RPCs, with server reflection
 // and the standard health service (grpc.health.v1.Health).
 import grpc from '@grpc/grpc-js';
-// Not exported by grpc-js's index; requireWholeRequestMessages checks that it is there.
-import { BaseServerInterceptingCall } from '@grpc/grpc-js/build/src/server-interceptors.js';
 import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation } from 'grpc-health-check';
 import {
@@ -56,42 +54,37 @@ const unknownRequest = (rpc, payloads) => ({ code: grpc.status.INVALID_ARGUMENT,
 // one-message method whose request message never arrived whole: UNIMPLEMENTED with these details.
 const NO_REQUEST_MESSAGE = 'Received no request message for ';
 const MISSING = { code: grpc.status.INVALID_ARGUMENT, details: 'request message missing or truncated' };
-// Marks the HTTP/2 servers whose calls get MISSING instead (the gRPC listener's; not the peer's, which is grpc-js as it comes).
-const kWholeMessages = Symbol('wholeRequestMessages');
-let wholeMessagesInstalled = false;
 
 /**
- * Makes the calls of `http2Server` answer a call of a one-message method whose request message never arrived whole
- * (the stream ended inside the 5-byte prefix or the message) with INVALID_ARGUMENT. grpc-js's own answer is
- * UNIMPLEMENTED "Received no request message for ...", which reads as a server fault. grpc-js has no option for it, so
- * its call class (BaseServerInterceptingCall, grpc-js 1.10 to 1.14) gets a sendStatus that rewrites that one answer,
- * once per process: an interceptor that stored a sendStatus on every call cost 3–5% of the listener's RPS at h2load
- * -m1 (docs/profiling.md). Every other status, and every call of an unmarked server, passes unchanged.
- * @returns {(http2Server: import('node:http2').Http2Server) => void} marks one HTTP/2 server grpc-js built
- *   (createHttp2Server): its calls get INVALID_ARGUMENT
- * @throws {Error & {code: 'EGUARD'}} when this grpc-js's call class has no sendStatus to wrap
+ * A call's sendStatus, as requireRequestMessage installs it: grpc-js's answer to a missing request message becomes
+ * INVALID_ARGUMENT; every other status passes to the call's own sendStatus unchanged.
+ * @this {import('@grpc/grpc-js').ServerInterceptingCallInterface}
+ * @param {{code: number, details?: string, metadata?: import('@grpc/grpc-js').Metadata | null}} status
+ * @returns {void}
  */
-export function requireWholeRequestMessages() {
-  const mark = (http2Server) => { http2Server[kWholeMessages] = true; };
-  if (wholeMessagesInstalled) return mark;
-  const proto = BaseServerInterceptingCall?.prototype;
-  const own = proto?.sendStatus;
-  if (typeof own !== 'function') {
-    throw Object.assign(new Error('this @grpc/grpc-js has no BaseServerInterceptingCall.sendStatus: a missing request message '
-      + 'cannot be answered with INVALID_ARGUMENT'), { code: 'EGUARD' });
+function sendStatusOfWholeMessages(status) {
+  const own = Object.getPrototypeOf(this).sendStatus;
+  if (status.code === grpc.status.UNIMPLEMENTED && status.details?.startsWith(NO_REQUEST_MESSAGE)) {
+    own.call(this, { ...MISSING, metadata: new grpc.Metadata() });
+  } else {
+    own.call(this, status);
   }
-  /** @this {{stream?: {session?: {server?: object}}}} the call (its stream is private in grpc-js's types; a server session has its server) */
-  proto.sendStatus = function sendStatus(status) {
-    if (status.code === grpc.status.UNIMPLEMENTED && status.details?.startsWith(NO_REQUEST_MESSAGE)
-      && this.stream?.session?.server?.[kWholeMessages]) {
-      own.call(this, { ...MISSING, metadata: new grpc.Metadata() });
-    } else {
-      own.call(this, status);
-    }
-  };
-  wholeMessagesInstalled = true;
-  return mark;
 }
+
+/**
+ * A server interceptor that answers a call of a one-message method whose request message never arrived whole (the
+ * stream ended inside the 5-byte prefix or the message) with INVALID_ARGUMENT. grpc-js's own answer is
+ * UNIMPLEMENTED "Received no request message for server streaming method", which reads as a server fault.
+ * It wraps nothing: grpc-js's call is returned as it is, with its sendStatus rewriting that one answer, so a call
+ * costs one property store (a ServerInterceptingCall around every call cost 3–8% of grpc-js's RPS, issue 24).
+ * Calls of client-streaming methods pass untouched.
+ * @type {import('@grpc/grpc-js').ServerInterceptor}
+ */
+export const requireRequestMessage = (method, call) => {
+  if (!method.requestStream) call.sendStatus = sendStatusOfWholeMessages;
+  // @ts-expect-error grpc-js types its argument as the interface, its return as the class; it takes either
+  return call;
+};
 
 /**
  * Builds and starts the gRPC server of one worker.
@@ -109,7 +102,6 @@ export function requireWholeRequestMessages() {
 export async function startGrpc({ host, port, log, health, settings }) {
   // grpc-js compresses no response itself; with COMPRESSION=gzip its first interceptor does (server/grpc-gzip.js).
   const gzip = settings.COMPRESSION === 'gzip' ? gzipResponses() : null;
-  const wholeMessages = requireWholeRequestMessages();
   // Larger messages are refused with RESOURCE_EXHAUSTED before they are decoded.
   // No 'grpc.max_connection_idle_ms': grpc-js would then do bookkeeping on every call.
   const { server, guards } = guardedServer({
@@ -123,11 +115,8 @@ export async function startGrpc({ host, port, log, health, settings }) {
       'grpc.max_connection_age_ms': settings.GRPC_MAX_CONNECTION_AGE_MS,
       'grpc.max_connection_age_grace_ms': settings.SHUTDOWN_TIMEOUT_MS,
     } : {}),
-    ...(gzip ? { interceptors: [gzip.interceptor] } : {}),
-  }, { settings, log, listener: 'grpc' }, (http2Server) => {
-    wholeMessages(http2Server);
-    gzip?.watch(http2Server);
-  });
+    interceptors: gzip ? [gzip.interceptor, requireRequestMessage] : [requireRequestMessage],
+  }, { settings, log, listener: 'grpc' }, gzip?.watch);
   const payloads = scenarioPayloads({ port, workerPid: process.pid });
   // GRPC_CODEC=proto-loader answers plain objects through @grpc/proto-loader's codec, which
   // converts each one (fromObject) before encoding it: the common setup, kept to measure its cost.
