@@ -8,7 +8,9 @@
 //   node test/manual/ab-listeners.js grpc baseline-grpc 7 5 A=/tmp/wt-a B=/tmp/wt-b,GRPC_CHANNELZ:true
 // The pair may be a listener and its peer (grpc peer-grpc). Environment: CONNECTIONS (default 32) and STREAMS (h2load -m,
 // default 1; a checkout without the option loads one per connection), ACCOUNTING=1 (each server keeps its accounting,
-// an admin port, as the main job's and the targets' servers do).
+// an admin port, as the main job's and the targets' servers do), SEPARATE=1 (each listener in a server of its own, as
+// the decomposition runs them since listeners sharing a heap were found to tax each other: docs/profiling.md).
+//   SEPARATE=1 ACCOUNTING=1 node test/manual/ab-listeners.js grpc peer-grpc 6 4 A=/tmp/wt-a,WORKER_INITIAL_HEAP_MB:512 B=...
 import { spread } from '../../bench/report/stats.js';
 import { freePort } from '../../bench/processes.js';
 
@@ -32,14 +34,23 @@ for (let r = 1; r <= repeats; r++) {
     const { startServer } = await import(`${v.root}/bench/processes.js`);
     // A checkout from before bench/ had folders keeps the pass at bench/capacity.js.
     const { measureCapacity } = await import(`${v.root}/bench/passes/capacity.js`).catch(() => import(`${v.root}/bench/capacity.js`));
-    const admin = process.env.ACCOUNTING === '1' ? { ADMIN_PORT: String(await freePort()) } : {};
-    const server = await startServer({ env: { MODE: `${framework},${bare}`, WORKERS: '1', ...admin, ...v.env }, cpus: '0' });
+    const start = async (mode) => startServer({
+      env: { MODE: mode, WORKERS: '1', ...(process.env.ACCOUNTING === '1' ? { ADMIN_PORT: String(await freePort()) } : {}), ...v.env },
+      cpus: '0',
+    });
+    const separate = process.env.SEPARATE === '1';
+    const shared = separate ? null : await start(`${framework},${bare}`);
     try {
       const rps = {};
       for (const listener of [bare, framework]) {
-        const load = { listener, scenario: 'user', host: `127.0.0.1:${server.ports[listener]}`, connections, streams, cpus: '1' };
-        await measureCapacity({ ...load, durationS: 1 });
-        rps[listener] = (await measureCapacity({ ...load, durationS: seconds })).rps;
+        const server = shared ?? await start(listener);
+        try {
+          const load = { listener, scenario: 'user', host: `127.0.0.1:${server.ports[listener]}`, connections, streams, cpus: '1' };
+          await measureCapacity({ ...load, durationS: 1 });
+          rps[listener] = (await measureCapacity({ ...load, durationS: seconds })).rps;
+        } finally {
+          if (!shared) await server.stop();
+        }
       }
       const x = results[v.label];
       x.ratio.push(rps[framework] / rps[bare]);
@@ -47,7 +58,7 @@ for (let r = 1; r <= repeats; r++) {
       x.bare.push(rps[bare]);
       console.error(`r${r} ${v.label}: ${framework} ${Math.round(rps[framework])}, ${bare} ${Math.round(rps[bare])}, ratio ${(rps[framework] / rps[bare]).toFixed(3)}`);
     } finally {
-      await server.stop();
+      await shared?.stop();
     }
   }
 }
