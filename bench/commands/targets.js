@@ -65,6 +65,12 @@ export async function preflight() {
 export async function main(settings) {
   process.chdir(ROOT);
   const cores = splitCores(allowedCpus());
+  // Read before the runs: the checkout measured, whatever is committed meanwhile. One server per listener run, each with
+  // MODE set to its listener and an admin port: the rest of its environment.
+  const provenance = provenanceOf({
+    settings, pinning: cores.description,
+    serverEnv: serverEnv(null, { workers: 1, settings: { WORKER_INITIAL_HEAP_MB: DECOMPOSITION_HEAP_MB } }),
+  });
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'targets-'));
   try {
     // The server keeps its accounting (always, in the decomposition pass), as in the main job: ours is measured with everything of ours on.
@@ -94,11 +100,6 @@ export async function main(settings) {
     const setup = `${settings.REPEATS} repeat(s), ${settings.DURATION} each after ${settings.WARMUP} warm-up, ${settings.VUS} connections/VUs; `
       + `1 server worker, its initial heap ${DECOMPOSITION_HEAP_MB} MiB (WORKER_INITIAL_HEAP_MB); ${cores.description}`;
     const decompositions = [decomposition, ...(http2Modes.length ? [decompositionReport('user', manyRuns, manyLoad)] : [])];
-    // One server per listener run, each with MODE set to its listener and an admin port: the rest of its environment.
-    const provenance = provenanceOf({
-      settings, pinning: cores.description,
-      serverEnv: serverEnv(null, { workers: 1, settings: { WORKER_INITIAL_HEAP_MB: DECOMPOSITION_HEAP_MB } }),
-    });
     const markdown = renderTargets({ results, setup, decompositions, provenance });
     process.stdout.write(`\n${markdown}`);
     await mkdir(settings.RESULTS_DIR, { recursive: true });
