@@ -105,8 +105,8 @@ export function serverSettingSpecs(cores = os.availableParallelism()) {
     WORKER_INITIAL_HEAP_MB: wholeNumber(0, 65536)({
       default: 0,
       desc: 'initial V8 heap size of each worker, in MiB (V8\'s --initial-heap-size); 0 leaves V8\'s default. With the default, '
-        + 'a gRPC worker under load settles in one of two garbage-collection regimes, 20–30% apart in RPS; 512 kept every run '
-        + 'measured here in the fast one',
+        + 'a gRPC worker under load settles in one of two garbage-collection regimes, 20–30% apart in RPS; 512 kept 12 of 12 runs '
+        + 'of test/manual/gc-regimes.js in the fast one (docs/profiling.md)',
     }),
     SHUTDOWN_TIMEOUT_MS: durationMs({
       default: 10000,
