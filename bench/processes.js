@@ -24,8 +24,9 @@ const reserved = new Map();
 /**
  * The ports outside the ephemeral range this machine uses for outgoing connections.
  * @param {string} [rangeFile] read for the range (Linux: two numbers, low and high)
- * @returns {Array<[number, number]>} inclusive [low, high] intervals within 10000-65535 (below
- *   10000 sit the ports people give their own services)
+ * @returns {Array<[number, number]>} inclusive [low, high] intervals within 16384-65535: below 10000 sit the ports
+ *   people give their own services, and from 16384 every port is 5 decimal digits and a 3-byte protobuf varint, so the
+ *   payloads (which carry the listener's port) are the same size on every listener
  */
 export function listenPortRanges(rangeFile = '/proc/sys/net/ipv4/ip_local_port_range') {
   let low = 32768;
@@ -33,7 +34,7 @@ export function listenPortRanges(rangeFile = '/proc/sys/net/ipv4/ip_local_port_r
   try {
     [low, high] = readFileSync(rangeFile, 'utf8').trim().split(/\s+/).map(Number);
   } catch { /* not Linux: keep the default */ }
-  return /** @type {Array<[number, number]>} */ ([[10000, low - 1], [high + 1, 65535]].filter(([a, b]) => b - a >= 255));
+  return /** @type {Array<[number, number]>} */ ([[16384, low - 1], [high + 1, 65535]].filter(([a, b]) => b - a >= 255));
 }
 
 /**
