@@ -1,7 +1,8 @@
 // The Docker flow for real, on podman: build.sh builds the image, starthttp.sh and startgrpc.sh start it
 // until its HEALTHCHECK passes, the server runs as uid 1000 and answers curl and grpcurl from the host,
 // Compose's k6 service runs the repo's k6 scripts into results/, a stop drains and exits 0 in time,
-// the scale profile balances over two replicas, and broken images fail. compose.yaml runs unchanged,
+// the scale profile balances over two replicas, k6 on a second machine (a network namespace) loads the container through
+// REMOTE_*_HOST, and broken images fail. compose.yaml runs unchanged,
 // by docker-compose (Debian's, v1) against podman's Docker API (`podman system service`).
 // No registry is reachable: scripts/podman-standins.sh builds local stand-ins of the base images under
 // their own names. Needs root; skips (with the reason) only where podman cannot run at all.
@@ -14,6 +15,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { ensureTool } from '../../bench/tools.js';
+import { createLink } from '../../bench/placement/link.js';
 import { freePort, ROOT } from '../helpers/server.js';
 import { compose as composeFile } from '../helpers/compose.js';
 
@@ -198,6 +200,31 @@ describe('the Docker flow on podman', { skip: skip || false }, () => {
       t.diagnostic(`k6 in Compose, ${mode}: ${summary.iterations} iterations, ${summary.rate.toFixed(0)} /s`);
     });
   }
+
+  test('two machines: k6 in a network namespace of its own (machine B) loads the container through REMOTE_*_HOST, as docs/docker.md tells', async (t) => {
+    // Machine B: a namespace joined to this one by a veth pair, 198.18.n.2 there and 198.18.n.1 here (bench/placement/link.js,
+    // no shaping); the start scripts publish on 198.18.n.1, the address B reaches A by.
+    const link = await createLink({ name: 'machine-b', down: null, up: null, rttMs: 0 });
+    t.after(async () => {
+      await link.close();
+      // The start script again, published on loopback as the tests after this one expect.
+      await drivingHealth(run('bash', ['startgrpc.sh'], { timeoutMs: 180_000 }));
+    });
+    const k6 = ensureTool('k6');
+    for (const [mode, hostVar] of [['http', 'REMOTE_HTTP_HOST'], ['grpc', 'REMOTE_GRPC_HOST']]) {
+      const publish = `${link.clientAddress}:${ports[mode]}`;
+      const started = await drivingHealth(run('bash', [`start${mode}.sh`], { timeoutMs: 180_000, extraEnv: { [`${mode.toUpperCase()}_PUBLISH`]: publish } }));
+      assert.equal(started.status, 0, started.stderr);
+      const [cmd, args] = link.command(k6, ['run', '-e', `${hostVar}=${publish}`, `${mode}-tests/remote.js`, '--duration=5s', '--vus=4'], null);
+      const { out, files } = await newResults(t, () => run(cmd, args, { timeoutMs: 120_000 }));
+      assert.equal(out.status, 0, out.stdout.slice(-3000) + out.stderr.slice(-2000));
+      assert.match(path.basename(files[0] ?? ''), new RegExp(`^k6-${mode}-remote-`));
+      const summary = summaryOf(files);
+      assert.ok(summary.iterations > 0);
+      assert.equal(summary.fails, 0);
+      t.diagnostic(`k6 from machine B, ${mode} at ${publish}: ${summary.iterations} iterations, 0 failed`);
+    }
+  });
 
   test(`stop: SIGTERM through tini, the primary drains and exits 0 within stop_grace_period (${GRACE_MS} ms) while k6 runs`, async (t) => {
     const [id] = await idOf('grpc', 'server-grpc');
