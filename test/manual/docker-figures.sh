@@ -1,7 +1,8 @@
 #!/bin/bash
 # The figures of docs/docker.md: build time (no cache, cached; 3 runs each), image size, and start-to-healthy and stop
 # times of the gRPC container (5 runs), with podman and docker-compose driven as test/integration/docker-run.test.js
-# drives them (needs root, and the stand-ins of scripts/podman-standins.sh). Not part of npm test:
+# drives them (needs root, and the stand-ins of scripts/podman-standins.sh), then a k6 run from Compose's k6 service
+# (its summary lands in results/). Not part of npm test:
 #   flock /tmp/quiet.lock bash test/manual/docker-figures.sh
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -22,3 +23,7 @@ for _ in 1 2 3 4 5; do
   echo "startgrpc: $(ms bash startgrpc.sh)"
   echo "stop: $(ms docker-compose --profile grpc stop server-grpc)"
 done
+# Compose's k6 against the gRPC container, 10 s at 8 VUs: its summary's main lines.
+bash startgrpc.sh >/dev/null 2>&1
+docker-compose --profile grpc run --rm k6 run grpc-tests/local.js --duration=10s --vus=8 2>/dev/null \
+  | grep -E '^ +(checks|grpc_req_duration|grpc_req_failed|iterations)\.*:'
