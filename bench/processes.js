@@ -157,28 +157,43 @@ export async function waitGone(pids, timeoutMs) {
  * @property {() => Promise<void>} kill SIGKILL to the primary and every worker it logged
  */
 
-/** Servers and k6 runs started by this process and not yet exited: a signal to the job stops them. A server does not end
- * by itself, and an orphaned k6 would load a stopping server to the end of its duration. */
-const liveChildren = new Set();
+/** What runs when the job gets SIGINT or SIGTERM, in the order registered, before the job ends by that signal. */
+const stopCleanups = new Set();
+let handlingSignals = false;
 const onSignal = (signal) => {
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
-  for (const proc of liveChildren) if (proc.exitCode === null) proc.kill('SIGTERM');
+  handlingSignals = false;
+  for (const cleanup of stopCleanups) {
+    // One cleanup that fails must not keep the others from running, nor the job from ending by its signal.
+    try { cleanup(); } catch (err) { console.error(`cleanup on ${signal} failed: ${err.message}`); }
+  }
   process.kill(process.pid, signal); // then end as the signal would have
 };
-const watchChild = (proc) => {
-  if (!liveChildren.size) {
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
+
+/**
+ * Runs `cleanup` if this process gets SIGINT or SIGTERM, before it ends by that signal: the one place the jobs and
+ * the tests clean up on a signal (the children they started, an emulated link).
+ * @param {() => void} cleanup synchronous (the process ends right after it); an error it throws is printed on stderr
+ * @returns {() => void} forgets `cleanup`: call it once what it cleans is gone
+ */
+export function onStopSignal(cleanup) {
+  // Once in place the handlers stay, and with nothing left to clean they only end the process: libuv drops a signal
+  // caught but not yet read when its last listener goes, and the job would have gone on (as server/index.js once did).
+  if (!handlingSignals) {
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    handlingSignals = true;
   }
-  liveChildren.add(proc);
-  proc.once('exit', () => {
-    liveChildren.delete(proc);
-    if (!liveChildren.size) {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    }
-  });
+  stopCleanups.add(cleanup);
+  return () => { stopCleanups.delete(cleanup); };
+}
+
+/** A server or k6 run started by this process gets SIGTERM if the job is stopped by a signal before the child exited:
+ * a server does not end by itself, and an orphaned k6 would load a stopping server to the end of its duration. */
+const watchChild = (proc) => {
+  const forget = onStopSignal(() => { if (proc.exitCode === null) proc.kill('SIGTERM'); });
+  proc.once('exit', forget);
 };
 
 /**

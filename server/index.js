@@ -3,7 +3,10 @@ import cluster from 'node:cluster';
 
 // A stop that comes while the primary's modules still load (before runPrimary sets its own
 // handlers) finds nothing forked yet: exit 0 at once, as a stop at any other moment ends.
-// The rest is imported after these handlers are in place.
+// The rest is imported after these handlers are in place, and they go only once runPrimary's
+// are: when a signal's last listener goes, libuv drops that signal if it came during the
+// synchronous run before (the modules' evaluation, runPrimary's set-up), and the primary
+// then served on, its stop lost.
 const stopEarly = () => process.exit(0);
 if (cluster.isPrimary) for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, stopEarly);
 
@@ -18,8 +21,8 @@ try {
 }
 if (cluster.isPrimary) {
   const { runPrimary } = await import('./primary.js');
-  for (const signal of ['SIGTERM', 'SIGINT']) process.off(signal, stopEarly);
   runPrimary(settings);
+  for (const signal of ['SIGTERM', 'SIGINT']) process.off(signal, stopEarly);
 } else {
   const { runWorker } = await import('./worker.js');
   await runWorker(settings);

@@ -13,7 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { median } from 'simple-statistics';
 import { BenchError } from '../errors.js';
 import { formatRate } from '../settings/network.js';
-import { cpuSecondsOf, isAlive, pinned } from '../processes.js';
+import { cpuSecondsOf, isAlive, onStopSignal, pinned } from '../processes.js';
 import { ROOT } from '../root.js';
 import { ensureTools } from '../tools.js';
 
@@ -206,17 +206,11 @@ export async function createLink(spec, { cpus, coreCount = 1, toxiproxyBin } = {
     for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
     removeNamespace(ns, hostIf);
     process.off('exit', closeSync);
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-  };
-  // Ctrl-C or a kill: remove the link, then end as the signal would have.
-  const onSignal = (signal) => {
-    closeSync();
-    process.kill(process.pid, signal);
+    forgetOnSignal();
   };
   process.on('exit', closeSync);
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  // Ctrl-C or a kill: remove the link, then end as the signal would have.
+  const forgetOnSignal = onStopSignal(closeSync);
 
   try {
     ip(['netns', 'add', ns]);
