@@ -8,7 +8,7 @@ export default [
   js.configs.recommended,
   { files: ['**/*.js'], languageOptions: { ecmaVersion: 2024, sourceType: 'module', globals: globals.node } },
   // k6's JavaScript runtime: __ENV, open() and its modules, not Node's.
-  { files: ['k6/**/*.js', 'http-tests/**/*.js', 'grpc-tests/**/*.js', 'bench/k6-minimal/**/*.js', 'config.js'],
+  { files: ['k6/**/*.js', 'http-tests/**/*.js', 'grpc-tests/**/*.js', 'bench/k6-minimal/**/*.js', 'test/fixtures/k6-*.js', 'config.js'],
     languageOptions: { globals: { __ENV: 'readonly', __VU: 'readonly', __ITER: 'readonly', open: 'readonly' } } },
   { rules: { 'no-unused-vars': ['error', { argsIgnorePattern: '^_', caughtErrors: 'none' }] } },
 ];

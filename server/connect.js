@@ -102,8 +102,9 @@ const listen = (server, host, port) => new Promise((resolve, reject) => {
  * server/h2-guard.js.
  * @param {{host: string, port: number, log: import('pino').Logger, health: import('./health.js').Health,
  *   settings: import('./settings.js').ServerSettings}} options
- * @returns {Promise<{close: () => Promise<void>, forceClose: () => void}>} `close` announces the shutdown (GOAWAY with the
- *   largest stream id, a PING), then stops accepting and resolves once in-flight calls are answered; `forceClose` ends
+ * @returns {Promise<{close: () => Promise<import('./h1-guard.js').DrainCounts>, forceClose: () => void}>} `close` announces the
+ *   shutdown (GOAWAY with the largest stream id, a PING), then stops accepting and resolves once in-flight calls are
+ *   answered, with how they ended; `forceClose` ends
  *   the sessions left
  * @throws {NodeJS.ErrnoException} from listen (EADDRINUSE, ...)
  */
@@ -118,6 +119,7 @@ export async function startConnectGrpc({ host, port, log, health, settings }) {
         server.close(() => resolve());
         guard.closeSessions();
       });
+      return guard.drained;
     },
     forceClose: guard.destroySessions,
   };
@@ -127,18 +129,22 @@ export async function startConnectGrpc({ host, port, log, health, settings }) {
  * Starts the connect-json listener of one worker: the Connect protocol over HTTP/1.1 (POST, and GET for the methods
  * free of side effects), under the HTTP/1.1 bounds of server/h1-guard.js.
  * @param {{host: string, port: number, health: import('./health.js').Health, settings: import('./settings.js').ServerSettings}} options
- * @returns {Promise<{close: () => Promise<void>, forceClose: () => void}>} `close` drains the keep-alive connections
- *   and resolves once they are closed; `forceClose` closes every connection at once
+ * @returns {Promise<{close: () => Promise<import('./h1-guard.js').DrainCounts>, forceClose: () => void}>} `close` drains the keep-alive
+ *   connections and resolves once they are closed, with how the requests in flight ended; `forceClose` closes every connection at once
  * @throws {NodeJS.ErrnoException} from listen (EADDRINUSE, ...)
  */
 export async function startConnectJson({ host, port, health, settings }) {
-  const { server, drain } = guardedHttp1Server(handlerOf('connect', { port, health, settings }), {}, { settings });
+  const { server, drain, drained } = guardedHttp1Server(handlerOf('connect', { port, health, settings }), {}, { settings });
   // fastify's default, so that the HTTP/1.1 listeners keep connections alive alike.
   server.keepAliveTimeout = 72_000;
   await listen(server, host, port);
   const close = promisify(server.close.bind(server));
   return {
-    close: () => { drain(); return close(); },
+    close: async () => {
+      drain();
+      await close();
+      return drained;
+    },
     forceClose: () => server.closeAllConnections(),
   };
 }

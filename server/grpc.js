@@ -93,9 +93,9 @@ export const requireRequestMessage = (method, call) => {
  *   `settings` gives the limit MAX_BODY_BYTES (largest request message), GRPC_CODEC, GRPC_CHANNELZ,
  *   COMPRESSION (gzip: responses gzipped for clients that list gzip in grpc-accept-encoding, server/grpc-gzip.js)
  *   and the HTTP/2 bounds (H2_*)
- * @returns {Promise<{close: () => Promise<void>, forceClose: () => void}>} `close` announces the
- *   shutdown (GOAWAY with the largest stream id, a PING), then stops accepting and resolves once
- *   in-flight calls are answered; `forceClose` cancels the calls left
+ * @returns {Promise<{close: () => Promise<import('./h1-guard.js').DrainCounts>, forceClose: () => void}>} `close` announces
+ *   the shutdown (GOAWAY with the largest stream id, a PING), then stops accepting and resolves, with how the calls
+ *   in flight and those that came meanwhile ended, once they are answered; `forceClose` cancels the calls left
  * @throws {Error & {code: string}} EADDRINUSE (or the bind's reason) when the port cannot be bound; EGZIP when
  *   COMPRESSION=gzip and this grpc-js cannot be made to compress
  */
@@ -162,6 +162,10 @@ export async function startGrpc({ host, port, log, health, settings }) {
     close: async () => {
       await Promise.all(guards.map((guard) => guard.announceShutdown()));
       await new Promise((resolve) => server.tryShutdown(() => resolve()));
+      return {
+        answered: guards.reduce((sum, g) => sum + g.drained.answered, 0),
+        lost: guards.reduce((sum, g) => sum + g.drained.lost, 0),
+      };
     },
     forceClose: () => server.forceShutdown(),
   };

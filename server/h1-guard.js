@@ -34,17 +34,25 @@ function keep() { return this; }
  * @param {http.ServerOptions} serverOptions node:http's options (headersTimeout, ...)
  * @param {{settings: {MAX_CONNECTIONS: number}}} options MAX_CONNECTIONS: open connections one worker
  *   keeps; a connection past it is closed at once, before any byte is read
- * @returns {{server: http.Server, drain: () => void}} drain: from now on every response carries
- *   `Connection: close` and a connection idle for IDLE_CLOSE_GRACE_MS is closed, until the server's
- *   'close'; call it right before server.close() (or the framework's close, which calls it)
+ * @returns {{server: http.Server, drain: () => void, drained: DrainCounts}} drain: from now on every response
+ *   carries `Connection: close` and a connection idle for IDLE_CLOSE_GRACE_MS is closed, until the server's
+ *   'close'; call it right before server.close() (or the framework's close, which calls it). drained: how the
+ *   requests in flight when the drain began, and those that came during it, ended
  */
 export function guardedHttp1Server(handler, serverOptions, { settings }) {
   /** @type {Map<import('node:net').Socket, number>} socket -> when its last request (or the connection) began (ms, performance.now) */
   const sockets = new Map();
   let draining = false;
+  /** @type {DrainCounts} */
+  const drained = { answered: 0, lost: 0 };
+  // Counted once it ends: answered when its response went out whole, lost when its connection closed first.
+  const count = (res) => res.once('close', () => { if (res.writableFinished) drained.answered++; else drained.lost++; });
   const server = http.createServer(serverOptions, (req, res) => {
     sockets.set(req.socket, performance.now());
-    if (draining) res.setHeader('connection', 'close');
+    if (draining) {
+      res.setHeader('connection', 'close');
+      count(res);
+    }
     // node:http gives a pipelined request's response the socket once the answers before it are out.
     if (res.socket === null) res.once('socket', () => handler(req, res));
     else handler(req, res);
@@ -65,6 +73,11 @@ export function guardedHttp1Server(handler, serverOptions, { settings }) {
   const drain = () => {
     if (draining) return;
     draining = true;
+    // The responses under way now (node:http's socket._httpMessage: the one a connection is answering).
+    for (const socket of sockets.keys()) {
+      const res = /** @type {any} */ (socket)._httpMessage;
+      if (res && !res.writableFinished) count(res);
+    }
     const sweep = setInterval(() => {
       const now = performance.now();
       // node:http knows which connections are idle (no request arriving, no response unfinished); this map
@@ -80,5 +93,11 @@ export function guardedHttp1Server(handler, serverOptions, { settings }) {
     }, SWEEP_MS);
     server.once('close', () => clearInterval(sweep));
   };
-  return { server, drain };
+  return { server, drain, drained };
 }
+
+/**
+ * @typedef {object} DrainCounts how the requests (HTTP/2: streams) a drain found in flight or that came during it ended
+ * @property {number} answered their response went out whole (HTTP/2: the stream closed with NO_ERROR)
+ * @property {number} lost their connection closed first, or the stream was reset (by either side: Node does not say)
+ */

@@ -49,6 +49,8 @@ export const h2Settings = (settings) => ({
  * @property {() => void} closeSessions sends every session the final GOAWAY (last stream processed) and
  *   lets it end once its open streams have (fastify does not close HTTP/2 sessions before Node 24)
  * @property {() => void} destroySessions ends every session at once, its open streams with it
+ * @property {import('./h1-guard.js').DrainCounts} drained how the streams open when announceShutdown was called, and
+ *   those opened after, ended
  * @property {{resetLimited: number, unanswered: number, tooManyPings: number, idleClosed: number, overCap: number}} counts
  *   connections closed since the start: for breaking the reset limit, for not answering the idle PING, for too many
  *   PINGs without a call, for being idle H2_IDLE_TIMEOUT_MS, and for being past MAX_CONNECTIONS
@@ -68,6 +70,9 @@ export function guardHttp2Server(server, { settings, log, listener }) {
   const sessions = new Set();
   const counts = { resetLimited: 0, unanswered: 0, tooManyPings: 0, idleClosed: 0, overCap: 0 };
   const grace = settings.H2_CLOSE_GRACE_MS;
+  /** @type {import('./h1-guard.js').DrainCounts} */
+  const drained = { answered: 0, lost: 0 };
+  let draining = false;
 
   // destroy(code) sends one GOAWAY with that code (none without one), then ends and destroys the socket.
   const closeFor = (session, reason, code) => {
@@ -102,6 +107,10 @@ export function guardHttp2Server(server, { settings, log, listener }) {
     let filledAt = performance.now();
     function onStreamClose() {
       session[kActive]--;
+      if (draining) {
+        if (this.rstCode === NGHTTP2_NO_ERROR) drained.answered++;
+        else drained.lost++;
+      }
       if (this.rstCode === NGHTTP2_NO_ERROR || session.destroyed) return;
       const now = performance.now();
       tokens = Math.min(settings.H2_RESET_BURST, tokens + ((now - filledAt) / 1000) * settings.H2_RESETS_PER_S);
@@ -187,26 +196,30 @@ export function guardHttp2Server(server, { settings, log, listener }) {
   // reading a session once it has sent a GOAWAY and no stream is open, so the notice goes out while
   // one is: at once where a stream is open, else when the next request arrives. A request that
   // raced the notice is then read and served, and the PING's ACK tells that the client has seen it.
-  const announceShutdown = () => Promise.all([...sessions].map((session) => new Promise((resolve) => {
-    const timer = setTimeout(done, grace);
-    timer.unref();
-    function done() {
-      session[kNoticeOnStream] = null;
-      clearTimeout(timer);
-      resolve();
-    }
-    const notice = () => {
-      session[kNoticeOnStream] = null;
-      try {
-        session.goaway(NGHTTP2_NO_ERROR, MAX_STREAM_ID);
-        session.ping(done);
-      } catch {
-        done(); // destroyed or closing already
+  const announceShutdown = () => {
+    // From now on every stream's end is counted (drained).
+    draining = true;
+    return Promise.all([...sessions].map((session) => new Promise((resolve) => {
+      const timer = setTimeout(done, grace);
+      timer.unref();
+      function done() {
+        session[kNoticeOnStream] = null;
+        clearTimeout(timer);
+        resolve();
       }
-    };
-    if (session.destroyed) done();
-    else session[kNoticeOnStream] = notice;
-  }))).then(() => {});
+      const notice = () => {
+        session[kNoticeOnStream] = null;
+        try {
+          session.goaway(NGHTTP2_NO_ERROR, MAX_STREAM_ID);
+          session.ping(done);
+        } catch {
+          done(); // destroyed or closing already
+        }
+      };
+      if (session.destroyed) done();
+      else session[kNoticeOnStream] = notice;
+    }))).then(() => {});
+  };
 
   // The final GOAWAY (the last stream the server processed): Node's session.close() sends it and
   // destroys the session once its open streams end.
@@ -214,5 +227,5 @@ export function guardHttp2Server(server, { settings, log, listener }) {
   // A forced close, past the drain deadline: every session ends now, its streams with it.
   const destroySessions = () => { for (const session of sessions) session.destroy(); };
 
-  return { sessions, announceShutdown, closeSessions, destroySessions, counts };
+  return { sessions, announceShutdown, closeSessions, destroySessions, drained, counts };
 }

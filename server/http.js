@@ -44,14 +44,16 @@ const ENCODINGS = {
  *   COMPRESSION (gzip: responses gzipped for clients that send `Accept-Encoding: gzip`);
  *   `http2` serves cleartext HTTP/2 instead of HTTP/1.1; `encoding` 'protobuf' serves the
  *   protobuf message as application/x-protobuf instead of its proto3 JSON mapping
- * @returns {Promise<{close: () => Promise<void>, forceClose: () => void}>} `close` stops accepting
- *   and resolves once in-flight requests are answered; `forceClose` drops the connections left
+ * @returns {Promise<{close: () => Promise<import('./h1-guard.js').DrainCounts>, forceClose: () => void}>} `close` stops
+ *   accepting and resolves once in-flight requests are answered, with how they ended; `forceClose` drops the
+ *   connections left
  * @throws {NodeJS.ErrnoException} from listen (EADDRINUSE, EACCES, ...)
  */
 export async function startHttp({ host, port, log, health, settings, http2 = false, encoding = 'json' }) {
   // fastify logs each request and its listen address at info; keep those for debug runs only.
   const fastifyLog = log.child({ listener: 'http' }, { level: logsRequests(log.level) ? log.level : 'warn' });
   let h1Drain = null; // the HTTP/1.1 guard's drain, set by the serverFactory below
+  let h1Drained = null; // and its counts
   // One factory for HTTP/1.1 and h2c: fastify's types pick the server type from a literal `http2`, which this is not.
   const app = /** @type {import('fastify').FastifyInstance} */ (/** @type {unknown} */ (Fastify(/** @type {any} */ ({
     loggerInstance: fastifyLog,
@@ -78,11 +80,12 @@ export async function startHttp({ host, port, log, health, settings, http2 = fal
     // HTTP/1.1: the server is built by the guard every HTTP/1.1 listener shares, with what fastify would set.
     ...(http2 ? { http2SessionTimeout: 0 } : {
       serverFactory: (handler, options) => {
-        const { server, drain } = guardedHttp1Server(handler, options.http, { settings });
+        const { server, drain, drained } = guardedHttp1Server(handler, options.http, { settings });
         server.keepAliveTimeout = options.keepAliveTimeout;
         server.requestTimeout = options.requestTimeout;
         server.setTimeout(options.connectionTimeout);
         h1Drain = drain;
+        h1Drained = drained;
         return server;
       },
     }),
@@ -127,6 +130,7 @@ export async function startHttp({ host, port, log, health, settings, http2 = fal
       }
       h1Drain?.();
       await app.close();
+      return guard ? guard.drained : h1Drained;
     },
     // An HTTP/2 server has no closeAllConnections: its sessions are destroyed instead.
     forceClose: () => (guard ? guard.destroySessions() : app.server.closeAllConnections()),

@@ -23,7 +23,8 @@
  *   listeners that take the comparison apart are for benchmarks, not deployments): 'http' GET /health, 'grpc'
  *   grpc.health.v1.Health/Check over gRPC, 'connect' the same Check with the Connect protocol (POST, JSON)
  * @property {(options: {host: string, port: number, log: object, health: object, settings: object}) =>
- *   Promise<{close: () => Promise<void>, forceClose: () => void}>} start binds it and serves
+ *   Promise<{close: () => Promise<import('./h1-guard.js').DrainCounts|void>, forceClose: () => void}>} start binds it and serves; a hardened
+ *   listener's close resolves with how the requests in flight when it began, and those that came during it, ended
  */
 
 /**

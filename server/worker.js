@@ -75,9 +75,17 @@ export async function runWorker(settings) {
     const closed = await Promise.allSettled(open.map((listener) => listener.close()));
     // A listener whose close throws is a defect: say so where operators look, then go on exiting.
     for (const result of closed) if (result.status === 'rejected') log.error({ err: result.reason }, 'a listener failed to close');
+    // The requests (HTTP/2: streams) in flight when the drain began or that came during it: answered, or lost (their
+    // connection closed first, or reset). The hardened listeners count them; the others resolve with nothing.
+    const drained = { answered: 0, lost: 0 };
+    for (const result of closed) {
+      if (result.status !== 'fulfilled' || !result.value) continue;
+      drained.answered += result.value.answered;
+      drained.lost += result.value.lost;
+    }
     await primaryBarrier();
     clearTimeout(deadline);
-    log.info({ event: EVENT.WORKER_STOPPED }, 'worker stopped');
+    log.info({ event: EVENT.WORKER_STOPPED, drained }, 'worker stopped');
     process.exit(0);
   };
   // Listening for a stop from the start: a stop that comes while the listeners open must not be lost.
