@@ -32,8 +32,8 @@ function isDefault(field, value) {
  * protobuf message and its proto3 JSON mapping. Keyed by the RPC and its request.
  * @param {{port: number, workerPid: number}} who the listener's port and the worker's pid
  * @returns {Map<string, {scenario: string, rpc: string, request: object, type: protobuf.Type, message: protobuf.Message,
- *   json: object, object: object}>} key: scenarioKey(rpc, request); json: the proto3 JSON mapping;
- *   object: a plain object as @grpc/proto-loader's codec takes it
+ *   json: object, object: object, bytes: number}>} key: scenarioKey(rpc, request); json: the proto3 JSON mapping;
+ *   object: a plain object as @grpc/proto-loader's codec takes it; bytes: the protobuf encoding's size
  */
 export function scenarioPayloads({ port, workerPid }) {
   const payloads = new Map();
@@ -42,6 +42,7 @@ export function scenarioPayloads({ port, workerPid }) {
     const message = withoutDefaults(type, type.fromObject(fields({ port, workerPid })));
     payloads.set(scenarioKey(rpc, request), {
       scenario, rpc, request, type, message, json: toProto3Json(type, message), object: type.toObject(message),
+      bytes: type.encode(message).finish().length,
     });
   }
   return payloads;

@@ -21,6 +21,7 @@ import { GRPC_HEALTH_SERVICES } from './health.js';
 import { guardedHttp1Server } from './h1-guard.js';
 import { guardHttp2Server, h2Settings } from './h2-guard.js';
 import { servedRequests } from './served.js';
+import { admitAnswer } from './memory-budget.js';
 
 // The proto3 JSON the other listeners send: every field, its default value included (proto/index.js PROTO3_JSON).
 const JSON_OPTIONS = Object.freeze({ alwaysEmitImplicit: true });
@@ -40,12 +41,14 @@ export function userServiceImpl(who) {
   for (const method of UserService.methods.filter((m) => rpcs.has(m.name))) {
     const messages = new Map([...payloads].filter(([, p]) => p.rpc === method.name)
       .map(([key, p]) => [key, fromJson(method.output, p.json)]));
+    const sizes = new Map([...payloads].filter(([, p]) => p.rpc === method.name).map(([key, p]) => [messages.get(key), p.bytes]));
     const keyOf = scenarioKeyOf(method.name);
     impl[method.localName] = (request) => {
       servedRequests.connect++;
       const hit = messages.get(keyOf(request));
       // Only an RPC with a request parameter can miss (GetUser has none).
       if (!hit) throw new ConnectError(unknownRequestDetails(method.name, payloads), Code.InvalidArgument);
+      if (!admitAnswer(sizes.get(hit))) throw new ConnectError('the server is past its memory budget; retry later', Code.ResourceExhausted);
       return hit;
     };
   }

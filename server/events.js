@@ -39,6 +39,12 @@ export const EVENT = Object.freeze({
   WORKER_STOPPED: 'worker-stopped',
   /** worker: an uncaught exception; it exits and the primary replaces it; carries err */
   UNCAUGHT_EXCEPTION: 'uncaught-exception',
+  /** primary: a worker past its memory budget is replaced (a fresh one listens first, then it drains); carries worker, rssMb */
+  WORKER_RECYCLING: 'worker-recycling',
+  /** worker: its RSS passed a mark of its budget or fell below (server/memory-budget.js); carries level, rssMb, budgetMb, refusedAnswers, closedConnections */
+  MEMORY_PRESSURE: 'memory-pressure',
+  /** worker: its RSS stayed past WORKER_MEMORY_MB; it asks the primary to replace it; carries rssMb, budgetMb */
+  OVER_BUDGET: 'over-budget',
   /** worker: the HTTP/2 guard closed a connection (rapid reset, no PING ACK); carries listener, peer, reason */
   H2_CONNECTION_CLOSED: 'h2-connection-closed',
 });

@@ -13,6 +13,7 @@ import { bindInsecure } from './grpc-bind.js';
 import { gzipResponses } from './grpc-gzip.js';
 import { GRPC_HEALTH_SERVICES } from './health.js';
 import { servedRequests } from './served.js';
+import { admitAnswer } from './memory-budget.js';
 
 /**
  * grpc-js's Server, with the HTTP/2 bounds of server/h2-guard.js on each HTTP/2 server it builds.
@@ -54,6 +55,8 @@ const unknownRequest = (rpc, payloads) => ({ code: grpc.status.INVALID_ARGUMENT,
 // one-message method whose request message never arrived whole: UNIMPLEMENTED with these details.
 const NO_REQUEST_MESSAGE = 'Received no request message for ';
 const MISSING = { code: grpc.status.INVALID_ARGUMENT, details: 'request message missing or truncated' };
+// A large answer refused by the memory budget (server/memory-budget.js): a client may retry it, here or elsewhere.
+const OVER_BUDGET = { code: grpc.status.RESOURCE_EXHAUSTED, details: 'the server is past its memory budget; retry later' };
 
 /**
  * A call's sendStatus, as requireRequestMessage installs it: grpc-js's answer to a missing request message becomes
@@ -132,8 +135,9 @@ export async function startGrpc({ host, port, log, health, settings }) {
     return (call, callback) => {
       servedRequests.grpc++;
       const hit = payloads.get(keyOf(call.request));
-      if (hit) callback(null, answer(hit));
-      else callback(refusal);
+      if (!hit) callback(refusal);
+      else if (admitAnswer(hit.bytes)) callback(null, answer(hit));
+      else callback(OVER_BUDGET);
     };
   };
   server.addService(definition, {

@@ -10,6 +10,16 @@ import { logsRequests } from './log.js';
 import { servedRequests } from './served.js';
 import { guardedHttp1Server } from './h1-guard.js';
 import { GZIP_LEVEL } from './compression.js';
+import { admitAnswer } from './memory-budget.js';
+
+/**
+ * A large answer refused by the memory budget (server/memory-budget.js): 503 with Retry-After, and the connection
+ * closed after it, so that the client's next try may reach another worker.
+ * @param {import('fastify').FastifyReply} reply
+ * @returns {import('fastify').FastifyReply}
+ */
+const overBudget = (reply) => reply.code(503).header('retry-after', '1').header('connection', 'close')
+  .send({ statusCode: 503, error: 'Service Unavailable', message: 'the server is past its memory budget; retry later' });
 
 /**
  * @fastify/compress as COMPRESSION=gzip uses it: gzip only, at the level gRPC's gzip uses (GZIP_LEVEL), every
@@ -114,6 +124,7 @@ export async function startHttp({ host, port, log, health, settings, http2 = fal
     app.get(path, { schema }, (request, reply) => {
       servedRequests.http++;
       const payload = payloads.get(keyOf(/** @type {Record<string, string>} */ (request.query)));
+      if (payload && !admitAnswer(payload.bytes)) return overBudget(reply);
       if (payload) return send(payload, reply);
       return reply.code(400).send({ statusCode: 400, error: 'Bad Request', message: `${param} must be one of ${served.join(', ')}` });
     });

@@ -5,6 +5,7 @@ import { createLogger } from './log.js';
 import { createRestartPolicy, RESTART_DEFAULTS } from './restart-policy.js';
 import { listenersOf, portOf } from './settings.js';
 import { EVENT } from './events.js';
+import { budgetMbOf } from './memory-budget.js';
 
 // Past SHUTDOWN_TIMEOUT_MS, how long the workers get to exit before the primary kills them.
 const KILL_AFTER_DRAIN_MS = 5000;
@@ -51,7 +52,35 @@ export function runPrimary(settings) {
 
   // SIGHUP: for each worker in turn, a replacement in its slot listens first, then the old one
   // drains (server/worker.js: GOAWAY on HTTP/2, Connection: close on HTTP/1.1) and exits.
-  let reloading = false;
+  /**
+   * Replaces one worker: a fresh one in its slot listens first, then the old one drains and exits.
+   * @returns {Promise<number|null>} the replacement's pid, or null when it did not start (the old worker keeps serving)
+   *   or the primary is stopping
+   */
+  const replace = async (worker) => {
+    const replacement = fork(slots.get(worker.id).slot);
+    candidates.add(replacement.id);
+    const timer = setTimeout(() => replacement.process.kill('SIGKILL'), RELOAD_START_TIMEOUT_MS);
+    const outcome = await next(replacement);
+    clearTimeout(timer);
+    candidates.delete(replacement.id);
+    if (stopping) return null;
+    if (outcome !== 'listening') {
+      log.error({ event: EVENT.RELOAD_FAILED, worker: worker.process.pid, reason: outcome },
+        'a replacement did not start; the old worker keeps serving');
+      return null;
+    }
+    if (worker.isDead()) return replacement.process.pid; // died meanwhile; its slot is served again
+    retiring.set(worker.id, replacement.process.pid);
+    const exited = next(worker);
+    worker.send({ type: 'shutdown' }, () => {});
+    await exited;
+    return replacement.process.pid;
+  };
+
+  // One replacement at a time, whether for a reload or a worker past its memory budget: which one runs, or null.
+  /** @type {'a reload'|'a recycling'|null} */
+  let replacing = null;
   const reload = async () => {
     const started = Date.now();
     const old = Object.values(cluster.workers).filter((w) => !w.isDead() && listeningIds.has(w.id));
@@ -60,24 +89,9 @@ export function runPrimary(settings) {
     for (const worker of old) {
       if (stopping) return;
       if (worker.isDead() || !slots.has(worker.id)) continue; // died meanwhile: the restart policy replaced it
-      const replacement = fork(slots.get(worker.id).slot);
-      candidates.add(replacement.id);
-      const timer = setTimeout(() => replacement.process.kill('SIGKILL'), RELOAD_START_TIMEOUT_MS);
-      const outcome = await next(replacement);
-      clearTimeout(timer);
-      candidates.delete(replacement.id);
-      if (stopping) return;
-      if (outcome !== 'listening') {
-        log.error({ event: EVENT.RELOAD_FAILED, worker: worker.process.pid, reason: outcome },
-          'a replacement did not start; the reload stops, the old workers left keep serving');
-        return;
-      }
-      fresh.push(replacement.process.pid);
-      if (worker.isDead()) continue; // died meanwhile; its slot is served again
-      retiring.set(worker.id, replacement.process.pid);
-      const exited = next(worker);
-      worker.send({ type: 'shutdown' }, () => {});
-      await exited;
+      const pid = await replace(worker);
+      if (pid === null) return;
+      fresh.push(pid);
     }
     log.info({ event: EVENT.RELOADED, workers: fresh, ms: Date.now() - started }, 'reloaded');
   };
@@ -121,8 +135,16 @@ export function runPrimary(settings) {
         ready = true;
         const ports = Object.fromEntries(listenersOf(settings.MODE).map((n) => [n, portOf(settings, n)]));
         const admin = settings.ADMIN_PORT ? { admin: `${settings.ADMIN_HOST}:${settings.ADMIN_PORT}` } : {};
-        log.info({ event: EVENT.READY, mode: settings.MODE, workers: settings.WORKERS, host: settings.HOST, ...ports, ...admin }, 'ready');
+        log.info({ event: EVENT.READY, mode: settings.MODE, workers: settings.WORKERS, host: settings.HOST, ...ports, ...admin,
+          workerMemoryMb: budgetMbOf(settings) }, 'ready');
       }
+    } else if (msg?.type === 'over-budget') {
+      // A worker past WORKER_MEMORY_MB (server/memory-budget.js). During a reload or another recycling it asks again
+      // at its next sample past the budget, if it still is.
+      if (stopping || replacing || retiring.has(worker.id) || !slots.has(worker.id)) return;
+      replacing = 'a recycling';
+      log.warn({ event: EVENT.WORKER_RECYCLING, worker: worker.process.pid }, 'a worker past its memory budget is replaced');
+      replace(worker).finally(() => { replacing = null; });
     } else if (msg?.type === 'drained') {
       // The worker's listeners are closed and, IPC being ordered, so is cluster's record of them:
       // no connection goes to it after this answer (see server/worker.js primaryBarrier).
@@ -180,13 +202,13 @@ export function runPrimary(settings) {
   }
   process.on('SIGHUP', () => {
     // A reload before ready, or during one, would count workers twice: one at a time, once serving.
-    if (stopping || !ready || reloading) {
-      log.warn({ event: EVENT.RELOAD_FAILED, reason: stopping ? 'stopping' : reloading ? 'a reload is running' : 'not ready yet' },
+    if (stopping || !ready || replacing) {
+      log.warn({ event: EVENT.RELOAD_FAILED, reason: stopping ? 'stopping' : replacing ? `${replacing} is running` : 'not ready yet' },
         'SIGHUP ignored');
       return;
     }
-    reloading = true;
-    reload().finally(() => { reloading = false; });
+    replacing = 'a reload';
+    reload().finally(() => { replacing = null; });
   });
   const forkAll = () => { for (let slot = 0; slot < settings.WORKERS; slot++) fork(slot); };
   if (!settings.ADMIN_PORT) {

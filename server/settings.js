@@ -56,6 +56,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
  * @property {number} SHUTDOWN_TIMEOUT_MS ms
  * @property {number} MAX_CONNECTIONS
  * @property {number} WORKER_INITIAL_HEAP_MB
+ * @property {number} WORKER_MEMORY_MB MiB
  * @property {number} MAX_BODY_BYTES bytes
  * @property {number} HEADERS_TIMEOUT_MS ms
  * @property {number} REQUEST_TIMEOUT_MS ms
@@ -107,6 +108,13 @@ export function serverSettingSpecs(cores = os.availableParallelism()) {
       desc: 'initial V8 heap size of each worker, in MiB (V8\'s --initial-heap-size); 0 leaves V8\'s default. With the default, '
         + 'a gRPC worker under load settles in one of two garbage-collection regimes, 20–30% apart in RPS; 512 kept 12 of 12 runs '
         + 'of test/manual/gc-regimes.js in the fast one (docs/profiling.md)',
+    }),
+    WORKER_MEMORY_MB: wholeNumber(0, 16_777_216)({
+      default: 0,
+      desc: 'memory budget of each worker, in MiB of RSS, held by back-pressure (server/memory-budget.js): past 85% a large answer '
+        + '(64 KiB or more) is refused (gRPC RESOURCE_EXHAUSTED, HTTP 503), past 95% new connections are closed, and a worker past '
+        + 'the budget for 2 s is replaced as a reload replaces it. 0: 80% of the memory the container (cgroup) or machine gives, '
+        + 'divided among WORKERS; the primary logs the value in use',
     }),
     SHUTDOWN_TIMEOUT_MS: durationMs({
       default: 10000,

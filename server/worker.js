@@ -6,6 +6,7 @@ import { createLogger } from './log.js';
 import { listenersOf, portOf } from './settings.js';
 import { LISTENERS } from './listeners.js';
 import { EVENT } from './events.js';
+import { budgetMbOf, startMemoryBudget } from './memory-budget.js';
 
 // After a forced close, how long the listeners get to report closed before the worker exits anyway.
 const FORCE_CLOSE_GRACE_MS = 1000;
@@ -119,6 +120,8 @@ export async function runWorker(settings) {
     process.exit(1);
   }
   if (draining) return;
+  // The memory budget (server/memory-budget.js): back-pressure past its marks, a replacement past the budget.
+  startMemoryBudget({ budgetMb: budgetMbOf(settings), log, onOverBudget: () => process.send({ type: 'over-budget' }, () => {}) });
   health.set(true);
   const ports = Object.fromEntries(listenersOf(settings.MODE).map((n) => [n, portOf(settings, n)]));
   log.info({ event: EVENT.WORKER_LISTENING, ...ports, host: settings.HOST }, 'worker listening');

@@ -1,0 +1,117 @@
+// The worker's memory budget (WORKER_MEMORY_MB), held by back-pressure before the kernel's OOM killer has to:
+// - a large answer (LARGE_ANSWER_BYTES or more) is refused, not built, when the worker's RSS and that answer would pass
+//   the refusal mark (REFUSE_AT of the budget): gRPC RESOURCE_EXHAUSTED, HTTP 503 with Retry-After. Small answers are
+//   always built: they are what an honest client asks for, and they hold little;
+// - past the closing mark (CLOSE_AT), new connections are closed before any byte is read, as past MAX_CONNECTIONS;
+// - a worker whose RSS stays past the budget for RECYCLE_AFTER_SAMPLES samples asks the primary to replace it, as a
+//   SIGHUP reload replaces every worker: a fresh worker listens first, then this one drains and exits. V8 and glibc
+//   keep what a burst made them take, so without this a worker stays at its high-water RSS for good.
+// Why RSS: it is what the OOM killer counts; node:http2's maxSessionMemory does not bound it (streams that arrive in
+// one read are all accepted before any answer is queued, and grpc-js turns that cap off).
+// One budget per process: the state below is the worker's, read by the guards (server/h1-guard.js, h2-guard.js) and
+// the listeners' handlers.
+import os from 'node:os';
+import { EVENT } from './events.js';
+
+/** The part of the memory the machine (or container) gives that the workers share; the rest is the primary's and the kernel's. */
+export const WORKERS_SHARE = 0.8;
+/** Answers at least this large are admitted by the budget; reading RSS (about 8 µs here) is then small beside building them. */
+export const LARGE_ANSWER_BYTES = 64 * 1024;
+/** Large answers are refused past this fraction of the budget. */
+export const REFUSE_AT = 0.85;
+/** New connections are closed past this fraction of the budget. */
+export const CLOSE_AT = 0.95;
+/** How often the worker's RSS is sampled for the connection gate and the recycling (ms). */
+export const SAMPLE_MS = 250;
+/** Consecutive samples past the budget after which the worker asks to be replaced (2 s at SAMPLE_MS). */
+export const RECYCLE_AFTER_SAMPLES = 8;
+
+const MiB = 1024 * 1024;
+
+/**
+ * The memory this process may use in all: the container's limit (cgroup, Node's process.constrainedMemory) where it is
+ * below the machine's, else the machine's (os.totalmem).
+ * @returns {number} bytes
+ */
+export function memoryGiven() {
+  const total = os.totalmem();
+  const constrained = process.constrainedMemory();
+  return constrained > 0 && constrained < total ? constrained : total;
+}
+
+/**
+ * Each worker's budget when WORKER_MEMORY_MB is not set: WORKERS_SHARE of the memory given, divided among the workers.
+ * @param {number} workers WORKERS
+ * @param {number} [given] bytes (default memoryGiven())
+ * @returns {number} MiB, at least 1
+ */
+export const defaultBudgetMb = (workers, given = memoryGiven()) => Math.max(1, Math.floor((given * WORKERS_SHARE) / workers / MiB));
+
+/**
+ * The worker's budget state: `level` 0 below the refusal mark, 1 past it (large answers refused), 2 past the closing
+ * mark (new connections closed too), as of the last sample; and what was refused. Read by the guards on every new
+ * connection: a property read, nothing more.
+ */
+export const memoryState = {
+  /** @type {0|1|2} */
+  level: 0,
+  /** bytes; 0 = no budget applied (the process is no worker, or the budget is not started) */
+  budgetBytes: 0,
+  refusedAnswers: 0,
+  closedConnections: 0,
+};
+
+/**
+ * Whether a worker may build an answer of this size now. Small answers always may; a large one may while the worker's
+ * RSS plus the answer stays below the refusal mark. A refusal is counted.
+ * @param {number} answerBytes the answer's encoded size (bytes)
+ * @returns {boolean}
+ */
+export function admitAnswer(answerBytes) {
+  if (answerBytes < LARGE_ANSWER_BYTES || memoryState.budgetBytes === 0) return true;
+  if (process.memoryUsage.rss() + answerBytes <= memoryState.budgetBytes * REFUSE_AT) return true;
+  memoryState.refusedAnswers++;
+  return false;
+}
+
+/**
+ * Starts the worker's budget: samples its RSS every SAMPLE_MS, sets memoryState.level, and asks for a replacement
+ * (`onOverBudget`, again every RECYCLE_AFTER_SAMPLES while it stays so) when the RSS stays past the budget for RECYCLE_AFTER_SAMPLES samples.
+ * @param {{budgetMb: number, log: import('pino').Logger, onOverBudget: () => void}} options budgetMb: WORKER_MEMORY_MB
+ * @returns {() => void} stops the sampling
+ */
+export function startMemoryBudget({ budgetMb, log, onOverBudget }) {
+  const budgetBytes = budgetMb * MiB;
+  memoryState.budgetBytes = budgetBytes;
+  const atStart = process.memoryUsage.rss();
+  // Such a worker is replaced every few seconds for good: say why where operators look.
+  if (atStart > budgetBytes) {
+    log.error({ event: EVENT.OVER_BUDGET, rssMb: Math.round(atStart / MiB), budgetMb },
+      'WORKER_MEMORY_MB is below what this worker takes at start: it will be replaced again and again; raise it');
+  }
+  let over = 0;
+  const timer = setInterval(() => {
+    const rss = process.memoryUsage.rss();
+    const level = rss > budgetBytes * CLOSE_AT ? 2 : rss > budgetBytes * REFUSE_AT ? 1 : 0;
+    if (level !== memoryState.level) {
+      log.info({ event: EVENT.MEMORY_PRESSURE, level, rssMb: Math.round(rss / MiB), budgetMb, refusedAnswers: memoryState.refusedAnswers,
+        closedConnections: memoryState.closedConnections }, level === 0 ? 'memory below the refusal mark' : 'memory past a mark: refusing');
+    }
+    memoryState.level = /** @type {0|1|2} */ (level);
+    over = rss > budgetBytes ? over + 1 : 0;
+    // Asked again every RECYCLE_AFTER_SAMPLES while past it: the primary may be busy with a reload when first asked.
+    if (over > 0 && over % RECYCLE_AFTER_SAMPLES === 0) {
+      log.warn({ event: EVENT.OVER_BUDGET, rssMb: Math.round(rss / MiB), budgetMb }, 'past the memory budget; asking to be replaced');
+      onOverBudget();
+    }
+  }, SAMPLE_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/**
+ * The budget each worker holds: WORKER_MEMORY_MB, or when 0 the default (defaultBudgetMb).
+ * @param {{WORKER_MEMORY_MB: number, WORKERS: number}} settings
+ * @returns {number} MiB
+ */
+export const budgetMbOf = (settings) => settings.WORKER_MEMORY_MB || defaultBudgetMb(settings.WORKERS);
