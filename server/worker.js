@@ -6,7 +6,7 @@ import { createLogger } from './log.js';
 import { listenersOf, portOf } from './settings.js';
 import { LISTENERS } from './listeners.js';
 import { EVENT } from './events.js';
-import { budgetMbOf, startMemoryBudget } from './memory-budget.js';
+import { budgetMbOf, memoryState, startMemoryBudget } from './memory-budget.js';
 
 // After a forced close, how long the listeners get to report closed before the worker exits anyway.
 const FORCE_CLOSE_GRACE_MS = 1000;
@@ -86,7 +86,8 @@ export async function runWorker(settings) {
     }
     await primaryBarrier();
     clearTimeout(deadline);
-    log.info({ event: EVENT.WORKER_STOPPED, drained }, 'worker stopped');
+    const { refusedAnswers, closedConnections } = memoryState;
+    log.info({ event: EVENT.WORKER_STOPPED, drained, memory: { refusedAnswers, closedConnections } }, 'worker stopped');
     process.exit(0);
   };
   // Listening for a stop from the start: a stop that comes while the listeners open must not be lost.

@@ -16,10 +16,16 @@ import { idleConnections, malformedBurst, slowReaders } from './clients.js';
  */
 
 /**
- * Every fault, in table order. `inject` runs at the load's start and returns what it observed.
- * @type {Readonly<Record<string, {about: string, inject: (ctx: FaultContext) => Promise<Record<string, unknown>>}>>}
+ * Every fault, in table order. `inject` runs at the load's start and returns what it observed; `server`, where a fault
+ * has it, gives server settings of its cell's server on top of the matrix's own.
+ * @type {Readonly<Record<string, {about: string, inject: (ctx: FaultContext) => Promise<Record<string, unknown>>,
+ *   server?: (settings: import('../settings/faults.js').FaultSettings) => Record<string, string>}>>}
  */
 export const FAULTS = Object.freeze({
+  none: {
+    about: 'no fault: the undisturbed run, the others\' baseline (its p99 above all)',
+    async inject() { return {}; },
+  },
   'worker-kill': {
     about: 'a worker killed with SIGKILL every 3 s (the restart policy replaces it)',
     async inject({ server, loadMs }) {
@@ -62,6 +68,19 @@ export const FAULTS = Object.freeze({
       await sleep(loadMs - 2000);
       readers.close();
       return { connections: readers.opened, requests: readers.opened * 8 };
+    },
+  },
+  'slow-readers-max': {
+    about: 'SLOW_READERS_CONNECTIONS connections (the cell\'s MAX_CONNECTIONS per worker), each asking for the 1 MiB blob '
+      + 'H2_MAX_CONCURRENT_STREAMS times (pipelined, or streams) and never reading, against WORKER_MEMORY_MB',
+    server: (settings) => ({ MAX_CONNECTIONS: String(settings.SLOW_READERS_CONNECTIONS) }),
+    async inject({ port, protocol, loadMs, settings }) {
+      await sleep(1000);
+      const requestsEach = settings.H2_MAX_CONCURRENT_STREAMS;
+      const readers = await slowReaders({ port, protocol, connections: settings.SLOW_READERS_CONNECTIONS, requestsEach });
+      await sleep(loadMs - 2000);
+      readers.close();
+      return { connections: readers.opened, requests: readers.opened * requestsEach };
     },
   },
   'idle-connections': {

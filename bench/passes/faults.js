@@ -3,6 +3,7 @@
 // out and the workers' RSS before, at the peak and at the end.
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { EVENT } from '../../server/events.js';
 import { LISTENERS } from '../../server/listeners.js';
 import { BenchError } from '../errors.js';
 import { FAULTS } from '../faults/registry.js';
@@ -18,7 +19,10 @@ import { readSummary } from '../report/summary.js';
 const K6_OVERRUN_MS = 60000;
 
 /** The server settings the matrix sets in each cell's server. */
-export const serverSettingsOf = (settings) => ({ SHUTDOWN_TIMEOUT_MS: settings.SHUTDOWN_TIMEOUT_MS, H2_IDLE_PING_MS: settings.H2_IDLE_PING_MS });
+export const serverSettingsOf = (settings) => ({
+  SHUTDOWN_TIMEOUT_MS: settings.SHUTDOWN_TIMEOUT_MS, H2_IDLE_PING_MS: settings.H2_IDLE_PING_MS,
+  WORKER_MEMORY_MB: settings.WORKER_MEMORY_MB, H2_MAX_CONCURRENT_STREAMS: settings.H2_MAX_CONCURRENT_STREAMS,
+});
 
 /** Sum of the workers' RSS (MiB), null when none is readable. */
 const workersRss = (server) => {
@@ -39,7 +43,9 @@ const workersRss = (server) => {
 export async function cell(name, mode, settings, cores, stamp) {
   const { listener } = MODES[mode];
   const server = await startServer({
-    env: serverEnv([mode], { workers: settings.WORKERS, adminPort: await freePort(), settings: serverSettingsOf(settings) }),
+    env: serverEnv([mode], {
+      workers: settings.WORKERS, adminPort: await freePort(), settings: { ...serverSettingsOf(settings), ...FAULTS[name].server?.(settings) },
+    }),
     cpus: cores.serverCpus,
   }).catch((err) => { throw new BenchError(`the ${mode} server did not start: ${err.message.split('\n')[0]}`); });
   const port = portOfMode(server, mode);
@@ -56,7 +62,12 @@ export async function cell(name, mode, settings, cores, stamp) {
     await sleep(1000); // k6's start-up and setup()
     const rssBefore = workersRss(server);
     let rssPeak = rssBefore ?? 0;
-    const sampler = setInterval(() => { rssPeak = Math.max(rssPeak, workersRss(server) ?? 0); }, 200);
+    // And each worker's own peak, which its budget bounds (a replaced worker's included).
+    let workerPeak = 0;
+    const sampler = setInterval(() => {
+      rssPeak = Math.max(rssPeak, workersRss(server) ?? 0);
+      for (const pid of server.workerPids()) workerPeak = Math.max(workerPeak, rssMib(pid) ?? 0);
+    }, 200);
     const protocol = LISTENERS[listener].load.request === 'grpc' ? 'grpc' : 'http';
     const observed = await FAULTS[name].inject({ server, port, protocol, loadMs: loadMs - 1000, settings })
       .catch((err) => ({ error: err.message.split('\n')[0] }));
@@ -68,10 +79,16 @@ export async function cell(name, mode, settings, cores, stamp) {
       throw new BenchError(`${name} · ${mode}: k6 wrote no summary (exit ${run.code}): ${k6Reason(run.output) || err.message}`);
     });
     const exitCode = await server.stop();
+    // What the budget refused, by every worker of the cell (server/memory-budget.js, in each worker-stopped line).
+    const stopped = server.lines.filter((l) => l.event === EVENT.WORKER_STOPPED && l.memory);
+    const refused = (key) => stopped.reduce((sum, l) => sum + l.memory[key], 0);
     return {
       fault: name, mode, summary_file: summaryFile,
-      completed: figures.requests - figures.failed, failed: figures.failed, timed_out: figures.timed_out,
+      completed: figures.requests - figures.failed, failed: figures.failed, timed_out: figures.timed_out, p99_ms: figures.latency_ms.p99,
       rss_before_mib: rssBefore, rss_peak_mib: rssPeak, rss_end_mib: rssEnd,
+      worker_rss_peak_mib: workerPeak, worker_memory_mb: Number(server.lines.find((l) => l.event === EVENT.READY)?.workerMemoryMb ?? 0),
+      refused_answers: refused('refusedAnswers'), closed_connections: refused('closedConnections'),
+      recycled: server.lines.filter((l) => l.event === EVENT.WORKER_RECYCLING).length,
       server_exit_code: exitCode, observed,
     };
   } finally {

@@ -1,5 +1,5 @@
 // The fault matrix's settings (bench/commands/faults.js; docs/faults.md's table is generated from the specs).
-import { positiveInt, readEnv } from '../../server/env.js';
+import { positiveInt, readEnv, wholeNumber } from '../../server/env.js';
 import { serverSettingSpecs } from '../../server/settings.js';
 import { BenchError } from '../errors.js';
 import { FAULTS } from '../faults/registry.js';
@@ -26,6 +26,17 @@ export function faultSettingSpecs(cores = splitCores(allowedCpus())) {
     WORKERS: sharedSpec('WORKERS', 'faults', cores),
     REQUEST_TIMEOUT: sharedSpec('REQUEST_TIMEOUT', 'faults', cores),
     IDLE_CONNECTIONS: positiveInt({ default: 10000, desc: 'connections the idle-connections fault opens on the loaded port' }),
+    SLOW_READERS_CONNECTIONS: positiveInt({
+      default: 64,
+      desc: 'connections the slow-readers-max fault opens, each with H2_MAX_CONCURRENT_STREAMS unread 1 MiB answers; its cell\'s '
+        + 'server takes that many per worker (MAX_CONNECTIONS), so that the fault holds as much as the cap allows',
+    }),
+    WORKER_MEMORY_MB: wholeNumber(0, 16_777_216)({
+      default: 512,
+      desc: 'each cell\'s server budget per worker (the server\'s WORKER_MEMORY_MB): a container\'s size, which the memory faults '
+        + 'reach on any machine; 0 leaves the server\'s default, derived from the machine\'s memory',
+    }),
+    H2_MAX_CONCURRENT_STREAMS: server.H2_MAX_CONCURRENT_STREAMS,
     SHUTDOWN_TIMEOUT_MS: server.SHUTDOWN_TIMEOUT_MS,
     H2_IDLE_PING_MS: server.H2_IDLE_PING_MS,
     VERBOSE: sharedSpec('VERBOSE', 'faults', cores),
@@ -43,6 +54,9 @@ export function faultSettingSpecs(cores = splitCores(allowedCpus())) {
  * @property {number} WORKERS
  * @property {string} REQUEST_TIMEOUT k6 duration
  * @property {number} IDLE_CONNECTIONS
+ * @property {number} SLOW_READERS_CONNECTIONS
+ * @property {number} WORKER_MEMORY_MB MiB
+ * @property {number} H2_MAX_CONCURRENT_STREAMS
  * @property {number} SHUTDOWN_TIMEOUT_MS ms
  * @property {number} H2_IDLE_PING_MS ms
  * @property {boolean} VERBOSE
