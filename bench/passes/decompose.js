@@ -90,6 +90,8 @@ export async function measureDecomposition({
  * @property {number|null} cpu_us_per_request server CPU time (user + system, workers and primary) / requests the load
  *   tool completed (µs; the tool's count, as the baselines count none of their own)
  * @property {number|null} gc_ms_per_1k_requests time the workers spent in GC × 1000 / those requests (ms)
+ * @property {number|null} allocated_bytes_per_request bytes the workers allocated on their V8 heaps / those requests: a
+ *   count, steady from run to run where time is not (it found the guard's listener per stream, server/h2-guard.js)
  */
 
 /**
@@ -99,12 +101,13 @@ export async function measureDecomposition({
  * @returns {ServerCost} null figures when no request completed
  */
 export function serverCost(window, requests) {
-  if (!(requests > 0)) return { cpu_us_per_request: null, gc_ms_per_1k_requests: null };
+  if (!(requests > 0)) return { cpu_us_per_request: null, gc_ms_per_1k_requests: null, allocated_bytes_per_request: null };
   const sum = (list, of) => list.reduce((a, x) => a + of(x), 0);
   const cpuS = sum(window.workers, (w) => w.cpu_user_s + w.cpu_system_s)
     + (window.primary ? window.primary.cpu_user_s + window.primary.cpu_system_s : 0);
   return {
     cpu_us_per_request: (cpuS * 1e6) / requests,
     gc_ms_per_1k_requests: (sum(window.workers, (w) => w.gc_pause_ms) * 1000) / requests,
+    allocated_bytes_per_request: sum(window.workers, (w) => w.heap_allocated_bytes) / requests,
   };
 }

@@ -39,7 +39,8 @@ export const pairedRatios = (runs, a, b) => runs[a].map((r, i) => r.rps / runs[b
  * its spread, bytes per request, and the ratios that isolate each effect (those whose two listeners were measured).
  * @param {string} scenario
  * @param {Record<string, Array<{tool: string, rps: number, requests?: number, failed: number, received_per_request: number,
- *   headers_per_request: number|null, server?: {cpu_us_per_request: number|null, gc_ms_per_1k_requests: number|null},
+ *   headers_per_request: number|null, server?: {cpu_us_per_request: number|null, gc_ms_per_1k_requests: number|null,
+ *   allocated_bytes_per_request?: number|null},
  *   initial_heap_mb?: number, profile?: any}>>} runs server: the server's own figures (bench/passes/decompose.js serverCost);
  *   initial_heap_mb: its workers' initial V8 heap (MiB)
  * @param {string} [load] how the listeners were loaded, for the title (default 'wrk/h2load': each at VUS connections, one
@@ -48,7 +49,8 @@ export const pairedRatios = (runs, a, b) => runs[a].map((r, i) => r.rps / runs[b
  *   min: number, max: number, runs: number[], target: number|null, met: boolean|null}>,
  *   profiles: Array<{pair: string[], breakdown: import('./profile.js').Breakdown}>, initial_heap_mb: number|null}} profiles: with
  *   PROFILE=1, each framework beside its bare baseline and its peer (PROFILED_PAIRS); initial_heap_mb: the runs' (null: not recorded)
- *   listeners[name].rps = {median, min, max} in req/s; cpu_us_per_request (µs) and gc_ms_per_1k_requests (ms) the same
+ *   listeners[name].rps = {median, min, max} in req/s; cpu_us_per_request (µs), gc_ms_per_1k_requests (ms) and
+ *   allocated_bytes_per_request (bytes on the workers' V8 heaps) the same
  *   shape, or null without the server's figures; received_per_request in bytes (median);
  *   an effect's ratio is the median of its per-repeat ratios, min and max their range
  */
@@ -65,6 +67,7 @@ export function decompositionReport(scenario, runs, load = 'wrk/h2load') {
       rps: spread(list.map((r) => r.rps)),
       cpu_us_per_request: cost('cpu_us_per_request'),
       gc_ms_per_1k_requests: cost('gc_ms_per_1k_requests'),
+      allocated_bytes_per_request: cost('allocated_bytes_per_request'),
       failed: list.reduce((sum, r) => sum + r.failed, 0),
       received_per_request: spread(list.map((r) => r.received_per_request)).median,
       headers_per_request: spread(headers)?.median ?? null,
@@ -104,14 +107,16 @@ export function renderDecomposition(report) {
     range(l.rps),
     range(l.cpu_us_per_request, 1),
     range(l.gc_ms_per_1k_requests, 2),
+    range(l.allocated_bytes_per_request),
     fmt(l.received_per_request, 1),
     l.headers_per_request === null ? 'n/a' : fmt(l.headers_per_request, 1),
     fmt(l.failed),
     l.tool,
   ]);
   const listeners = markdownTable([['listener', 'RPS (req/s), median (min–max)', 'server CPU per request (µs)',
-    'GC per 1000 requests (ms)', 'received per request (bytes)', 'of it HTTP/2 headers (bytes)', 'failed', 'tool'], ...rows],
-  { align: ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'l'] });
+    'GC per 1000 requests (ms)', 'allocated per request (bytes)', 'received per request (bytes)', 'of it HTTP/2 headers (bytes)',
+    'failed', 'tool'], ...rows],
+  { align: ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l'] });
   const effects = markdownTable([['effect isolated', 'RPS ratio, median (min–max) of the repeats', 'target'], ...report.effects.map((e) => [
     `${e.effect} (\`${e.of}\`)`, `${fmt(e.ratio, 3)} (${fmt(e.min, 3)}–${fmt(e.max, 3)})`, e.target === null ? '' : `≥ ${e.target} ${e.met ? 'met' : 'MISSED'}`,
   ])], { align: ['l', 'r', 'l'] });
