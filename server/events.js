@@ -41,7 +41,7 @@ export const EVENT = Object.freeze({
   UNCAUGHT_EXCEPTION: 'uncaught-exception',
   /** primary: a worker past its memory budget is replaced (a fresh one listens first, then it drains); carries worker, rssMb */
   WORKER_RECYCLING: 'worker-recycling',
-  /** worker: its RSS passed a mark of its budget or fell below (server/memory-budget.js); carries level, rssMb, budgetMb, refusedAnswers, closedConnections */
+  /** worker: its RSS passed a mark of its budget or fell below (server/memory-budget.js); carries level, rssMb, budgetMb, refusedAnswers */
   MEMORY_PRESSURE: 'memory-pressure',
   /** worker: its RSS stayed past WORKER_MEMORY_MB; it asks the primary to replace it; carries rssMb, budgetMb */
   OVER_BUDGET: 'over-budget',

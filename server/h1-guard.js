@@ -19,7 +19,6 @@
 // not in the middle of sending one, and is expected to retry an idempotent request on a closed
 // idle connection (RFC 9112 9.3.1).
 import http from 'node:http';
-import { memoryState } from './memory-budget.js';
 
 /** How long (ms) a connection must have been idle before a drain closes it. */
 const IDLE_CLOSE_GRACE_MS = 500;
@@ -62,12 +61,6 @@ export function guardedHttp1Server(handler, serverOptions, { settings }) {
   // back to the primary, which hands it over again at once, and both spin (nodejs/node#54882).
   server.on('connection', function capConnections(socket) {
     if (this._connections > settings.MAX_CONNECTIONS) {
-      socket.destroy();
-      return;
-    }
-    // Past the memory budget's closing mark (server/memory-budget.js), as past MAX_CONNECTIONS.
-    if (memoryState.level === 2) {
-      memoryState.closedConnections++;
       socket.destroy();
       return;
     }

@@ -8,7 +8,6 @@
 // first, and a connection that stops answering PING is destroyed.
 import http2 from 'node:http2';
 import { EVENT } from './events.js';
-import { memoryState } from './memory-budget.js';
 
 const { NGHTTP2_ENHANCE_YOUR_CALM, NGHTTP2_NO_ERROR } = http2.constants;
 // The GOAWAY debug data gRPC clients read as "ping less often" (gRPC core, chttp2; grpc-go's too).
@@ -113,10 +112,6 @@ export function guardHttp2Server(server, { settings, log, listener }) {
   server.on('connection', function capConnections(socket) {
     if (this._connections > settings.MAX_CONNECTIONS) {
       counts.overCap++;
-      socket.destroy();
-    } else if (memoryState.level === 2) {
-      // Past the memory budget's closing mark (server/memory-budget.js), as past MAX_CONNECTIONS.
-      memoryState.closedConnections++;
       socket.destroy();
     }
   });

@@ -2,7 +2,10 @@
 // - a large answer (LARGE_ANSWER_BYTES or more) is refused, not built, when the worker's RSS and that answer would pass
 //   the refusal mark (REFUSE_AT of the budget): gRPC RESOURCE_EXHAUSTED, HTTP 503 with Retry-After. Small answers are
 //   always built: they are what an honest client asks for, and they hold little;
-// - past the closing mark (CLOSE_AT), new connections are closed before any byte is read, as past MAX_CONNECTIONS;
+// - new connections are not refused: under cluster's round robin a worker cannot leave a connection in the accept
+//   queue, and closing it made an honest gRPC client fail at once and retry in a loop (61,932 failed k6 calls in the
+//   fault matrix's slow-readers-max cell with a worker past 95%), while handing it back to the primary spins
+//   (nodejs/node#54882); MAX_CONNECTIONS bounds connections;
 // - a worker whose RSS stays past the budget for RECYCLE_AFTER_SAMPLES samples asks the primary to replace it, as a
 //   SIGHUP reload replaces every worker: a fresh worker listens first, then this one drains and exits. V8 and glibc
 //   keep what a burst made them take, so without this a worker stays at its high-water RSS for good.
@@ -19,9 +22,7 @@ export const WORKERS_SHARE = 0.8;
 export const LARGE_ANSWER_BYTES = 64 * 1024;
 /** Large answers are refused past this fraction of the budget. */
 export const REFUSE_AT = 0.85;
-/** New connections are closed past this fraction of the budget. */
-export const CLOSE_AT = 0.95;
-/** How often the worker's RSS is sampled for the connection gate and the recycling (ms). */
+/** How often the worker's RSS is sampled, for the log and the recycling (ms). */
 export const SAMPLE_MS = 250;
 /** Consecutive samples past the budget after which the worker asks to be replaced (2 s at SAMPLE_MS). */
 export const RECYCLE_AFTER_SAMPLES = 8;
@@ -48,30 +49,52 @@ export function memoryGiven() {
 export const defaultBudgetMb = (workers, given = memoryGiven()) => Math.max(1, Math.floor((given * WORKERS_SHARE) / workers / MiB));
 
 /**
- * The worker's budget state: `level` 0 below the refusal mark, 1 past it (large answers refused), 2 past the closing
- * mark (new connections closed too), as of the last sample; and what was refused. Read by the guards on every new
- * connection: a property read, nothing more.
+ * The worker's budget state: `level` 0 below the refusal mark, 1 past it, as of the last sample (for the log); and what
+ * was refused.
  */
 export const memoryState = {
-  /** @type {0|1|2} */
+  /** @type {0|1} */
   level: 0,
   /** bytes; 0 = no budget applied (the process is no worker, or the budget is not started) */
   budgetBytes: 0,
   refusedAnswers: 0,
-  closedConnections: 0,
+};
+
+/**
+ * What an unread answer holds per byte of its encoding: 1 MiB answers held about 3.2 MiB each on Node 24.21 (the fault
+ * matrix's slow-readers, docs/faults.md: +407 to +425 MiB for 128 unread streams): the encoding, grpc-js's framed copy
+ * and what HTTP/2 queues.
+ */
+export const HELD_PER_BYTE = 3;
+// Bytes admitted in this turn of the event loop, not yet in RSS (see admitAnswer).
+let reserved = 0;
+let clearing = false;
+const clearReserved = () => {
+  reserved = 0;
+  clearing = false;
 };
 
 /**
  * Whether a worker may build an answer of this size now. Small answers always may; a large one may while the worker's
- * RSS plus the answer stays below the refusal mark. A refusal is counted.
+ * RSS, the answers admitted earlier in this turn of the event loop (not yet built, so not yet in RSS) and this one
+ * (HELD_PER_BYTE times its size) stay below the refusal mark. A refusal is counted.
  * @param {number} answerBytes the answer's encoded size (bytes)
  * @returns {boolean}
  */
 export function admitAnswer(answerBytes) {
   if (answerBytes < LARGE_ANSWER_BYTES || memoryState.budgetBytes === 0) return true;
-  if (process.memoryUsage.rss() + answerBytes <= memoryState.budgetBytes * REFUSE_AT) return true;
-  memoryState.refusedAnswers++;
-  return false;
+  const cost = answerBytes * HELD_PER_BYTE;
+  if (process.memoryUsage.rss() + reserved + cost > memoryState.budgetBytes * REFUSE_AT) {
+    memoryState.refusedAnswers++;
+    return false;
+  }
+  // grpc-js builds the answer after the handler returns: until the turn ends, RSS does not show it.
+  reserved += cost;
+  if (!clearing) {
+    clearing = true;
+    setImmediate(clearReserved);
+  }
+  return true;
 }
 
 /**
@@ -92,12 +115,12 @@ export function startMemoryBudget({ budgetMb, log, onOverBudget }) {
   let over = 0;
   const timer = setInterval(() => {
     const rss = process.memoryUsage.rss();
-    const level = rss > budgetBytes * CLOSE_AT ? 2 : rss > budgetBytes * REFUSE_AT ? 1 : 0;
+    const level = rss > budgetBytes * REFUSE_AT ? 1 : 0;
     if (level !== memoryState.level) {
-      log.info({ event: EVENT.MEMORY_PRESSURE, level, rssMb: Math.round(rss / MiB), budgetMb, refusedAnswers: memoryState.refusedAnswers,
-        closedConnections: memoryState.closedConnections }, level === 0 ? 'memory below the refusal mark' : 'memory past a mark: refusing');
+      log.info({ event: EVENT.MEMORY_PRESSURE, level, rssMb: Math.round(rss / MiB), budgetMb, refusedAnswers: memoryState.refusedAnswers },
+        level === 0 ? 'memory below the refusal mark' : 'memory past the refusal mark: large answers refused');
     }
-    memoryState.level = /** @type {0|1|2} */ (level);
+    memoryState.level = /** @type {0|1} */ (level);
     over = rss > budgetBytes ? over + 1 : 0;
     // Asked again every RECYCLE_AFTER_SAMPLES while past it: the primary may be busy with a reload when first asked.
     if (over > 0 && over % RECYCLE_AFTER_SAMPLES === 0) {

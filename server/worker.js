@@ -86,8 +86,7 @@ export async function runWorker(settings) {
     }
     await primaryBarrier();
     clearTimeout(deadline);
-    const { refusedAnswers, closedConnections } = memoryState;
-    log.info({ event: EVENT.WORKER_STOPPED, drained, memory: { refusedAnswers, closedConnections } }, 'worker stopped');
+    log.info({ event: EVENT.WORKER_STOPPED, drained, memory: { refusedAnswers: memoryState.refusedAnswers } }, 'worker stopped');
     process.exit(0);
   };
   // Listening for a stop from the start: a stop that comes while the listeners open must not be lost.

@@ -87,7 +87,7 @@ export async function cell(name, mode, settings, cores, stamp) {
       completed: figures.requests - figures.failed, failed: figures.failed, timed_out: figures.timed_out, p99_ms: figures.latency_ms.p99,
       rss_before_mib: rssBefore, rss_peak_mib: rssPeak, rss_end_mib: rssEnd,
       worker_rss_peak_mib: workerPeak, worker_memory_mb: Number(server.lines.find((l) => l.event === EVENT.READY)?.workerMemoryMb ?? 0),
-      refused_answers: refused('refusedAnswers'), closed_connections: refused('closedConnections'),
+      refused_answers: refused('refusedAnswers'),
       recycled: server.lines.filter((l) => l.event === EVENT.WORKER_RECYCLING).length,
       server_exit_code: exitCode, observed,
     };

@@ -7,7 +7,7 @@ const fmtMib = (v) => (v === null || v === undefined ? 'n/a' : formatNumber(v, 0
 const fmtMs = (v) => (v === null || v === undefined ? 'n/a' : formatNumber(v, 1));
 // What the memory budget did (server/memory-budget.js); absent in reports from before it.
 const fmtBudget = (c) => (c.refused_answers === undefined ? 'n/a'
-  : `${formatNumber(c.refused_answers)} answers, ${formatNumber(c.closed_connections)} connections, ${formatNumber(c.recycled)} workers replaced`);
+  : `${formatNumber(c.refused_answers)} answers refused, ${formatNumber(c.recycled)} workers replaced`);
 const fmtObserved = (o) => Object.entries(o).map(([k, v]) => `${k} ${typeof v === 'number' ? formatNumber(v, 0) : v}`).join(', ');
 
 /**
