@@ -51,7 +51,7 @@ export async function makeRunCertificates({
       await run(openssl, args, { cwd: dir, timeout: 30_000 });
     } catch (err) {
       const last = String(err.stderr ?? err.message).trim().split('\n').pop();
-      throw new Error(`TLS certificates: openssl ${what} failed: ${last}`);
+      throw new Error(`TLS certificates: openssl ${what} failed: ${last}`, { cause: err });
     }
   };
   try {
