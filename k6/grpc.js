@@ -35,7 +35,11 @@ export function grpcTest({ host, target }) {
   const reuse = CONNECTIONS === 'reuse';
   let connected = false;
   // Cleartext (h2c) unless TLS_CA is given: then TLS, verified against that CA only (k6/common.js).
-  const transport = TLS_CA_PEM === null ? { plaintext: true } : { tls: { cacerts: [TLS_CA_PEM] } };
+  // @types/k6 declares tls.cert and tls.key required; they are the client's certificate (mutual TLS), which k6 sends
+  // only when given (k6 v1.8.1 runs this without them: test/integration/tls.test.js).
+  /** @type {import('k6/net/grpc').ConnectParams} */
+  const transport = TLS_CA_PEM === null ? { plaintext: true }
+    : /** @type {import('k6/net/grpc').ConnectParams} */ (/** @type {unknown} */ ({ tls: { cacerts: [TLS_CA_PEM] } }));
 
   function call(params) {
     if (!connected) {
