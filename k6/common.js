@@ -78,6 +78,18 @@ export const CONNECTIONS = choiceEnv('CONNECTIONS', CONNECTION_POLICIES, 'reuse'
  */
 export const COMPRESSION = choiceEnv('COMPRESSION', COMPRESSIONS, 'off');
 
+/**
+ * TLS (-e TLS_CA=<path of the run's CA certificate, PEM>; default unset: cleartext, HTTP/1.1 and h2c). Set, the HTTP
+ * scripts ask https:// and the gRPC scripts connect over TLS, both verifying the server against that CA only:
+ * - gRPC: k6's `client.connect(addr, {tls: {cacerts: [pem]}})`, the PEM read here (init context);
+ * - HTTP: k6's HTTP client takes no CA option; Go reads the trust store from SSL_CERT_FILE on Linux, so k6 must run
+ *   with SSL_CERT_FILE=<the same path> in its environment (bench/tls.js makes the CA). Without it the system store is
+ *   used and the run's CA is unknown: setup() aborts with x509's "certificate signed by unknown authority", never skips.
+ */
+export const TLS_CA = __ENV.TLS_CA || '';
+/** The CA's PEM text when TLS_CA is set, else null. */
+export const TLS_CA_PEM = TLS_CA ? open(TLS_CA) : null;
+
 // Open model when RATE is set: k6 starts RATE iterations a second whatever the
 // latency (constant-arrival-rate), instead of VUs looping as fast as answers come.
 const RATE = positiveIntEnv('RATE', null);

@@ -5,7 +5,7 @@ import exec from 'k6/execution';
 import { Rate } from 'k6/metrics';
 import { PROTO_FILE, rpcPath, SCENARIOS } from '../proto/payload.js';
 import {
-  baseOptions, CONNECTIONS, isThePayload, REQUEST_TIMEOUT, requestsTimedOut, RUN_SHAPE, SAMPLE_EVERY, SCENARIO, summaryModeOr,
+  baseOptions, CONNECTIONS, isThePayload, REQUEST_TIMEOUT, requestsTimedOut, RUN_SHAPE, SAMPLE_EVERY, SCENARIO, summaryModeOr, TLS_CA_PEM,
 } from './common.js';
 import { summaryHandler } from './summary.js';
 
@@ -34,10 +34,16 @@ export function grpcTest({ host, target }) {
   let calls = 0;
   const reuse = CONNECTIONS === 'reuse';
   let connected = false;
+  // Cleartext (h2c) unless TLS_CA is given: then TLS, verified against that CA only (k6/common.js).
+  // @types/k6 declares tls.cert and tls.key required; they are the client's certificate (mutual TLS), which k6 sends
+  // only when given (k6 v1.8.1 runs this without them: test/integration/tls.test.js).
+  /** @type {import('k6/net/grpc').ConnectParams} */
+  const transport = TLS_CA_PEM === null ? { plaintext: true }
+    : /** @type {import('k6/net/grpc').ConnectParams} */ (/** @type {unknown} */ ({ tls: { cacerts: [TLS_CA_PEM] } }));
 
   function call(params) {
     if (!connected) {
-      client.connect(host, { plaintext: true });
+      client.connect(host, transport);
       connected = reuse;
     }
     const res = client.invoke(method, request, params);
@@ -52,7 +58,7 @@ export function grpcTest({ host, target }) {
     // Fails fast, naming the host, when no server answers; returns one message for the report.
     setup() {
       try {
-        client.connect(host, { plaintext: true, timeout: '5s' });
+        client.connect(host, { ...transport, timeout: '5s' });
       } catch (err) {
         exec.test.abort(`cannot reach the gRPC server at ${host}: ${err.message || err}`);
       }

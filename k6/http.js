@@ -5,7 +5,7 @@ import { check } from 'k6';
 import exec from 'k6/execution';
 import { rpcPath, SCENARIOS } from '../proto/payload.js';
 import {
-  baseOptions, COMPRESSION, CONNECTIONS, isThePayload, REQUEST_TIMEOUT, RUN_SHAPE, SAMPLE_EVERY, SCENARIO, summaryModeOr,
+  baseOptions, COMPRESSION, CONNECTIONS, isThePayload, REQUEST_TIMEOUT, RUN_SHAPE, SAMPLE_EVERY, SCENARIO, summaryModeOr, TLS_CA,
 } from './common.js';
 import { HTTP_TIMED_OUT } from './settings.js';
 import { summaryHandler } from './summary.js';
@@ -15,6 +15,8 @@ import { summaryHandler } from './summary.js';
 // which cost 7-10% of its RPS for a timeout alone (docs/profiling.md). A Connect POST needs its Content-Type.
 const ASK_HEADERS = COMPRESSION === 'gzip' ? { 'Accept-Encoding': 'gzip' } : {};
 const TIMEOUT = REQUEST_TIMEOUT === null ? {} : { timeout: REQUEST_TIMEOUT };
+// https when TLS_CA is given; k6 then verifies against SSL_CERT_FILE (k6/common.js TLS_CA).
+const SCHEME = TLS_CA ? 'https' : 'http';
 
 /**
  * The request of a run: a GET of the scenario's path, or the Connect protocol's unary POST of its RPC.
@@ -30,7 +32,7 @@ function requestOf(host, protocol) {
   const ask = Object.keys(headers).length ? { headers } : {};
   const any = Object.keys(ask).length + Object.keys(TIMEOUT).length > 0;
   return {
-    url: protocol === 'connect' ? `http://${host}/${rpcPath(rpc)}` : `http://${host}${httpPath}`,
+    url: protocol === 'connect' ? `${SCHEME}://${host}/${rpcPath(rpc)}` : `${SCHEME}://${host}${httpPath}`,
     body: protocol === 'connect' ? JSON.stringify(request) : null,
     params: any ? { ...TIMEOUT, ...ask } : undefined,
     sampled: { responseType: 'text', ...TIMEOUT, ...ask },

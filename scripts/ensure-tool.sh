@@ -40,7 +40,7 @@ declare -A PACKAGE=(
   [taskset]=util-linux [setpriv]=util-linux [docker]=docker.io
   [shellcheck]=shellcheck [docker-compose]=docker-compose
   [podman]=podman [mmdebstrap]=mmdebstrap [runc]=runc [curl]=curl
-  [netavark]=netavark [aardvark-dns]=aardvark-dns
+  [netavark]=netavark [aardvark-dns]=aardvark-dns [openssl]=openssl
 )
 
 # What each command needs. test: `npm test` (the link tests need root for ip netns as well);
@@ -48,7 +48,7 @@ declare -A PACKAGE=(
 # check, scripts/fresh-machine.sh); docker-run: the Docker flow run for real on podman
 # (test/integration/docker-run.test.js: Compose through podman's Docker API, its DNS from netavark).
 declare -A SETS=(
-  [test]="node wrk h2load tshark dumpcap ip tc haproxy python3 pip docker taskset setpriv k6 h2spec grpcurl toxiproxy-server"
+  [test]="node openssl wrk h2load tshark dumpcap ip tc haproxy python3 pip docker taskset setpriv k6 h2spec grpcurl toxiproxy-server"
   [lint]="shellcheck docker-compose haproxy python3 pip"
   [container]="podman mmdebstrap runc"
   [docker-run]="podman mmdebstrap runc netavark aardvark-dns docker docker-compose curl node k6 grpcurl"

@@ -22,6 +22,7 @@ import { guardedHttp1Server } from './h1-guard.js';
 import { guardHttp2Server, h2Settings } from './h2-guard.js';
 import { servedRequests } from './served.js';
 import { admitAnswer } from './memory-budget.js';
+import { tlsServerOptions } from './tls.js';
 
 // The proto3 JSON the other listeners send: every field, its default value included (proto/index.js PROTO3_JSON).
 const JSON_OPTIONS = Object.freeze({ alwaysEmitImplicit: true });
@@ -112,7 +113,10 @@ const listen = (server, host, port) => new Promise((resolve, reject) => {
  * @throws {NodeJS.ErrnoException} from listen (EADDRINUSE, ...)
  */
 export async function startConnectGrpc({ host, port, log, health, settings }) {
-  const server = http2.createServer({ settings: h2Settings(settings) }, handlerOf('grpc', { port, health, settings }));
+  const tls = tlsServerOptions(settings, 'h2');
+  const handler = handlerOf('grpc', { port, health, settings });
+  const server = tls ? http2.createSecureServer({ ...tls, settings: h2Settings(settings) }, handler)
+    : http2.createServer({ settings: h2Settings(settings) }, handler);
   const guard = guardHttp2Server(server, { settings, log, listener: 'connect-grpc' });
   await listen(server, host, port);
   return {
@@ -137,7 +141,8 @@ export async function startConnectGrpc({ host, port, log, health, settings }) {
  * @throws {NodeJS.ErrnoException} from listen (EADDRINUSE, ...)
  */
 export async function startConnectJson({ host, port, health, settings }) {
-  const { server, drain, drained } = guardedHttp1Server(handlerOf('connect', { port, health, settings }), {}, { settings });
+  const { server, drain, drained } = guardedHttp1Server(handlerOf('connect', { port, health, settings }), {},
+    { settings, tls: tlsServerOptions(settings, 'http/1.1') });
   // fastify's default, so that the HTTP/1.1 listeners keep connections alive alike.
   server.keepAliveTimeout = 72_000;
   await listen(server, host, port);

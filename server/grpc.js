@@ -14,6 +14,7 @@ import { gzipResponses } from './grpc-gzip.js';
 import { GRPC_HEALTH_SERVICES } from './health.js';
 import { servedRequests } from './served.js';
 import { admitAnswer } from './memory-budget.js';
+import { tlsServerOptions } from './tls.js';
 
 /**
  * grpc-js's Server, with the HTTP/2 bounds of server/h2-guard.js on each HTTP/2 server it builds.
@@ -21,13 +22,16 @@ import { admitAnswer } from './memory-budget.js';
  * http2 servers in `createHttp2Server` (grpc-js 1.10 to 1.14 at least); startGrpc checks that
  * the override ran, so a grpc-js that stops calling it fails at start, not silently.
  */
-function guardedServer(options, guardOptions, onHttp2Server = (http2Server) => void http2Server) {
+function guardedServer(options, guardOptions, onHttp2Server = (http2Server) => void http2Server, tls = null) {
   const guards = [];
   // @ts-expect-error grpc-js declares createHttp2Server private; overriding it is the only way in (see above).
   class GuardedServer extends grpc.Server {
     createHttp2Server(credentials) {
       // @ts-expect-error the same private method
       const http2Server = super.createHttp2Server(credentials);
+      // grpc-js's createSsl takes no minimum version: the context is set again with it (Node's http2 secure server
+      // already offers `h2` in ALPN).
+      if (tls) http2Server.setSecureContext({ cert: tls.cert, key: tls.key, minVersion: tls.minVersion });
       guards.push(guardHttp2Server(http2Server, guardOptions));
       onHttp2Server(http2Server);
       return http2Server;
@@ -119,7 +123,7 @@ export async function startGrpc({ host, port, log, health, settings }) {
       'grpc.max_connection_age_grace_ms': settings.SHUTDOWN_TIMEOUT_MS,
     } : {}),
     interceptors: gzip ? [gzip.interceptor, requireRequestMessage] : [requireRequestMessage],
-  }, { settings, log, listener: 'grpc' }, gzip?.watch);
+  }, { settings, log, listener: 'grpc' }, gzip?.watch, tlsServerOptions(settings, 'h2'));
   const payloads = scenarioPayloads({ port, workerPid: process.pid });
   // GRPC_CODEC=proto-loader answers plain objects through @grpc/proto-loader's codec, which
   // converts each one (fromObject) before encoding it: the common setup, kept to measure its cost.
@@ -156,7 +160,9 @@ export async function startGrpc({ host, port, log, health, settings }) {
   });
   healthService.addToServer(server);
   // The errno of an address's failure is the error's code, for a clear error (server/worker.js).
-  await bindInsecure(/** @type {grpc.Server} */ (/** @type {unknown} */ (server)), host, port);
+  const tls = tlsServerOptions(settings, 'h2');
+  await bindInsecure(/** @type {grpc.Server} */ (/** @type {unknown} */ (server)), host, port,
+    tls ? grpc.ServerCredentials.createSsl(null, [{ cert_chain: tls.cert, private_key: tls.key }], false) : undefined);
   if (guards.length === 0) {
     server.forceShutdown();
     throw Object.assign(new Error('grpc-js built its HTTP/2 server without createHttp2Server: the HTTP/2 bounds '

@@ -19,6 +19,7 @@
 // not in the middle of sending one, and is expected to retry an idempotent request on a closed
 // idle connection (RFC 9112 9.3.1).
 import http from 'node:http';
+import https from 'node:https';
 
 /** How long (ms) a connection must have been idle before a drain closes it. */
 const IDLE_CLOSE_GRACE_MS = 500;
@@ -32,14 +33,15 @@ function keep() { return this; }
  * without losing a request. fastify takes it as its serverFactory.
  * @param {(req: http.IncomingMessage, res: http.ServerResponse) => void} handler
  * @param {http.ServerOptions} serverOptions node:http's options (headersTimeout, ...)
- * @param {{settings: {MAX_CONNECTIONS: number}}} options MAX_CONNECTIONS: open connections one worker
+ * @param {{settings: {MAX_CONNECTIONS: number}, tls?: object|null}} options tls: tls.createServer's options
+ *   (server/tls.js tlsServerOptions) to serve HTTPS, null for cleartext; MAX_CONNECTIONS: open connections one worker
  *   keeps; a connection past it is closed at once, before any byte is read
  * @returns {{server: http.Server, drain: () => void, drained: DrainCounts}} drain: from now on every response
  *   carries `Connection: close` and a connection idle for IDLE_CLOSE_GRACE_MS is closed, until the server's
  *   'close'; call it right before server.close() (or the framework's close, which calls it). drained: how the
  *   requests in flight when the drain began, and those that came during it, ended
  */
-export function guardedHttp1Server(handler, serverOptions, { settings }) {
+export function guardedHttp1Server(handler, serverOptions, { settings, tls = null }) {
   /** @type {Map<import('node:net').Socket, number>} socket -> when its last request (or the connection) began (ms, performance.now) */
   const sockets = new Map();
   let draining = false;
@@ -47,7 +49,9 @@ export function guardedHttp1Server(handler, serverOptions, { settings }) {
   const drained = { answered: 0, lost: 0 };
   // Counted once it ends: answered when its response went out whole, lost when its connection closed first.
   const count = (res) => res.once('close', () => { if (res.writableFinished) drained.answered++; else drained.lost++; });
-  const server = http.createServer(serverOptions, (req, res) => {
+  // TLS (server/tls.js): https.Server is an http.Server over TLS sockets; everything below applies alike.
+  /** @type {http.RequestListener} */
+  const onRequest = (req, res) => {
     sockets.set(req.socket, performance.now());
     if (draining) {
       res.setHeader('connection', 'close');
@@ -56,7 +60,9 @@ export function guardedHttp1Server(handler, serverOptions, { settings }) {
     // node:http gives a pipelined request's response the socket once the answers before it are out.
     if (res.socket === null) res.once('socket', () => handler(req, res));
     else handler(req, res);
-  });
+  };
+  /** @type {http.Server} */
+  const server = tls ? https.createServer({ ...serverOptions, ...tls }, onRequest) : http.createServer(serverOptions, onRequest);
   // Not server.maxConnections: under cluster's round robin a connection a worker refuses goes
   // back to the primary, which hands it over again at once, and both spin (nodejs/node#54882).
   server.on('connection', function capConnections(socket) {

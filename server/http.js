@@ -11,6 +11,7 @@ import { servedRequests } from './served.js';
 import { guardedHttp1Server } from './h1-guard.js';
 import { GZIP_LEVEL } from './compression.js';
 import { admitAnswer } from './memory-budget.js';
+import { tlsServerOptions } from './tls.js';
 
 /**
  * A large answer refused by the memory budget (server/memory-budget.js): 503 with Retry-After, and the connection
@@ -64,6 +65,8 @@ export async function startHttp({ host, port, log, health, settings, http2 = fal
   const fastifyLog = log.child({ listener: 'http' }, { level: logsRequests(log.level) ? log.level : 'warn' });
   let h1Drain = null; // the HTTP/1.1 guard's drain, set by the serverFactory below
   let h1Drained = null; // and its counts
+  // TLS_CERT/TLS_KEY set: HTTPS, or HTTP/2 over TLS (h2 in ALPN, no HTTP/1.1 fallback) for json-h2.
+  const tls = tlsServerOptions(settings, http2 ? 'h2' : 'http/1.1');
   // One factory for HTTP/1.1 and h2c: fastify's types pick the server type from a literal `http2`, which this is not.
   const app = /** @type {import('fastify').FastifyInstance} */ (/** @type {unknown} */ (Fastify(/** @type {any} */ ({
     loggerInstance: fastifyLog,
@@ -75,7 +78,8 @@ export async function startHttp({ host, port, log, health, settings, http2 = fal
     ...(logsRequests(log.level) ? {} : {
       childLoggerFactory: (logger) => logger, logController: new LogController({ disableRequestLogging: true }),
     }),
-    http2, // cleartext HTTP/2 (h2c, prior knowledge), for JSON over the transport gRPC uses
+    http2, // HTTP/2 (h2c with prior knowledge, or h2 over TLS), for JSON over the transport gRPC uses
+    ...(http2 && tls ? { https: tls } : {}),
     bodyLimit: settings.MAX_BODY_BYTES,
     requestTimeout: settings.REQUEST_TIMEOUT_MS,
     // Node checks the head and request deadlines on this interval (30 s by default).
@@ -90,7 +94,7 @@ export async function startHttp({ host, port, log, health, settings, http2 = fal
     // HTTP/1.1: the server is built by the guard every HTTP/1.1 listener shares, with what fastify would set.
     ...(http2 ? { http2SessionTimeout: 0 } : {
       serverFactory: (handler, options) => {
-        const { server, drain, drained } = guardedHttp1Server(handler, options.http, { settings });
+        const { server, drain, drained } = guardedHttp1Server(handler, options.http, { settings, tls });
         server.keepAliveTimeout = options.keepAliveTimeout;
         server.requestTimeout = options.requestTimeout;
         server.setTimeout(options.connectionTimeout);

@@ -5,6 +5,7 @@ import { positiveInt, readEnv, wholeNumber, withDefaultText } from './env.js';
 import { SettingsError } from './errors.js';
 import { LISTENER_NAMES, LISTENERS } from './listeners.js';
 import { COMPRESSIONS, GZIP_LEVEL } from './compression.js';
+import { tlsMaterial } from './tls.js';
 
 // setTimeout fires at once for delays past 2^31-1 ms, so no duration may exceed it.
 const durationMs = wholeNumber(1, 2 ** 31 - 1);
@@ -75,6 +76,9 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
  * @property {number|undefined} GRPC_MAX_CONNECTION_AGE_MS ms
  * @property {number} H2_MIN_PING_INTERVAL_MS ms
  * @property {number} H2_MAX_PING_STRIKES
+ * @property {string|undefined} TLS_CERT path
+ * @property {string|undefined} TLS_KEY path
+ * @property {'TLSv1.2'|'TLSv1.3'} TLS_MIN_VERSION
  */
 
 /**
@@ -222,6 +226,23 @@ export function serverSettingSpecs(cores = os.availableParallelism()) {
       desc: 'strikes tolerated; one more and the connection gets GOAWAY ENHANCE_YOUR_CALM with debug data `too_many_pings` '
         + '(which gRPC clients read as: ping less often) and is closed; default 2, gRPC core\'s GRPC_ARG_HTTP2_MAX_PING_STRIKES',
     }),
+    TLS_CERT: withDefaultText(str({
+      default: undefined,
+      desc: 'PEM certificate (chain, the leaf first) of every listener compared; with TLS_KEY, they all serve TLS with ALPN '
+        + '(`http/1.1` on the HTTP/1.1 listeners, `h2` on the HTTP/2 ones; server/listeners.js `alpn`). Checked at start: '
+        + 'readable, the key\'s, not expired. The baselines and peers stay cleartext: a MODE that opens one with TLS is refused',
+      example: '/run/secrets/server.crt',
+    }), 'unset: cleartext (HTTP/1.1, h2c)'),
+    TLS_KEY: withDefaultText(str({
+      default: undefined,
+      desc: 'PEM private key of TLS_CERT\'s certificate; set with TLS_CERT or not at all',
+      example: '/run/secrets/server.key',
+    }), 'unset: cleartext'),
+    TLS_MIN_VERSION: str({
+      choices: ['TLSv1.3', 'TLSv1.2'],
+      default: 'TLSv1.3',
+      desc: 'lowest TLS version the listeners accept when TLS_CERT is set',
+    }),
     H2_CLOSE_GRACE_MS: durationMs({
       default: 1000,
       desc: 'how long (ms) an idle PING may go unanswered before the connection is destroyed, and the longest wait for the '
@@ -243,6 +264,14 @@ export function readSettings(env = process.env) {
   if (settings.HEADERS_TIMEOUT_MS > settings.REQUEST_TIMEOUT_MS) {
     throw new SettingsError(`invalid setting HEADERS_TIMEOUT_MS="${settings.HEADERS_TIMEOUT_MS}": `
       + `must not exceed REQUEST_TIMEOUT_MS (${settings.REQUEST_TIMEOUT_MS})`);
+  }
+  // Read and checked here, once per process, so that a bad certificate stops the server before any worker starts.
+  if (tlsMaterial(settings)) {
+    const cleartextOnly = listenersOf(settings.MODE).filter((n) => !LISTENERS[n].alpn);
+    if (cleartextOnly.length) {
+      throw new SettingsError(`invalid setting MODE="${settings.MODE}": ${cleartextOnly.join(', ')} serve${cleartextOnly.length > 1 ? '' : 's'} `
+        + 'no TLS (baselines and peers stay as their library\'s users run them); leave TLS_CERT/TLS_KEY unset or drop them from MODE');
+    }
   }
   return settings;
 }
