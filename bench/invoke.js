@@ -73,6 +73,7 @@ export const K6_VARS = Object.freeze({
   DURATION: 'open model: how long (k6 duration)',
   VUS: 'open model: VUs allocated up front',
   MAX_VUS: 'open model: VUs at most',
+  TLS_CA: 'TLS: the run\'s CA certificate (PEM path) the scripts verify the server against; HTTP also needs SSL_CERT_FILE set to it in k6\'s environment',
 });
 
 /**
