@@ -170,7 +170,7 @@ export function guardHttp2Server(server, { settings, log, listener }) {
       session[kActive]++;
       session[kLastStreamId] = stream.id;
       whenStreamsEnd(stream);
-      session[kNoticeOnStream]?.();
+      session[kNoticeOnStream]?.(stream);
     });
   });
 
@@ -230,15 +230,28 @@ export function guardHttp2Server(server, { settings, log, listener }) {
     return Promise.all([...sessions].map((session) => new Promise((resolve) => {
       const timer = setTimeout(done, grace);
       timer.unref();
+      /** @type {(value?: unknown) => void} */
+      let release = () => {};
       function done() {
         session[kNoticeOnStream] = null;
         clearTimeout(timer);
+        release();
         resolve();
       }
-      const notice = () => {
+      const notice = (stream) => {
         session[kNoticeOnStream] = null;
         try {
           session.goaway(NGHTTP2_NO_ERROR, MAX_STREAM_ID);
+          // nghttp2 stops reading a session that has sent a GOAWAY once no stream is open
+          // (nghttp2_session_want_read): the PING's ACK, and a call that raced the notice, would stay unread, and
+          // the close would then reset a connection holding them (k6 saw "broken pipe" in about one gRPC stop in
+          // three). So the stream that carried the notice ends only once the ACK came, or the grace passed.
+          const end = stream.end;
+          const acked = new Promise((r) => { release = r; });
+          stream.end = function endOnceAcked(...args) {
+            acked.then(() => end.apply(this, args));
+            return this;
+          };
           session.ping(done);
         } catch {
           done(); // destroyed or closing already

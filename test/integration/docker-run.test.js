@@ -97,11 +97,11 @@ const HTTP_NEVER_CONNECTED = new Set([1100, 1101, 1210, 1211, 1212, 1213]);
 const HTTP_TIMEOUT = 1050;
 // k6's reset by peer (1220), and its generic code (1000) with the error "EOF".
 const HTTP_CLOSED = (failure) => failure.code === 1220 || (failure.code === 1000 && /\bEOF$/.test(failure.error));
-// grpc-go's error (through k6) of a connection that no server spoke on: a dial that failed (refused, unreachable, a name
-// gone), or a connection reset or closed before the HTTP/2 server preface (a listen queue that closed: the primary's, or
+// grpc-go's error (through k6) of a connection that no server spoke on: a dial that failed (refused, reset while the
+// listen queue closed, unreachable, a name gone), or a connection reset or closed before the HTTP/2 server preface (a listen queue that closed: the primary's, or
 // that of the port's holder on the host). grpc-go sends a call only on a connection whose server sent its preface.
 const NEVER_SERVED = 'connection error: desc = "(transport: error while dialing: dial tcp [^"]*: (connect: connection refused'
-  + '|connect: no route to host|i/o timeout|lookup [^"]*)|error reading server preface: [^"]*(connection reset by peer|EOF))"';
+  + '|connect: connection reset by peer|connect: no route to host|i/o timeout|lookup [^"]*)|error reading server preface: [^"]*(connection reset by peer|EOF))"';
 // A gRPC call that never went out: UNAVAILABLE with the error of a connection never served, or its deadline passed while
 // it waited for one (grpc-go's picker: "... while waiting for connections to become ready", "latest balancer error: ...").
 const GRPC_NEVER_SENT = {
@@ -297,12 +297,14 @@ describe('the Docker flow on podman', { skip: skip || false }, () => {
     }
   });
 
-  // A known defect, not fixed yet (issue 27, the drain for multiplexing clients): once a gRPC session has sent the
-  // shutdown notice and has no stream open, nghttp2 stops reading it, so the PING's ACK (and any call racing the
-  // notice) sits unread until the final close, which then resets the connection. About one run in three here, one
-  // k6 VU's kept connection fails with "write: broken pipe" or "connection reset by peer" (and k6, which connects
-  // once per VU, repeats that error to the end). The test runs and reports it, as todo, until the drain is fixed.
-  const KNOWN = { grpc: 'known defect: a gRPC drain can reset a connection with unread data (issue 27)' };
+  // A known defect, fixed in part (issue 27, the drain for multiplexing clients): once a gRPC session had sent the
+  // shutdown notice and had no stream open, nghttp2 stopped reading it, so the PING's ACK (and any call racing the
+  // notice) sat unread until the final close, which then reset the connection. About one run in three, one k6 VU's
+  // kept connection failed with "write: broken pipe" or "connection reset by peer" (and k6, which connects once per
+  // VU, repeats that error to the end). The guard now holds the stream that carries the notice until the ACK
+  // (server/h2-guard.js); 9 runs after it lost nothing, too few to call it fixed, and sessions opened during the drain
+  // still get only the final GOAWAY. The test runs and reports, as todo, until many more runs say otherwise.
+  const KNOWN = { grpc: 'known defect, fixed in part: a gRPC drain could reset a connection with unread data (issue 27)' };
   for (const mode of ['http', 'grpc']) {
     test(`stop (${mode}): SIGTERM through tini, the primary drains and exits 0 within stop_grace_period (${GRACE_MS} ms); `
       + 'k6 running through it has no request fail that the server had taken', { todo: KNOWN[mode] ?? false }, async (t) => {
