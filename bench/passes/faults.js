@@ -1,12 +1,14 @@
 // The fault matrix's cell (bench/commands/faults.js runs one per fault and mode): a fault of the registry
-// (bench/faults/registry.js) injected into a fresh server under k6 load, with the requests that completed, failed and timed
-// out and the workers' RSS before, at the peak and at the end.
+// (bench/faults/registry.js) injected into a fresh server under k6 load (and, in gRPC cells, ghz's multiplexed calls:
+// bench/faults/mux-client.js), with the requests that completed, failed and timed out and the workers' RSS before, at the
+// peak and at the end.
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EVENT } from '../../server/events.js';
 import { LISTENERS } from '../../server/listeners.js';
 import { BenchError } from '../errors.js';
 import { FAULTS } from '../faults/registry.js';
+import { muxLoad } from '../faults/mux-client.js';
 import { k6Reason } from '../format.js';
 import { MODES } from '../modes.js';
 import { k6Args, portOfMode, serverEnv } from '../invoke.js';
@@ -59,6 +61,9 @@ export async function cell(name, mode, settings, cores, stamp) {
         vars: { SCENARIO: 'user', REQUEST_TIMEOUT: settings.REQUEST_TIMEOUT },
       }),
     });
+    const protocol = LISTENERS[listener].load.request === 'grpc' ? 'grpc' : 'http';
+    // The multiplexing client beside k6, from the same start, on k6's core.
+    const mux = protocol === 'grpc' ? muxLoad({ port, loadMs, cpus: cores.k6Cpus }) : null;
     await sleep(1000); // k6's start-up and setup()
     const rssBefore = workersRss(server);
     let rssPeak = rssBefore ?? 0;
@@ -68,10 +73,10 @@ export async function cell(name, mode, settings, cores, stamp) {
       rssPeak = Math.max(rssPeak, workersRss(server) ?? 0);
       for (const pid of server.workerPids()) workerPeak = Math.max(workerPeak, rssMib(pid) ?? 0);
     }, 200);
-    const protocol = LISTENERS[listener].load.request === 'grpc' ? 'grpc' : 'http';
     const observed = await FAULTS[name].inject({ server, port, protocol, loadMs: loadMs - 1000, settings })
       .catch((err) => ({ error: err.message.split('\n')[0] }));
     const run = await load;
+    const multiplexed = mux ? await mux : null;
     clearInterval(sampler);
     const rssEnd = workersRss(server);
     if (run.timedOut) throw new BenchError(`${name} · ${mode}: k6 still ran ${(loadMs + K6_OVERRUN_MS) / 1000} s after its start and was killed`);
@@ -89,7 +94,7 @@ export async function cell(name, mode, settings, cores, stamp) {
       worker_rss_peak_mib: workerPeak, worker_memory_mb: Number(server.lines.find((l) => l.event === EVENT.READY)?.workerMemoryMb ?? 0),
       refused_answers: refused('refusedAnswers'),
       recycled: server.lines.filter((l) => l.event === EVENT.WORKER_RECYCLING).length,
-      server_exit_code: exitCode, observed,
+      server_exit_code: exitCode, observed, multiplexed,
     };
   } finally {
     await server.kill();

@@ -1,5 +1,6 @@
 // The soak job's two runs (bench/commands/soak.js runs them per mode): the server under sustained
-// closed-model load for SOAK_DURATION while every worker's RSS is sampled from /proc; and a short
+// load for SOAK_DURATION (open model at a steady rate by default, SOAK_RATE) while every worker's RSS is sampled
+// from /proc and the server's own accounting (GC, allocation, CPU per request) is read per window; and a short
 // fault run in which one worker is killed with SIGKILL at the load's midpoint, timing its
 // replacement and counting the requests that failed.
 import path from 'node:path';
@@ -8,13 +9,17 @@ import { BenchError } from '../errors.js';
 import { k6Interrupted, k6Reason } from '../format.js';
 import { freePort, isServerProcess, runK6, startServer } from '../processes.js';
 import { scrapeServer } from './scrape.js';
+import { measureCapacity } from './capacity.js';
+import { MODES } from '../modes.js';
+import { LISTENERS } from '../../server/listeners.js';
+import { serverFigures, serverWindow } from '../report/server-stats.js';
 import { durationMs } from '../settings/validators.js';
 import { EVENT } from '../../server/events.js';
 import { k6Args, portOfMode, serverEnv } from '../invoke.js';
 import { readSummary } from '../report/summary.js';
-import { memoryFigures } from '../report/soak.js';
+import { memoryFigures, serverTrend } from '../report/soak.js';
 import { loadAverage, rssMib } from './memory.js';
-import { RSS_INTERVAL_S } from '../settings/soak.js';
+import { AUTO_RATE_SHARE, K6_RATE_SHARE, RSS_INTERVAL_S, SERVER_WINDOW_S } from '../settings/soak.js';
 
 // Past --duration k6 may spend its setupTimeout (15 s) and gracefulStop (30 s); past those and a margin it is stuck.
 const K6_OVERRUN_MS = 75000;
@@ -46,11 +51,50 @@ async function boundedK6(options, duration, what) {
   throw new BenchError(`${what}: k6 was still running ${limitMs / 1000} s after its start, so it was killed`);
 }
 
-/** k6 arguments of one closed-model run of a mode's local script (k6 sees only -e: runK6 leaves the environment out). */
-const soakK6Args = (mode, host, summaryFile, duration, settings) => k6Args(mode, {
-  host, summaryFile, duration, vus: settings.VUS,
-  vars: { SCENARIO: 'user', CONNECTIONS: 'reuse', REQUEST_TIMEOUT: settings.REQUEST_TIMEOUT },
+/**
+ * k6 arguments of one run of a mode's local script (k6 sees only -e: runK6 leaves the environment out): closed model at
+ * VUS, or, given a rate, open model at that many requests a second with OPEN_VUS_PER_VU x VUS VUs.
+ */
+const soakK6Args = (mode, host, summaryFile, duration, settings, rate = null) => k6Args(mode, {
+  host, summaryFile, duration, vus: rate ? OPEN_VUS_PER_VU * settings.VUS : settings.VUS, rate,
+  vars: { SCENARIO: 'user', CONNECTIONS: 'reuse', REQUEST_TIMEOUT: settings.REQUEST_TIMEOUT,
+    ...(rate ? { MAX_VUS: OPEN_VUS_PER_VU * settings.VUS } : {}) },
 });
+// The open model's VUs, all made before the load, per VUS: a stall of a few ms occupies every VU that starts in it, and
+// k6 drops what finds none free, while a VU it makes mid-run costs it a script start that stalls it more. Measured here
+// (20 s at 80% of k6's ceiling, 1 worker): with VUS VUs up to 4 x VUS made mid-run 8% of HTTP's iterations dropped and
+// p99 was 72 ms; with VUS made up front, 10% and 26 ms; with 4 x VUS made up front, see docs/soak.md. A VU connects on
+// its first request (CONNECTIONS=reuse), so the connections are those the rate needs, at most 4 x VUS.
+const OPEN_VUS_PER_VU = 1;
+
+/**
+ * The ceiling of SOAK_RATE=auto on the running server: the server's own (the listener's native tool, wrk or h2load, at VUS
+ * connections pinned where k6 runs), then k6's as an open-model client (asked for the server's ceiling; what it starts
+ * is its own, since k6's arrival-rate executor costs it more per request than VUs looping: here its closed-model RPS
+ * was not sustainable open, 15% of HTTP's iterations dropped at 80% of it), each for CEILING_DURATION. The rate is
+ * AUTO_RATE_SHARE of the lower: a rate k6 cannot start would measure k6 (dropped iterations), not the server.
+ * @returns {Promise<{server_rps: number, server_tool: string, k6_rps: number, k6_cpu_pct: number|null, limit: 'server'|'k6', rate: number}>}
+ *   req/s
+ * @throws {BenchError} when a ceiling run fails
+ */
+async function ceilingOf(mode, host, settings, cores, k6, job) {
+  const durationS = Math.max(1, Math.round(durationMs(settings.CEILING_DURATION) / 1000));
+  log(`${mode}: ceiling, ${settings.CEILING_DURATION} of ${LISTENERS[MODES[mode].listener].load.tool} then of k6, at ${settings.VUS} connections`);
+  const native = await measureCapacity({ listener: MODES[mode].listener, scenario: 'user', host, connections: settings.VUS, durationS, cpus: cores.k6Cpus });
+  if (native.failed > 0) throw new BenchError(`${mode} ceiling: ${native.tool} saw ${native.failed} failed requests`);
+  const summaryFile = path.join(job.scratch, `ceiling-${mode}.json`);
+  const run = await boundedK6({ ...k6, args: soakK6Args(mode, host, summaryFile, settings.CEILING_DURATION, settings, Math.ceil(native.rps)) },
+    settings.CEILING_DURATION, `${mode} ceiling`);
+  if (run.code !== 0) throw new BenchError(`k6 ceiling run against ${host} failed (exit ${run.code}): ${k6Reason(run.output)}`);
+  const client = await readSummary(summaryFile);
+  // Within 3% of what it was asked, k6 kept up: the server's ceiling is the lower.
+  const limit = client.rps < 0.97 * native.rps ? 'k6' : 'server';
+  return {
+    server_rps: round(native.rps, 1), server_tool: native.tool, k6_rps: round(client.rps, 1),
+    k6_cpu_pct: run.cpu ? round(run.cpu.utilization * 100, 1) : null,
+    limit, rate: Math.max(1, Math.round(Math.min(AUTO_RATE_SHARE * native.rps, K6_RATE_SHARE * client.rps))),
+  };
+}
 
 async function start(mode, options, cores) {
   try {
@@ -72,7 +116,9 @@ async function start(mode, options, cores) {
  */
 export async function soakRun(mode, settings, cores, job) {
   const loadavgBefore = loadAverage();
-  const server = await start(mode, { workers: settings.WORKERS }, cores);
+  const adminPort = await freePort();
+  const server = await start(mode, { workers: settings.WORKERS, adminPort }, cores);
+  const admin = `127.0.0.1:${adminPort}`;
   const host = `127.0.0.1:${portOfMode(server, mode)}`;
   const k6 = { k6: settings.K6_BIN, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount, quiet: true };
   try {
@@ -82,8 +128,11 @@ export async function soakRun(mode, settings, cores, job) {
         settings.WARMUP, `${mode} warm-up`);
       if (warm.code !== 0) throw new BenchError(`k6 warm-up against ${host} failed (exit ${warm.code}): ${k6Reason(warm.output)}`);
     }
+    const ceiling = settings.SOAK_RATE === 'auto' ? await ceilingOf(mode, host, settings, cores, k6, job) : null;
+    const rate = ceiling ? ceiling.rate : settings.SOAK_RATE === 'closed' ? null : settings.SOAK_RATE;
     const summaryFile = path.join(settings.RESULTS_DIR, `soak-${job.stamp}-${mode}-k6.json`);
-    log(`${mode}: sustained load, ${settings.SOAK_DURATION} at ${settings.VUS} VUs, ${settings.WORKERS} worker(s); RSS every ${RSS_INTERVAL_S} s`);
+    log(`${mode}: sustained load, ${settings.SOAK_DURATION} ${rate ? `at ${rate} req/s (open model)` : `at ${settings.VUS} VUs`}, `
+      + `${settings.WORKERS} worker(s); RSS every ${RSS_INTERVAL_S} s, the server's accounting every ${SERVER_WINDOW_S} s`);
     /** @type {import('../report/soak.js').RssSample[]} */
     const samples = [];
     const t0 = performance.now();
@@ -100,15 +149,41 @@ export async function soakRun(mode, settings, cores, job) {
     // Read before k6 starts: the server idles between the two runs and its RSS drops, so this
     // reading is kept apart; the trend starts with the first reading under load.
     const idle = read();
+    // The server's accounting per window: GC, allocation and CPU per request over time (a leak, or a heap V8 keeps
+    // growing, shows as GC per request rising). A missed reading merges its window into the next.
+    /** @type {import('../report/soak.js').ServerWindowFigures[]} */
+    const windows = [];
+    let last = await scrapeServer(admin);
+    let lastT = 0;
+    const readWindow = async () => {
+      const now = await scrapeServer(admin, { timeoutMs: 5000 }).catch(() => null);
+      if (!now) return;
+      const t = round((performance.now() - t0) / 1000);
+      const f = serverFigures(serverWindow(last, now));
+      windows.push({
+        from_s: lastT, to_s: t, requests: f.server_requests, rps: round(f.server_requests / (t - lastT), 1),
+        gc_ms_per_1k_requests: f.server_gc_ms_per_1k_requests === null ? null : round(f.server_gc_ms_per_1k_requests, 3),
+        allocated_bytes_per_request: f.server_heap_allocated_bytes_per_request === null ? null : Math.round(f.server_heap_allocated_bytes_per_request),
+        cpu_us_per_request: f.server_cpu_us_per_request === null ? null : round(f.server_cpu_us_per_request, 2),
+        heap_end_mib: round(f.server_heap_end_mib, 1),
+      });
+      last = now;
+      lastT = t;
+    };
     const timer = setInterval(() => samples.push(read()), RSS_INTERVAL_S * 1000);
+    let windowing = Promise.resolve();
+    const windowTimer = setInterval(() => { windowing = windowing.then(readWindow); }, SERVER_WINDOW_S * 1000);
     let run;
     try {
-      run = await boundedK6({ ...k6, args: soakK6Args(mode, host, summaryFile, settings.SOAK_DURATION, settings) },
+      run = await boundedK6({ ...k6, args: soakK6Args(mode, host, summaryFile, settings.SOAK_DURATION, settings, rate) },
         settings.SOAK_DURATION, `${mode} sustained run`);
     } finally {
       clearInterval(timer);
+      clearInterval(windowTimer);
     }
     samples.push(read());
+    await windowing;
+    await readWindow(); // the tail, k6's end included
     if (run.code !== 0) throw new BenchError(`k6 run against ${host} failed (exit ${run.code}): ${k6Reason(run.output)}`);
     const figures = await readSummary(summaryFile);
     const first = Object.keys(idle.workers);
@@ -116,12 +191,17 @@ export async function soakRun(mode, settings, cores, job) {
       mode,
       workers: settings.WORKERS,
       vus: settings.VUS,
+      model: rate ? 'open' : 'closed',
+      rate,
+      ceiling,
       duration: settings.SOAK_DURATION,
       warmup: settings.WARMUP,
       summary_file: summaryFile,
       rps: figures.rps,
       requests: figures.requests,
       failed: figures.failed,
+      timed_out: figures.timed_out,
+      dropped_iterations: figures.dropped_iterations,
       checks_failed: figures.checks_failed,
       latency_ms: figures.latency_ms,
       run_s: figures.duration_s,
@@ -132,10 +212,13 @@ export async function soakRun(mode, settings, cores, job) {
       rss_interval_s: RSS_INTERVAL_S,
       rss_idle_mib: round(Object.values(idle.workers).reduce((a, b) => a + b, 0)),
       memory: memoryFigures(samples, { growthPct: settings.RSS_GROWTH_PCT, slopeMibPerMin: settings.RSS_SLOPE_MIB_PER_MIN }),
+      server_window_s: SERVER_WINDOW_S,
+      server: serverTrend(windows),
       // A worker that died during the sustained run would hide its memory from the end figures.
       workers_gone: first.filter((pid) => !(pid in samples.at(-1).workers)).map(Number),
       rss_idle: idle,
       rss_samples: samples,
+      server_windows: windows,
     };
   } finally {
     await server.stop();

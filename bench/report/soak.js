@@ -5,7 +5,7 @@ import { linearRegression, max, median } from 'simple-statistics';
 import { formatNumber } from '../format.js';
 import { spread } from './stats.js';
 import { modeLabel } from '../modes.js';
-import { RSS_INTERVAL_S, SOAK_SETTING_NAMES } from '../settings/soak.js';
+import { AUTO_RATE_SHARE, K6_RATE_SHARE, RSS_INTERVAL_S, SERVER_WINDOW_S, SOAK_SETTING_NAMES } from '../settings/soak.js';
 
 /**
  * @typedef {object} RssSample one reading of every worker
@@ -107,6 +107,55 @@ export function memoryFigures(samples, limits) {
   return { workers, total, verdict };
 }
 
+/**
+ * @typedef {object} ServerWindowFigures one window of the server's own accounting during the sustained run
+ *   (bench/passes/soak.js reads it every SERVER_WINDOW_S)
+ * @property {number} from_s start of the window (s since the run's start)
+ * @property {number} to_s its end (s)
+ * @property {number} requests requests the workers served in it
+ * @property {number} rps requests / window length (req/s)
+ * @property {number|null} gc_ms_per_1k_requests time the workers spent in GC per 1000 requests (ms)
+ * @property {number|null} allocated_bytes_per_request bytes the workers allocated on their V8 heaps per request
+ * @property {number|null} cpu_us_per_request server CPU (workers and primary, user + system) per request (µs)
+ * @property {number} heap_end_mib the largest worker's V8 heap used at the window's end (MiB)
+ */
+
+/**
+ * How the server's cost per request moved over the sustained run: medians of the windows in the first and in the last
+ * fifth of it (one window at least each), the largest window value, and a least-squares slope over time. A leak, or a
+ * heap V8 keeps growing, shows as GC per request rising; a steady server keeps the first and last fifth alike.
+ * @param {ServerWindowFigures[]} windows in time order
+ * @returns {null|Record<'gc_ms_per_1k_requests'|'allocated_bytes_per_request'|'cpu_us_per_request'|'heap_end_mib',
+ *   {first: number, last: number, max: number, slope_per_min: number|null}> & {windows: number}} null without a window
+ *   that served requests; slope_per_min in the figure's unit per minute, null under two windows
+ */
+export function serverTrend(windows) {
+  const served = windows.filter((w) => w.requests > 0);
+  if (served.length === 0) return null;
+  const end = served.at(-1).to_s;
+  const start = served[0].from_s;
+  const fifth = (end - start) / 5;
+  const trend = (field) => {
+    const points = served.filter((w) => w[field] !== null).map((w) => [(w.from_s + w.to_s) / 120, w[field]]);
+    if (points.length === 0) return null;
+    const head = points.filter(([t]) => t * 60 <= start + fifth);
+    const tail = points.filter(([t]) => t * 60 >= end - fifth);
+    return {
+      first: round(median((head.length ? head : points.slice(0, 1)).map(([, v]) => v)), 3),
+      last: round(median((tail.length ? tail : points.slice(-1)).map(([, v]) => v)), 3),
+      max: round(max(points.map(([, v]) => v)), 3),
+      slope_per_min: points.length >= 2 && points[0][0] !== points.at(-1)[0] ? round(linearRegression(points).m, 4) : null,
+    };
+  };
+  return {
+    windows: served.length,
+    gc_ms_per_1k_requests: trend('gc_ms_per_1k_requests'),
+    allocated_bytes_per_request: trend('allocated_bytes_per_request'),
+    cpu_us_per_request: trend('cpu_us_per_request'),
+    heap_end_mib: trend('heap_end_mib'),
+  };
+}
+
 function round(n, digits = 2) {
   return Number.isFinite(n) ? Number(n.toFixed(digits)) : n;
 }
@@ -132,11 +181,24 @@ export function renderSoakMarkdown(report) {
     const runs = report.soak;
     const row = (label, pick) => [label, ...runs.map(pick)];
     const mem = (r) => r.memory.total;
-    out.push(`## Sustained load: ${settings.SOAK_DURATION} at ${settings.VUS} VUs (closed model), ${settings.WORKERS} worker(s)`, '',
-      `After a ${settings.WARMUP} warm-up run (left out); worker RSS from /proc/<pid>/status every ${RSS_INTERVAL_S} s, summed over the workers.`, '',
+    const load = (r) => (r.model === 'open' ? `${fmt(r.rate)} req/s, open model` : `${fmt(r.vus)} VUs, closed model`);
+    const trend = (r, field, digits) => {
+      const t = r.server?.[field];
+      return t ? `${fmt(t.first, digits)} → ${fmt(t.last, digits)} (max ${fmt(t.max, digits)})` : 'n/a';
+    };
+    out.push(`## Sustained load: ${settings.SOAK_DURATION}, ${settings.WORKERS} worker(s)`, '',
+      `After a ${settings.WARMUP} warm-up run (left out)${settings.SOAK_RATE === 'auto' ? `, then the two ceiling runs (${settings.CEILING_DURATION} each; `
+        + `the rate is the lower of ${AUTO_RATE_SHARE * 100}% of the server's and ${K6_RATE_SHARE * 100}% of k6's)` : ''}; worker RSS from /proc/<pid>/status every ${RSS_INTERVAL_S} s, `
+        + `summed over the workers; the server's own accounting every ${SERVER_WINDOW_S} s (first → last: medians of the windows in `
+        + 'the first and the last fifth of the run).', '',
       markdownTable([
         ['', ...runs.map((r) => modeLabel(r.mode))],
+        row('load', load),
+        row('ceiling: the server\'s (native tool) / k6\'s (req/s)', (r) => (r.ceiling
+          ? `${fmt(r.ceiling.server_rps)} (${r.ceiling.server_tool}) / ${fmt(r.ceiling.k6_rps)}: ${r.ceiling.limit === 'k6' ? 'k6' : 'the server'} the lower`
+          : 'not measured')),
         row('RPS (req/s)', (r) => fmt(r.rps)),
+        row('iterations the open model could not start (dropped)', (r) => (r.model === 'open' ? fmt(r.dropped_iterations) : 'n/a')),
         row('requests', (r) => fmt(r.requests)),
         row('failed requests (must be 0)', (r) => fmt(r.failed)),
         row('iterations k6 interrupted at the end', (r) => fmt(r.interrupted_iterations)),
@@ -151,6 +213,10 @@ export function renderSoakMarkdown(report) {
         row('RSS slope, linear fit ± standard error (MiB/min)', (r) => `${fmt(mem(r).slope_mib_per_min, 2)} ± ${fmt(mem(r).slope_se_mib_per_min, 2)}`),
         row('RSS samples under load', (r) => fmt(mem(r).samples)),
         row('memory', (r) => r.memory.verdict),
+        row('GC per 1000 requests (ms), first → last', (r) => trend(r, 'gc_ms_per_1k_requests', 2)),
+        row('V8 heap allocated per request (bytes), first → last', (r) => trend(r, 'allocated_bytes_per_request', 0)),
+        row('server CPU per request (µs), first → last', (r) => trend(r, 'cpu_us_per_request', 1)),
+        row('V8 heap used at window end, largest worker (MiB), first → last', (r) => trend(r, 'heap_end_mib', 1)),
         row('load average (1 min) before the run', (r) => fmt(r.loadavg_before, 2)),
       ], align(runs)), '',
       `Verdict per worker: stable when RSS grew less than ${settings.RSS_GROWTH_PCT}% (median of the last minute vs the first) and `
@@ -161,6 +227,11 @@ export function renderSoakMarkdown(report) {
       + 'correlated) keep that from passing for a trend. The limits: 10% of a worker is more than V8\'s heap resizing moves its median; '
       + '1 MiB/min is 60 MiB an hour, a leak worth fixing (a per-request leak at these rates would be tens of MiB a minute). '
       + 'The idle reading is taken in the pause between the warm-up and the measured run and left out of the trend.', '');
+    const short = runs.filter((r) => r.model === 'open' && r.dropped_iterations > 0.01 * (r.requests + r.dropped_iterations));
+    if (short.length) {
+      out.push(`k6 could not start more than 1% of the iterations the open model asked for in ${short.map((r) => modeLabel(r.mode)).join(', ')}: `
+        + 'the load there was below the rate, and latency was measured at a lower one.', '');
+    }
   }
   if (report.faults.length) {
     const runs = report.faults;

@@ -9,6 +9,24 @@ import { duration, positiveNumber } from './validators.js';
 
 /** Seconds between two RSS samples of the workers during the sustained run. */
 export const RSS_INTERVAL_S = 5;
+/** Seconds between two readings of the server's own accounting (GC, allocation, CPU per request) during the sustained run. */
+export const SERVER_WINDOW_S = 30;
+/** The open model's rate under SOAK_RATE=auto, as a share of the ceiling (the issue's 80%: load a server keeps up with). */
+export const AUTO_RATE_SHARE = 0.8;
+/**
+ * Under SOAK_RATE=auto, the most of k6's own open-model ceiling the rate may ask. k6 on one core does not start 80% of its
+ * ceiling steadily: measured here (60 s, 64 VUs made up front, 1 worker), 8% of HTTP's and 8% of gRPC's iterations dropped at
+ * 80% of it, k6 at 87% of its core, p99 21 and 30 ms; see docs/soak.md for the share that holds.
+ */
+export const K6_RATE_SHARE = 0.5;
+
+// SOAK_RATE: `auto` (AUTO_RATE_SHARE of the ceiling measured before the run), `closed` (VUS looping), or req/s.
+const rate = makeValidator((input) => {
+  const value = String(input).trim();
+  if (value === 'auto' || value === 'closed') return value;
+  if (/^[1-9][0-9]*$/.test(value) && Number(value) <= 1e6) return Number(value);
+  throw new Error('must be auto, closed, or requests a second (an integer from 1 to 1000000)');
+});
 
 // The soak's MODE is a list of modes (bench/modes.js), loaded one after the other; its `both` is every mode,
 // not the server's MODE=both (a listener set).
@@ -27,6 +45,8 @@ const modes = makeValidator((input) => {
  * @property {string[]} MODE
  * @property {boolean} SOAK
  * @property {string} SOAK_DURATION k6 duration
+ * @property {'auto'|'closed'|number} SOAK_RATE req/s of the open model, or how it is chosen
+ * @property {string} CEILING_DURATION k6 duration
  * @property {string} WARMUP k6 duration
  * @property {number} VUS
  * @property {number} WORKERS
@@ -62,6 +82,18 @@ export function soakSettingSpecs(cores = splitCores(allowedCpus())) {
       default: '5m',
       desc: 'measured sustained run per mode (k6 duration, at least 1s)',
       example: '30m',
+    }),
+    SOAK_RATE: rate({
+      default: 'auto',
+      desc: 'the sustained run\'s load. `auto`: open model (k6 `constant-arrival-rate`, VUS VUs made up front) at the lower of '
+        + `${AUTO_RATE_SHARE * 100}% of the server's ceiling (wrk or h2load at VUS connections) and ${K6_RATE_SHARE * 100}% of k6's own `
+        + '(the rate k6 starts when asked for the server\'s), each measured for CEILING_DURATION on the same server after the warm-up; '
+        + 'a number: open model at that many requests a second; `closed`: VUS looping as fast as answers come (no ceiling runs)',
+      example: '4000',
+    }),
+    CEILING_DURATION: duration({ minMs: 1000 })({
+      default: '15s',
+      desc: 'each of the two ceiling runs of SOAK_RATE=auto (k6 duration, at least 1s)',
     }),
     WARMUP: sharedSpec('WARMUP', 'soak', cores),
     VUS: sharedSpec('VUS', 'soak', cores),

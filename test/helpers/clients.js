@@ -227,3 +227,32 @@ export function grpcHealthClient(port) {
     },
   };
 }
+
+/**
+ * A multiplexing grpc-js client: `channels` channels, each its own connection (a local subchannel pool), each with
+ * `inFlight` GetUser calls in flight at all times, back to back, until `durationMs` has passed (calls then in flight
+ * finish). Calls carry a 5 s deadline.
+ * @param {number} port
+ * @param {{channels?: number, inFlight?: number, durationMs: number}} options
+ * @returns {Promise<{ok: number, failed: Array<{at: number, code: number, details: string}>}>} ok: calls answered;
+ *   failed: each failed call, with its time (ms since the epoch), gRPC status code and details
+ */
+export async function grpcMuxLoad(port, { channels = 4, inFlight = 4, durationMs }) {
+  const Client = grpc.makeGenericClientConstructor(userServiceDefinition(), 'UserService');
+  const clients = Array.from({ length: channels }, () => new Client(`${HOST}:${port}`, grpc.credentials.createInsecure(),
+    { 'grpc.use_local_subchannel_pool': 1 }));
+  const until = Date.now() + durationMs;
+  const result = { ok: 0, failed: [] };
+  const call = (client) => new Promise((resolve) => client.GetUser({}, { deadline: Date.now() + 5000 }, (err) => {
+    if (err) result.failed.push({ at: Date.now(), code: err.code, details: err.details });
+    else result.ok++;
+    resolve();
+  }));
+  const loop = async (client) => { while (Date.now() < until) await call(client); };
+  try {
+    await Promise.all(clients.flatMap((client) => Array.from({ length: inFlight }, () => loop(client))));
+  } finally {
+    for (const client of clients) client.close();
+  }
+  return result;
+}

@@ -297,17 +297,14 @@ describe('the Docker flow on podman', { skip: skip || false }, () => {
     }
   });
 
-  // A known defect, fixed in part (issue 27, the drain for multiplexing clients): once a gRPC session had sent the
-  // shutdown notice and had no stream open, nghttp2 stopped reading it, so the PING's ACK (and any call racing the
-  // notice) sat unread until the final close, which then reset the connection. About one run in three, one k6 VU's
-  // kept connection failed with "write: broken pipe" or "connection reset by peer" (and k6, which connects once per
-  // VU, repeats that error to the end). The guard now holds the stream that carries the notice until the ACK
-  // (server/h2-guard.js); 9 runs after it lost nothing, too few to call it fixed, and sessions opened during the drain
-  // still get only the final GOAWAY. The test runs and reports, as todo, until many more runs say otherwise.
-  const KNOWN = { grpc: 'known defect, fixed in part: a gRPC drain could reset a connection with unread data (issue 27)' };
+  // Once a defect (issue 27): a drained gRPC session that had sent the shutdown notice and had no stream open was no
+  // longer read by nghttp2, so the PING's ACK (and any call racing the notice) sat unread until the final close, which
+  // then reset the connection; about one run in three, a k6 VU's kept connection failed with "write: broken pipe". The
+  // guard now holds the stream that carries the notice until the ACK, and a draining worker stops accepting first
+  // (server/h2-guard.js). 22 runs of this test since then lost nothing (2026-11-25), and it is strict again.
   for (const mode of ['http', 'grpc']) {
     test(`stop (${mode}): SIGTERM through tini, the primary drains and exits 0 within stop_grace_period (${GRACE_MS} ms); `
-      + 'k6 running through it has no request fail that the server had taken', { todo: KNOWN[mode] ?? false }, async (t) => {
+      + 'k6 running through it has no request fail that the server had taken', async (t) => {
       const started = await drivingHealth(run('bash', [`start${mode}.sh`], { timeoutMs: 180_000 }));
       assert.equal(started.status, 0, started.stderr);
       const [id] = await idOf(mode, `server-${mode}`);

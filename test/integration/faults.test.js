@@ -35,6 +35,15 @@ test('a reload and slow readers of 1 MiB under load: no request lost, memory bou
     assert.equal(c.timed_out, 0, `${c.fault}/${c.mode}: timed out`);
   }
   for (const c of cells.filter((x) => x.fault === 'reload')) assert.equal(c.observed.reloaded, true);
+  // The multiplexing client beside k6 in gRPC cells (bench/faults/mux-client.js): nothing it sent was lost.
+  for (const c of cells) {
+    if (c.mode === 'http') { assert.equal(c.multiplexed, null); continue; }
+    assert.equal(c.multiplexed.error, undefined, c.multiplexed.error);
+    assert.ok(c.multiplexed.answered > 1000, `${c.fault}: ghz ${JSON.stringify(c.multiplexed)}`);
+    assert.equal(c.multiplexed.failed, 0, `${c.fault}: ghz ${JSON.stringify(c.multiplexed.errors)}`);
+    assert.equal(c.multiplexed.calls, c.multiplexed.answered + c.multiplexed.refused + c.multiplexed.failed);
+  }
+  assert.match(stdout, /ghz calls, by its own count: answered \/ refused at the door \/ failed/);
   // 16 connections × 8 unread 1 MiB answers: backpressure keeps the workers far below holding them all in memory.
   for (const c of cells.filter((x) => x.fault === 'slow-readers')) {
     assert.ok(c.rss_peak_mib - c.rss_before_mib < SLOW_READER_GROWTH_MIB[c.mode], `${c.mode}: RSS ${c.rss_before_mib} → ${c.rss_peak_mib} MiB`);

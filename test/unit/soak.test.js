@@ -1,7 +1,7 @@
 // The soak's memory verdict (bench/report/soak.js memoryFigures), from synthetic RSS series.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { memoryFigures } from '../../bench/report/soak.js';
+import { memoryFigures, serverTrend } from '../../bench/report/soak.js';
 
 test('the memory verdict: a sawtooth is stable, a leak grows, a slope within its noise is inconclusive, under 2 min tells nothing', () => {
   const limits = { growthPct: 10, slopeMibPerMin: 1 };
@@ -23,3 +23,22 @@ test('the memory verdict: a sawtooth is stable, a leak grows, a slope within its
   assert.equal(memoryFigures(series((t) => 80 + t).slice(0, 20), limits).verdict, 'too short to tell');
 });
 
+
+test('the server trend: medians of the first and last fifth of the windows, the max, and a slope per minute', () => {
+  // Ten 30 s windows; GC per 1000 requests rises by 0.1 ms a window (0.2 a minute); allocation stays.
+  const windows = Array.from({ length: 10 }, (_, i) => ({
+    from_s: i * 30, to_s: (i + 1) * 30, requests: 90000, rps: 3000,
+    gc_ms_per_1k_requests: 1 + 0.1 * i, allocated_bytes_per_request: 20000, cpu_us_per_request: 50, heap_end_mib: 30,
+  }));
+  const trend = serverTrend(windows);
+  assert.equal(trend.windows, 10);
+  // The first fifth (0-60 s) holds the windows centred at 15 and 45 s; the last (240-300 s) those at 255 and 285 s.
+  assert.equal(trend.gc_ms_per_1k_requests.first, 1.05);
+  assert.equal(trend.gc_ms_per_1k_requests.last, 1.85);
+  assert.equal(trend.gc_ms_per_1k_requests.max, 1.9);
+  assert.equal(trend.gc_ms_per_1k_requests.slope_per_min, 0.2);
+  assert.deepEqual(trend.allocated_bytes_per_request, { first: 20000, last: 20000, max: 20000, slope_per_min: 0 });
+  // A window that served nothing (k6 ended) is left out; none at all gives no trend.
+  assert.equal(serverTrend([...windows, { ...windows[0], from_s: 300, to_s: 301, requests: 0, gc_ms_per_1k_requests: null }]).windows, 10);
+  assert.equal(serverTrend([{ ...windows[0], requests: 0 }]), null);
+});

@@ -1,0 +1,66 @@
+// The multiplexing gRPC client: ghz (grpc-go) with several calls in flight on each connection, as gRPC clients
+// multiplex. k6 keeps one call in flight per connection, so what a drain does to a call that raced its GOAWAY shows only
+// here. The fault matrix runs it beside k6 in gRPC cells; test/integration/multiplexed-drain.test.js across reloads.
+// Loopback only; bounded by its call count at a fixed pace, and killed past a margin.
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { pinned, ROOT } from '../processes.js';
+import { ensureTool } from '../tools.js';
+
+const run = promisify(execFile);
+
+/** The default shape: the issue's 16 calls in flight over 4 connections, at a pace that leaves k6 most of its core. */
+export const MUX = Object.freeze({ concurrency: 16, connections: 4, rps: 500 });
+
+/**
+ * What a call refused at the door ends with in grpc-go: it never reached a worker. Either the dial failed (the port
+ * closed), or a GOAWAY left the call unprocessed and grpc-go's one transparent retry found no connection to take it.
+ */
+export const REFUSED_AT_THE_DOOR = /connect: connection refused|the connection is draining/;
+
+/**
+ * Provisions ghz (a pinned go install, scripts/ensure-tool.sh) before a job that runs it starts.
+ * @returns {string} its path
+ * @throws {import('../errors.js').BenchError} naming the command that installs it
+ */
+export const requireMuxClient = () => ensureTool('ghz');
+
+/**
+ * @typedef {object} MuxResult what ghz counted
+ * @property {typeof MUX} shape concurrency, connections and rps of the run
+ * @property {number} calls calls made
+ * @property {number} answered calls that returned a User
+ * @property {number} refused calls refused at the door (REFUSED_AT_THE_DOOR)
+ * @property {number} failed every other failed call: one the server took and lost, or one a fault broke
+ * @property {Record<string, number>} errors the failed calls' errors, with their counts
+ */
+
+/**
+ * GetUser calls from ghz, `rps` a second for `loadMs`, `concurrency` in flight over `connections` connections.
+ * ghz counts each call by grpc-go's stats handler, which in ghz's grpc-go (1.34) ends a call with its first attempt: a
+ * call a GOAWAY refused, and that grpc-go then retried by itself with success, counts as refused here. The server's own
+ * count tells them apart (each worker's `worker-stopped` line: `served`). And a call count rather than ghz's -z: calls
+ * still in flight when -z's time ends fail with "transport is closing" whatever the server does.
+ * @param {{port: number, loadMs: number, cpus?: string, shape?: Partial<typeof MUX>}} options cpus: taskset CPU list
+ *   for ghz; shape: overrides of MUX
+ * @returns {Promise<MuxResult|{error: string}>} `error` when ghz itself did not run
+ */
+export async function muxLoad({ port, loadMs, cpus, shape: given = {} }) {
+  const shape = { ...MUX, ...given };
+  const calls = Math.max(shape.concurrency, Math.round((shape.rps * loadMs) / 1000));
+  const args = ['--insecure', '--proto', path.join(ROOT, 'proto/user.proto'), '--call', 'user.v1.UserService/GetUser', '-d', '{}',
+    '-c', String(shape.concurrency), '--connections', String(shape.connections), '-n', String(calls), '--rps', String(shape.rps),
+    '--timeout', '5s', '-O', 'json', `127.0.0.1:${port}`];
+  let stdout;
+  try {
+    ({ stdout } = await run(...pinned(cpus, ensureTool('ghz'), args), { timeout: loadMs + 30000, maxBuffer: 256 * 1024 * 1024 }));
+  } catch (err) {
+    return { error: `ghz did not finish: ${(err.stderr || err.message).trim().split('\n')[0]}` };
+  }
+  const report = JSON.parse(stdout);
+  const errors = report.errorDistribution ?? {};
+  const refused = Object.entries(errors).filter(([e]) => REFUSED_AT_THE_DOOR.test(e)).reduce((a, [, n]) => a + n, 0);
+  const failedAll = Object.values(errors).reduce((a, n) => a + n, 0);
+  return { shape, calls: report.count, answered: report.statusCodeDistribution?.OK ?? 0, refused, failed: failedAll - refused, errors };
+}
