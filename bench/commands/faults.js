@@ -4,10 +4,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileStamp } from '../format.js';
 import { FAULTS } from '../faults/registry.js';
-import { cell, serverSettingsOf } from '../passes/faults.js';
+import { cell, protocolOf, serverSettingsOf } from '../passes/faults.js';
 import { requireMuxClient } from '../faults/mux-client.js';
-import { MODES } from '../modes.js';
-import { LISTENERS } from '../../server/listeners.js';
 import { serverEnv } from '../invoke.js';
 import { ROOT } from '../processes.js';
 import { provenanceOf } from '../provenance.js';
@@ -26,7 +24,7 @@ export async function main(settings) {
   process.chdir(ROOT);
   await mkdir(settings.RESULTS_DIR, { recursive: true });
   // gRPC cells run ghz beside k6: provisioned before anything starts.
-  if (settings.MODES.some((m) => LISTENERS[MODES[m].listener].load.request === 'grpc')) requireMuxClient();
+  if (settings.MODES.some((m) => protocolOf(m) === 'grpc')) requireMuxClient();
   const cores = splitCores(allowedCpus());
   const stamp = fileStamp();
   const cells = [];

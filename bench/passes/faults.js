@@ -26,6 +26,13 @@ export const serverSettingsOf = (settings) => ({
   WORKER_MEMORY_MB: settings.WORKER_MEMORY_MB, H2_MAX_CONCURRENT_STREAMS: settings.H2_MAX_CONCURRENT_STREAMS,
 });
 
+/**
+ * How a mode's listener is spoken to by the misbehaving clients and whether ghz runs beside k6: gRPC, or HTTP/1.1 GET.
+ * @param {string} mode a name of MODES
+ * @returns {'grpc'|'http'}
+ */
+export const protocolOf = (mode) => (LISTENERS[MODES[mode].listener].load.request === 'grpc' ? 'grpc' : 'http');
+
 /** Sum of the workers' RSS (MiB), null when none is readable. */
 const workersRss = (server) => {
   const each = server.workerPids().map(rssMib).filter((v) => v !== null);
@@ -43,7 +50,6 @@ const workersRss = (server) => {
  * @throws {BenchError} when the server does not start or k6 cannot run
  */
 export async function cell(name, mode, settings, cores, stamp) {
-  const { listener } = MODES[mode];
   const server = await startServer({
     env: serverEnv([mode], {
       workers: settings.WORKERS, adminPort: await freePort(), settings: { ...serverSettingsOf(settings), ...FAULTS[name].server?.(settings) },
@@ -61,7 +67,7 @@ export async function cell(name, mode, settings, cores, stamp) {
         vars: { SCENARIO: 'user', REQUEST_TIMEOUT: settings.REQUEST_TIMEOUT },
       }),
     });
-    const protocol = LISTENERS[listener].load.request === 'grpc' ? 'grpc' : 'http';
+    const protocol = protocolOf(mode);
     // The multiplexing client beside k6, from the same start, on k6's core.
     const mux = protocol === 'grpc' ? muxLoad({ port, loadMs, cpus: cores.k6Cpus }) : null;
     await sleep(1000); // k6's start-up and setup()

@@ -53,26 +53,21 @@ async function boundedK6(options, duration, what) {
 
 /**
  * k6 arguments of one run of a mode's local script (k6 sees only -e: runK6 leaves the environment out): closed model at
- * VUS, or, given a rate, open model at that many requests a second with OPEN_VUS_PER_VU x VUS VUs.
+ * VUS, or, given a rate, open model at that many requests a second with VUS VUs, all made before the load (MAX_VUS =
+ * VUS). A VU k6 makes mid-run costs it a script start, which stalls it and drops more iterations: measured here (20 s at
+ * 80% of k6's ceiling, 1 worker), VUS VUs growing to 4 x VUS mid-run dropped 8% of HTTP's iterations (p99 72 ms), and
+ * 4 x VUS made up front did worse (p99 88 ms).
  */
 const soakK6Args = (mode, host, summaryFile, duration, settings, rate = null) => k6Args(mode, {
-  host, summaryFile, duration, vus: rate ? OPEN_VUS_PER_VU * settings.VUS : settings.VUS, rate,
-  vars: { SCENARIO: 'user', CONNECTIONS: 'reuse', REQUEST_TIMEOUT: settings.REQUEST_TIMEOUT,
-    ...(rate ? { MAX_VUS: OPEN_VUS_PER_VU * settings.VUS } : {}) },
+  host, summaryFile, duration, vus: settings.VUS, rate,
+  vars: { SCENARIO: 'user', CONNECTIONS: 'reuse', REQUEST_TIMEOUT: settings.REQUEST_TIMEOUT, ...(rate ? { MAX_VUS: settings.VUS } : {}) },
 });
-// The open model's VUs, all made before the load, per VUS: a stall of a few ms occupies every VU that starts in it, and
-// k6 drops what finds none free, while a VU it makes mid-run costs it a script start that stalls it more. Measured here
-// (20 s at 80% of k6's ceiling, 1 worker): with VUS VUs up to 4 x VUS made mid-run 8% of HTTP's iterations dropped and
-// p99 was 72 ms; with VUS made up front, 10% and 26 ms; with 4 x VUS made up front, see docs/soak.md. A VU connects on
-// its first request (CONNECTIONS=reuse), so the connections are those the rate needs, at most 4 x VUS.
-const OPEN_VUS_PER_VU = 1;
 
 /**
  * The ceiling of SOAK_RATE=auto on the running server: the server's own (the listener's native tool, wrk or h2load, at VUS
- * connections pinned where k6 runs), then k6's as an open-model client (asked for the server's ceiling; what it starts
- * is its own, since k6's arrival-rate executor costs it more per request than VUs looping: here its closed-model RPS
- * was not sustainable open, 15% of HTTP's iterations dropped at 80% of it), each for CEILING_DURATION. The rate is
- * AUTO_RATE_SHARE of the lower: a rate k6 cannot start would measure k6 (dropped iterations), not the server.
+ * connections pinned where k6 runs), then k6's as an open-model client (asked for the server's ceiling, what it starts is
+ * its own), each for CEILING_DURATION. The rate is the lower of AUTO_RATE_SHARE of the server's and K6_RATE_SHARE of k6's:
+ * a rate k6 cannot start would measure k6 (dropped iterations), not the server.
  * @returns {Promise<{server_rps: number, server_tool: string, k6_rps: number, k6_cpu_pct: number|null, limit: 'server'|'k6', rate: number}>}
  *   req/s
  * @throws {BenchError} when a ceiling run fails

@@ -20,7 +20,7 @@ export const AUTO_RATE_SHARE = 0.8;
  */
 export const K6_RATE_SHARE = 0.5;
 
-// SOAK_RATE: `auto` (AUTO_RATE_SHARE of the ceiling measured before the run), `closed` (VUS looping), or req/s.
+// SOAK_RATE: `auto` (the rate the ceilings measured before the run give), `closed` (VUS looping), or req/s.
 const rate = makeValidator((input) => {
   const value = String(input).trim();
   if (value === 'auto' || value === 'closed') return value;

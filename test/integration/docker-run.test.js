@@ -301,7 +301,7 @@ describe('the Docker flow on podman', { skip: skip || false }, () => {
   // longer read by nghttp2, so the PING's ACK (and any call racing the notice) sat unread until the final close, which
   // then reset the connection; about one run in three, a k6 VU's kept connection failed with "write: broken pipe". The
   // guard now holds the stream that carries the notice until the ACK, and a draining worker stops accepting first
-  // (server/h2-guard.js). 22 runs of this test since then lost nothing (2026-11-25), and it is strict again.
+  // (server/h2-guard.js). 21 runs of this test since then lost nothing (2026-11-24/25), and it is strict again.
   for (const mode of ['http', 'grpc']) {
     test(`stop (${mode}): SIGTERM through tini, the primary drains and exits 0 within stop_grace_period (${GRACE_MS} ms); `
       + 'k6 running through it has no request fail that the server had taken', async (t) => {
