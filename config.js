@@ -72,7 +72,7 @@ function split(value) {
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(rest);
   if (scheme) {
     const name = scheme[1].toLowerCase();
-    if (name === 'https') return 'https:// is not accepted, the servers speak plaintext';
+    if (name === 'https') return 'https:// is not accepted: give host:port; TLS is switched on apart (k6: -e TLS_CA=<the CA certificate>)';
     if (name !== 'http') return `${name}:// is not accepted, only http://`;
     rest = rest.slice(scheme[0].length).replace(/\/$/, '');
   }

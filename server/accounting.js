@@ -40,12 +40,36 @@ function registerProcessMetrics(registry, prefix) {
   const own = prefix || 'server_';
   const registers = [registry];
 
+  // Bytes allocated on the V8 heap. Node 24's v8.getHeapStatistics() has no total_allocated_bytes; but the heap's used size
+  // grows only by allocation between two GCs and shrinks only in a GC, so what was allocated since the start is the used
+  // size's growth plus what every GC freed (used before it − used after it). v8.GCProfiler records each GC's sizes at the
+  // GC itself, nothing per allocation.
+  // A stopped GCProfiler is not inert: Node 24 removes its GC callbacks only when V8 collects the object (~GCProfiler in
+  // src/node_v8.cc), and until then it appends every GC to a buffer nobody reads. One stopped per scrape lived on in the
+  // old generation until a full GC, which a steady server rarely needs: an HTTP worker's RSS grew 5 MiB/min, speeding up,
+  // in a 30-minute soak (docs/soak.md). A forced full GC per scrape frees them but slows the worker for a while after
+  // each (docs/soak.md has the figures). So the profiler is replaced after every GC, from the observer below: each one
+  // records a GC or two and dies young, and a scavenge collects it with its buffer.
+  const allocation = { profiler: new v8.GCProfiler(), freed: 0, startUsed: v8.getHeapStatistics().used_heap_size };
+  allocation.profiler.start();
+  // A GC during stop()'s own parse falls between two profilers and goes uncounted: the total can then dip below what was
+  // reported, and the counter waits for it rather than step back.
+  const readAllocation = () => {
+    for (const { beforeGC, afterGC } of allocation.profiler.stop().statistics) {
+      allocation.freed += beforeGC.heapStatistics.usedHeapSize - afterGC.heapStatistics.usedHeapSize;
+    }
+    allocation.profiler = new v8.GCProfiler();
+    allocation.profiler.start();
+    return v8.getHeapStatistics().used_heap_size - allocation.startUsed + allocation.freed;
+  };
+
   const gc = { pauseMs: 0, runs: 0 };
   new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
       gc.pauseMs += entry.duration;
       gc.runs++;
     }
+    readAllocation();
   }).observe({ entryTypes: ['gc'] });
   const reported = { pauseMs: 0, runs: 0 };
   new Counter({
@@ -67,26 +91,16 @@ function registerProcessMetrics(registry, prefix) {
     },
   });
 
-  // Bytes allocated on the V8 heap. Node 24's v8.getHeapStatistics() has no total_allocated_bytes; but the heap's used size
-  // grows only by allocation between two GCs and shrinks only in a GC, so what was allocated since the start is the used
-  // size's growth plus what every GC freed (used before it − used after it). v8.GCProfiler records each GC's sizes at the
-  // GC itself, nothing per allocation; it is read and restarted at each scrape (a GC in the instant between its stop and
-  // start would go uncounted, so the counter never steps back on that account).
-  const allocation = { profiler: new v8.GCProfiler(), freed: 0, startUsed: v8.getHeapStatistics().used_heap_size, reported: 0 };
-  allocation.profiler.start();
+  let allocationReported = 0;
   new Counter({
     name: `${own}heap_allocated_bytes_total`,
     help: 'Bytes allocated on the V8 heap since the accounting started: heap-used growth plus what each GC freed (v8.GCProfiler).',
     registers,
     collect() {
-      for (const { beforeGC, afterGC } of allocation.profiler.stop().statistics) {
-        allocation.freed += beforeGC.heapStatistics.usedHeapSize - afterGC.heapStatistics.usedHeapSize;
-      }
-      allocation.profiler.start();
-      const total = v8.getHeapStatistics().used_heap_size - allocation.startUsed + allocation.freed;
-      if (total <= allocation.reported) return;
-      this.inc(total - allocation.reported);
-      allocation.reported = total;
+      const total = readAllocation();
+      if (total <= allocationReported) return;
+      this.inc(total - allocationReported);
+      allocationReported = total;
     },
   });
 

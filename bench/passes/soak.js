@@ -154,13 +154,17 @@ export async function soakRun(mode, settings, cores, job) {
       const now = await scrapeServer(admin, { timeoutMs: 5000 }).catch(() => null);
       if (!now) return;
       const t = round((performance.now() - t0) / 1000);
-      const f = serverFigures(serverWindow(last, now));
+      const window = serverWindow(last, now);
+      const f = serverFigures(window);
+      const largest = (pick) => round(Math.max(...window.workers.map(pick)) / 2 ** 20, 1);
       windows.push({
         from_s: lastT, to_s: t, requests: f.server_requests, rps: round(f.server_requests / (t - lastT), 1),
         gc_ms_per_1k_requests: f.server_gc_ms_per_1k_requests === null ? null : round(f.server_gc_ms_per_1k_requests, 3),
         allocated_bytes_per_request: f.server_heap_allocated_bytes_per_request === null ? null : Math.round(f.server_heap_allocated_bytes_per_request),
         cpu_us_per_request: f.server_cpu_us_per_request === null ? null : round(f.server_cpu_us_per_request, 2),
         heap_end_mib: round(f.server_heap_end_mib, 1),
+        heap_committed_end_mib: largest((w) => w.heap_total_end_bytes),
+        outside_heap_end_mib: largest((w) => w.rss_end_bytes - w.heap_total_end_bytes),
       });
       last = now;
       lastT = t;

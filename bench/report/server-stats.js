@@ -16,6 +16,7 @@ const MIB = 2 ** 20;
  * @property {number} rss_bytes resident set size now (bytes)
  * @property {number} rss_peak_bytes largest RSS sampled since the previous scrape (bytes)
  * @property {number} heap_used_bytes V8 heap used now (bytes)
+ * @property {number} heap_total_bytes V8 heap committed now: every space's size, used or not (bytes)
  * @property {number} heap_used_peak_bytes largest heap used sampled since the previous scrape (bytes)
  * @property {number} eventloop_p50_s median of the event-loop samples since the previous scrape,
  *   sampling interval included (s)
@@ -43,6 +44,8 @@ const MIB = 2 ** 20;
  * @property {number} rss_end_bytes RSS at the end (bytes)
  * @property {number} heap_used_peak_bytes largest V8 heap used, sampled likewise (bytes)
  * @property {number} heap_used_end_bytes V8 heap used at the end (bytes)
+ * @property {number} heap_total_end_bytes V8 heap committed at the end (bytes): what V8 holds for its spaces, used or
+ *   not; RSS less this is the worker's memory outside the V8 heap
  * @property {number} eventloop_p50_ms median event-loop delay in the window, the sampling
  *   interval taken out (ms, at least 0)
  * @property {number} eventloop_p99_ms its 99th percentile (ms)
@@ -70,6 +73,7 @@ const LIBRARY = {
   process_cpu_system_seconds_total: 'cpu_system_s',
   process_resident_memory_bytes: 'rss_bytes',
   nodejs_heap_size_used_bytes: 'heap_used_bytes',
+  nodejs_heap_size_total_bytes: 'heap_total_bytes',
   nodejs_eventloop_lag_p50_seconds: 'eventloop_p50_s',
   nodejs_eventloop_lag_p99_seconds: 'eventloop_p99_s',
 };
@@ -153,6 +157,7 @@ export function serverWindow(start, end) {
       rss_end_bytes: w.rss_bytes,
       heap_used_peak_bytes: Math.max(w.heap_used_peak_bytes, w.heap_used_bytes),
       heap_used_end_bytes: w.heap_used_bytes,
+      heap_total_end_bytes: w.heap_total_bytes,
       eventloop_p50_ms: delayMs(w.eventloop_p50_s, w),
       eventloop_p99_ms: delayMs(w.eventloop_p99_s, w),
       started_in_window: !before.has(w.pid),

@@ -118,6 +118,10 @@ export function memoryFigures(samples, limits) {
  * @property {number|null} allocated_bytes_per_request bytes the workers allocated on their V8 heaps per request
  * @property {number|null} cpu_us_per_request server CPU (workers and primary, user + system) per request (µs)
  * @property {number} heap_end_mib the largest worker's V8 heap used at the window's end (MiB)
+ * @property {number} heap_committed_end_mib the largest worker's V8 heap committed at the window's end (MiB): V8's
+ *   spaces, used or not; its young generation alone grows from 1 to 64 MiB as V8 sizes it to the load
+ * @property {number} outside_heap_end_mib the largest worker's RSS less its V8 heap committed, at the window's end
+ *   (MiB): buffers, sockets, code, the allocator's arenas; where a native leak shows
  */
 
 /**
@@ -125,7 +129,8 @@ export function memoryFigures(samples, limits) {
  * fifth of it (one window at least each), the largest window value, and a least-squares slope over time. A leak, or a
  * heap V8 keeps growing, shows as GC per request rising; a steady server keeps the first and last fifth alike.
  * @param {ServerWindowFigures[]} windows in time order
- * @returns {null|Record<'gc_ms_per_1k_requests'|'allocated_bytes_per_request'|'cpu_us_per_request'|'heap_end_mib',
+ * @returns {null|Record<'gc_ms_per_1k_requests'|'allocated_bytes_per_request'|'cpu_us_per_request'|'heap_end_mib'
+ *   |'heap_committed_end_mib'|'outside_heap_end_mib',
  *   {first: number, last: number, max: number, slope_per_min: number|null}> & {windows: number}} null without a window
  *   that served requests; slope_per_min in the figure's unit per minute, null under two windows
  */
@@ -136,7 +141,7 @@ export function serverTrend(windows) {
   const start = served[0].from_s;
   const fifth = (end - start) / 5;
   const trend = (field) => {
-    const points = served.filter((w) => w[field] !== null).map((w) => [(w.from_s + w.to_s) / 120, w[field]]);
+    const points = served.filter((w) => Number.isFinite(w[field])).map((w) => [(w.from_s + w.to_s) / 120, w[field]]);
     if (points.length === 0) return null;
     const head = points.filter(([t]) => t * 60 <= start + fifth);
     const tail = points.filter(([t]) => t * 60 >= end - fifth);
@@ -153,6 +158,8 @@ export function serverTrend(windows) {
     allocated_bytes_per_request: trend('allocated_bytes_per_request'),
     cpu_us_per_request: trend('cpu_us_per_request'),
     heap_end_mib: trend('heap_end_mib'),
+    heap_committed_end_mib: trend('heap_committed_end_mib'),
+    outside_heap_end_mib: trend('outside_heap_end_mib'),
   };
 }
 
@@ -217,6 +224,8 @@ export function renderSoakMarkdown(report) {
         row('V8 heap allocated per request (bytes), first → last', (r) => trend(r, 'allocated_bytes_per_request', 0)),
         row('server CPU per request (µs), first → last', (r) => trend(r, 'cpu_us_per_request', 1)),
         row('V8 heap used at window end, largest worker (MiB), first → last', (r) => trend(r, 'heap_end_mib', 1)),
+        row('V8 heap committed at window end, largest worker (MiB), first → last', (r) => trend(r, 'heap_committed_end_mib', 1)),
+        row('RSS outside the V8 heap at window end, largest worker (MiB), first → last', (r) => trend(r, 'outside_heap_end_mib', 1)),
         row('load average (1 min) before the run', (r) => fmt(r.loadavg_before, 2)),
       ], align(runs)), '',
       `Verdict per worker: stable when RSS grew less than ${settings.RSS_GROWTH_PCT}% (median of the last minute vs the first) and `
@@ -224,9 +233,12 @@ export function renderSoakMarkdown(report) {
       + 'more than two standard errors; inconclusive when the slope exceeds the limit by less than that; too short to tell under two minutes. '
       + 'Why: under load a worker\'s RSS is a GC sawtooth of tens of MiB with periods from seconds to minutes, so single samples and '
       + 'the slope mostly tell where the peaks fell; minute medians and the slope\'s standard error (an underestimate, the samples being '
-      + 'correlated) keep that from passing for a trend. The limits: 10% of a worker is more than V8\'s heap resizing moves its median; '
+      + 'correlated) keep that from passing for a trend. The limits: 10% of a worker is more than V8\'s GC sawtooth moves its median; '
       + '1 MiB/min is 60 MiB an hour, a leak worth fixing (a per-request leak at these rates would be tens of MiB a minute). '
-      + 'The idle reading is taken in the pause between the warm-up and the measured run and left out of the trend.', '');
+      + 'The idle reading is taken in the pause between the warm-up and the measured run and left out of the trend. '
+      + 'RSS also holds the V8 heap V8 keeps committed, and V8 sizes its young generation to the load over minutes (from 1 MiB up '
+      + 'to 64 MiB here, in doublings), so a growing RSS is a leak only if it grows outside the V8 heap: the rows of V8 heap '
+      + 'committed and of RSS outside it, read at each window\'s end, tell the two apart.', '');
     const short = runs.filter((r) => r.model === 'open' && r.dropped_iterations > 0.01 * (r.requests + r.dropped_iterations));
     if (short.length) {
       out.push(`k6 could not start more than 1% of the iterations the open model asked for in ${short.map((r) => modeLabel(r.mode)).join(', ')}: `

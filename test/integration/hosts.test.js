@@ -92,7 +92,7 @@ describe('k6 scripts', () => {
     await writeFile(bad, JSON.stringify({ ...summary, bench: { ...summary.bench, host: 'https://127.0.0.1:3000' } }));
     const refused = await compare(summaryFile, bad);
     assert.equal(refused.code, 2, refused.stderr);
-    assert.equal(refused.stderr, `compare: ${bad}: bench.host="https://127.0.0.1:3000": ${FORMS} — https:// is not accepted, the servers speak plaintext\n`);
+    assert.equal(refused.stderr, `compare: ${bad}: bench.host="https://127.0.0.1:3000": ${FORMS} — https:// is not accepted: give host:port; TLS is switched on apart (k6: -e TLS_CA=<the CA certificate>)\n`);
 
     // Summaries from before bench.host existed say ''; they still compare.
     const old = path.join(dir, 'no-host.json');

@@ -96,6 +96,8 @@ test('the soak job at SOAK_RATE=auto: open model at the rate the ceilings give, 
   assert.ok(run.server_windows.length >= 4, `${run.server_windows.length} windows`);
   for (const w of run.server_windows.filter((x) => x.requests > 0)) {
     assert.ok(w.gc_ms_per_1k_requests > 0 && w.allocated_bytes_per_request > 1000 && w.cpu_us_per_request > 0, JSON.stringify(w));
+    // RSS = V8 heap committed + what is outside it; the heap committed holds the heap used.
+    assert.ok(w.heap_committed_end_mib >= w.heap_end_mib && w.outside_heap_end_mib > 0, JSON.stringify(w));
   }
   const served = run.server_windows.reduce((a, w) => a + w.requests, 0);
   // The windows cover the whole run, k6's setup() call and the ceiling's left out: within 2% of k6's requests.
@@ -104,6 +106,7 @@ test('the soak job at SOAK_RATE=auto: open model at the rate the ceilings give, 
   assert.notEqual(run.memory.verdict, 'too short to tell', 'two minutes give a verdict');
   assert.match(stdout, /\| GC per 1000 requests \(ms\), first → last +\| +[\d.,]+ → [\d.,]+ \(max [\d.,]+\) \|/);
   assert.match(stdout, /\| load +\| +[\d,]+ req\/s, open model \|/);
+  assert.match(stdout, /\| RSS outside the V8 heap at window end, largest worker \(MiB\), first → last +\| +[\d.,]+ → [\d.,]+ \(max [\d.,]+\) \|/);
 });
 
 test('an invalid setting stops the soak job in one line, naming it, before any server starts', async (t) => {

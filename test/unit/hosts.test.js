@@ -34,7 +34,7 @@ describe('parseHost', () => {
       [':3000', /the host is missing/],
       ['host:0', /port 0 is not from 1 to 65535/],
       ['host:70000', /port 70000 is not from 1 to 65535/],
-      ['https://h:1', /https:\/\/ is not accepted, the servers speak plaintext/],
+      ['https://h:1', /https:\/\/ is not accepted: give host:port; TLS is switched on apart \(k6: -e TLS_CA=<the CA certificate>\)/],
       ['ftp://h:1', /ftp:\/\/ is not accepted/],
       ['h:1/path', /nothing may follow the port/],
       ['http://h:1/path', /nothing may follow the port/],
@@ -62,7 +62,7 @@ describe('parseHost', () => {
     const specs = { A: hostPort(), B: hostPort({ default: '' }) };
     assert.deepEqual({ ...readEnv({ A: 'http://[::1]:4000/' }, specs, Error) }, { A: '[::1]:4000', B: '' });
     assert.throws(() => readEnv({ A: 'https://h:1' }, specs, Error),
-      { message: `invalid setting A="https://h:1": ${FORMS} — https:// is not accepted, the servers speak plaintext` });
+      { message: `invalid setting A="https://h:1": ${FORMS} — https:// is not accepted: give host:port; TLS is switched on apart (k6: -e TLS_CA=<the CA certificate>)` });
   });
 });
 

@@ -29,6 +29,8 @@ test('the server trend: medians of the first and last fifth of the windows, the 
   const windows = Array.from({ length: 10 }, (_, i) => ({
     from_s: i * 30, to_s: (i + 1) * 30, requests: 90000, rps: 3000,
     gc_ms_per_1k_requests: 1 + 0.1 * i, allocated_bytes_per_request: 20000, cpu_us_per_request: 50, heap_end_mib: 30,
+    // V8 doubles its young generation at the fourth window; outside the heap nothing moves.
+    heap_committed_end_mib: i < 4 ? 40 : 72, outside_heap_end_mib: 60,
   }));
   const trend = serverTrend(windows);
   assert.equal(trend.windows, 10);
@@ -38,6 +40,10 @@ test('the server trend: medians of the first and last fifth of the windows, the 
   assert.equal(trend.gc_ms_per_1k_requests.max, 1.9);
   assert.equal(trend.gc_ms_per_1k_requests.slope_per_min, 0.2);
   assert.deepEqual(trend.allocated_bytes_per_request, { first: 20000, last: 20000, max: 20000, slope_per_min: 0 });
+  assert.deepEqual([trend.heap_committed_end_mib.first, trend.heap_committed_end_mib.last], [40, 72]);
+  assert.deepEqual(trend.outside_heap_end_mib, { first: 60, last: 60, max: 60, slope_per_min: 0 });
+  // A window read by an older job, without the field, is left out of that field's trend.
+  assert.equal(serverTrend([{ ...windows[0], outside_heap_end_mib: undefined }, windows[9]]).outside_heap_end_mib.first, 60);
   // A window that served nothing (k6 ended) is left out; none at all gives no trend.
   assert.equal(serverTrend([...windows, { ...windows[0], from_s: 300, to_s: 301, requests: 0, gc_ms_per_1k_requests: null }]).windows, 10);
   assert.equal(serverTrend([{ ...windows[0], requests: 0 }]), null);
