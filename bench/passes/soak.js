@@ -17,7 +17,7 @@ import { durationMs } from '../settings/validators.js';
 import { EVENT } from '../../server/events.js';
 import { k6Args, portOfMode, serverEnv } from '../invoke.js';
 import { readSummary } from '../report/summary.js';
-import { memoryFigures, serverTrend } from '../report/soak.js';
+import { memoryFigures, outsideHeapTrend, serverTrend } from '../report/soak.js';
 import { loadAverage, rssMib } from './memory.js';
 import { AUTO_RATE_SHARE, K6_RATE_SHARE, RSS_INTERVAL_S, SERVER_WINDOW_S } from '../settings/soak.js';
 
@@ -186,6 +186,7 @@ export async function soakRun(mode, settings, cores, job) {
     if (run.code !== 0) throw new BenchError(`k6 run against ${host} failed (exit ${run.code}): ${k6Reason(run.output)}`);
     const figures = await readSummary(summaryFile);
     const first = Object.keys(idle.workers);
+    const limits = { growthPct: settings.RSS_GROWTH_PCT, slopeMibPerMin: settings.RSS_SLOPE_MIB_PER_MIN };
     return {
       mode,
       workers: settings.WORKERS,
@@ -210,7 +211,8 @@ export async function soakRun(mode, settings, cores, job) {
       loadavg_after: loadAverage(),
       rss_interval_s: RSS_INTERVAL_S,
       rss_idle_mib: round(Object.values(idle.workers).reduce((a, b) => a + b, 0)),
-      memory: memoryFigures(samples, { growthPct: settings.RSS_GROWTH_PCT, slopeMibPerMin: settings.RSS_SLOPE_MIB_PER_MIN }),
+      memory: memoryFigures(samples, limits),
+      outside_heap: outsideHeapTrend(windows, limits),
       server_window_s: SERVER_WINDOW_S,
       server: serverTrend(windows),
       // A worker that died during the sustained run would hide its memory from the end figures.

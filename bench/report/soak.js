@@ -108,6 +108,20 @@ export function memoryFigures(samples, limits) {
 }
 
 /**
+ * The memory verdict of RSS outside the V8 heap (RSS less V8's heap committed, the largest worker, at each window's
+ * end): the part a native leak grows, apart from V8 sizing its own heap to the load. The rule and limits are rssTrend's,
+ * on the windows' readings (one every SERVER_WINDOW_S) instead of the 5 s samples.
+ * @param {ServerWindowFigures[]} windows in time order
+ * @param {{growthPct: number, slopeMibPerMin: number}} limits as rssTrend's
+ * @returns {RssTrend|null} null when no window that served requests carries the figure
+ */
+export function outsideHeapTrend(windows, limits) {
+  const points = windows.filter((w) => w.requests > 0 && Number.isFinite(w.outside_heap_end_mib))
+    .map((w) => /** @type {[number, number]} */ ([w.to_s, w.outside_heap_end_mib]));
+  return points.length ? rssTrend(points, limits) : null;
+}
+
+/**
  * @typedef {object} ServerWindowFigures one window of the server's own accounting during the sustained run
  *   (bench/passes/soak.js reads it every SERVER_WINDOW_S)
  * @property {number} from_s start of the window (s since the run's start)
@@ -226,6 +240,8 @@ export function renderSoakMarkdown(report) {
         row('V8 heap used at window end, largest worker (MiB), first → last', (r) => trend(r, 'heap_end_mib', 1)),
         row('V8 heap committed at window end, largest worker (MiB), first → last', (r) => trend(r, 'heap_committed_end_mib', 1)),
         row('RSS outside the V8 heap at window end, largest worker (MiB), first → last', (r) => trend(r, 'outside_heap_end_mib', 1)),
+        row('RSS outside the V8 heap: slope ± standard error (MiB/min), verdict', (r) => (r.outside_heap
+          ? `${fmt(r.outside_heap.slope_mib_per_min, 2)} ± ${fmt(r.outside_heap.slope_se_mib_per_min, 2)}, ${r.outside_heap.verdict}` : 'n/a')),
         row('load average (1 min) before the run', (r) => fmt(r.loadavg_before, 2)),
       ], align(runs)), '',
       `Verdict per worker: stable when RSS grew less than ${settings.RSS_GROWTH_PCT}% (median of the last minute vs the first) and `

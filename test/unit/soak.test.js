@@ -1,7 +1,7 @@
 // The soak's memory verdict (bench/report/soak.js memoryFigures), from synthetic RSS series.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { memoryFigures, serverTrend } from '../../bench/report/soak.js';
+import { memoryFigures, outsideHeapTrend, serverTrend } from '../../bench/report/soak.js';
 
 test('the memory verdict: a sawtooth is stable, a leak grows, a slope within its noise is inconclusive, under 2 min tells nothing', () => {
   const limits = { growthPct: 10, slopeMibPerMin: 1 };
@@ -47,4 +47,11 @@ test('the server trend: medians of the first and last fifth of the windows, the 
   // A window that served nothing (k6 ended) is left out; none at all gives no trend.
   assert.equal(serverTrend([...windows, { ...windows[0], from_s: 300, to_s: 301, requests: 0, gc_ms_per_1k_requests: null }]).windows, 10);
   assert.equal(serverTrend([{ ...windows[0], requests: 0 }]), null);
+
+  // The verdict outside the V8 heap: flat while the heap committed grows is stable; 2 MiB a minute more is growing.
+  const limits = { growthPct: 10, slopeMibPerMin: 1 };
+  assert.equal(outsideHeapTrend(windows, limits).verdict, 'stable');
+  const leaking = windows.map((w) => ({ ...w, outside_heap_end_mib: 60 + w.to_s / 30 }));
+  assert.equal(outsideHeapTrend(leaking, limits).verdict, 'growing');
+  assert.equal(outsideHeapTrend(windows.map((w) => ({ ...w, outside_heap_end_mib: undefined })), limits), null);
 });
