@@ -42,18 +42,20 @@ declare -A PACKAGE=(
   [taskset]=util-linux [setpriv]=util-linux [docker]=docker.io
   [shellcheck]=shellcheck [docker-compose]=docker-compose
   [podman]=podman [mmdebstrap]=mmdebstrap [runc]=runc [curl]=curl
-  [netavark]=netavark [aardvark-dns]=aardvark-dns [openssl]=openssl
+  [netavark]=netavark [aardvark-dns]=aardvark-dns [iptables]=iptables [openssl]=openssl
 )
 
 # What each command needs. test: `npm test` (the link tests need root for ip netns as well);
 # lint: scripts/lint-docker.sh; container: podman as scripts/podman.sh sets it up (the fresh-machine
 # check, scripts/fresh-machine.sh); docker-run: the Docker flow run for real on podman
-# (test/integration/docker-run.test.js: Compose through podman's Docker API, its DNS from netavark).
+# (test/integration/docker-run.test.js: Compose through podman's Docker API, its DNS from netavark, whose
+# firewall driver in Debian 12 (netavark 1.4) runs iptables: without it every container start fails, "netavark: No
+# such file or directory").
 declare -A SETS=(
   [test]="node openssl wrk h2load tshark dumpcap ip tc haproxy python3 pip docker taskset setpriv k6 h2spec grpcurl toxiproxy-server ghz"
   [lint]="shellcheck docker-compose haproxy python3 pip"
   [container]="podman mmdebstrap runc"
-  [docker-run]="podman mmdebstrap runc netavark aardvark-dns docker docker-compose curl node k6 grpcurl"
+  [docker-run]="podman mmdebstrap runc netavark aardvark-dns iptables docker docker-compose curl node k6 grpcurl"
 )
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
