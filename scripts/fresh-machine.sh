@@ -4,6 +4,7 @@
 # root, and the package registries. Each command must provision all it needs; nothing of this
 # machine's installs, caches or folders beside the checkout is visible inside.
 #   bash scripts/fresh-machine.sh [COMMAND...]   default: bash bench.sh && npm test
+#   GO_CACHE_OUT=DIR (empty): keep the container's Go caches there after it ends
 # Needs root (podman runs the container rootful, --privileged for the network-namespace tests).
 # The base is Debian's minbase made by mmdebstrap (no image registry is reached), cached in
 # .tools/fresh/; podman, mmdebstrap and runc come from Debian, set up by scripts/podman.sh.
@@ -43,6 +44,16 @@ for v in NODE_EXTRA_CA_CERTS SSL_CERT_FILE SSL_CERT_DIR PIP_CERT GIT_SSL_CAINFO 
   if [ -n "${!v:-}" ]; then env_args+=(--env "$v=${!v}"); fi
 done
 if [ $# -eq 0 ]; then set -- bash -c 'bash bench.sh && npm test'; fi
+# GO_CACHE_OUT=<an empty folder>: the container's Go build and module caches are written there, to outlive it (CI hands
+# them to its host jobs, which build the same pinned tools). It must be empty, so the container still builds cold.
+go_cache=()
+if [ -n "${GO_CACHE_OUT:-}" ]; then
+  if [ ! -d "$GO_CACHE_OUT" ] || [ -n "$(ls -A "$GO_CACHE_OUT")" ]; then
+    echo "fresh-machine: GO_CACHE_OUT=$GO_CACHE_OUT must be an empty folder" >&2
+    exit 1
+  fi
+  go_cache=(--volume "$GO_CACHE_OUT:/go-cache" --env GOCACHE=/go-cache/build --env GOMODCACHE=/go-cache/mod)
+fi
 
 echo "fresh-machine: running in a fresh container: $*" >&2
 started=$SECONDS
@@ -56,7 +67,7 @@ podman run --rm --privileged --network host --pull never \
   --workdir /work/json-vs-grpc-bench \
   --env PATH=/usr/local/go/bin:/root/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
   --env CI="${CI:-}" \
-  "${env_args[@]}" \
+  "${env_args[@]}" "${go_cache[@]}" \
   "$image" \
   bash -c 'ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm && exec "$@"' fresh "$@" || status=$?
 echo "fresh-machine: the commands ran $((SECONDS - started)) s and exited $status" >&2
