@@ -100,3 +100,12 @@ export function k6Args(mode, { target = 'local', script = 'project', host, vus, 
   const summary = script === 'minimal' ? ['--summary-export', summaryFile] : [];
   return [...flags, ...env, ...closed, ...summary, script === 'minimal' ? minimalScript : scripts[target]];
 }
+
+/**
+ * What k6 needs to verify a TLS server against a CA: the scripts' TLS_CA (-e; the gRPC scripts trust it alone), and
+ * SSL_CERT_FILE in k6's environment, which Go's crypto/tls reads in place of the system's roots for the HTTP client
+ * (k6 has no per-request CA option).
+ * @param {{caCert: string}|null} tls a cell's (bench/placement/placement.js), null for cleartext
+ * @returns {{vars: Record<string, string>, env: Record<string, string>}} both empty for cleartext
+ */
+export const k6Tls = (tls) => (tls ? { vars: { TLS_CA: tls.caCert }, env: { SSL_CERT_FILE: tls.caCert } } : { vars: {}, env: {} });

@@ -7,6 +7,7 @@ import { PerformanceObserver } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import client from 'prom-client';
 import { servedRequests } from './served.js';
+import { HANDSHAKE_LABELS, tlsHandshakes } from './tls.js';
 
 const { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Registry } = client;
 
@@ -135,7 +136,8 @@ function registerProcessMetrics(registry, prefix) {
 
 /**
  * Starts a worker's accounting: registers its metrics, including
- * `server_requests_served_total{handlers}` read from server/served.js at scrape time,
+ * `server_requests_served_total{handlers}` read from server/served.js at scrape time and
+ * `server_tls_handshakes_total{version,cipher,alpn,resumed}` from server/tls.js,
  * and answers the primary's requests for them over cluster IPC. Call once, in a worker.
  */
 export function startWorkerAccounting() {
@@ -151,6 +153,21 @@ export function startWorkerAccounting() {
       for (const [handlers, count] of Object.entries(servedRequests)) {
         this.inc({ handlers }, count - (reported[handlers] ?? 0));
         reported[handlers] = count;
+      }
+    },
+  });
+  const handshakesReported = new Map();
+  new Counter({
+    name: 'server_tls_handshakes_total',
+    help: 'TLS handshakes completed (one per TLS connection; server/tls.js), by version, cipher, ALPN protocol and whether the '
+      + 'session was resumed. Absent without TLS_CERT.',
+    labelNames: [...HANDSHAKE_LABELS],
+    registers: [registry],
+    collect() {
+      for (const [key, count] of tlsHandshakes) {
+        const labels = Object.fromEntries(key.split('|').map((v, i) => [HANDSHAKE_LABELS[i], v]));
+        this.inc(labels, count - (handshakesReported.get(key) ?? 0));
+        handshakesReported.set(key, count);
       }
     },
   });

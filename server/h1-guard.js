@@ -20,6 +20,7 @@
 // idle connection (RFC 9112 9.3.1).
 import http from 'node:http';
 import https from 'node:https';
+import { countHandshakes } from './tls.js';
 
 /** How long (ms) a connection must have been idle before a drain closes it. */
 const IDLE_CLOSE_GRACE_MS = 500;
@@ -63,6 +64,7 @@ export function guardedHttp1Server(handler, serverOptions, { settings, tls = nul
   };
   /** @type {http.Server} */
   const server = tls ? https.createServer({ ...serverOptions, ...tls }, onRequest) : http.createServer(serverOptions, onRequest);
+  countHandshakes(server);
   // Not server.maxConnections: under cluster's round robin a connection a worker refuses goes
   // back to the primary, which hands it over again at once, and both spin (nodejs/node#54882).
   server.on('connection', function capConnections(socket) {

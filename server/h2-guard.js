@@ -9,6 +9,7 @@
 import http2 from 'node:http2';
 import net from 'node:net';
 import { EVENT } from './events.js';
+import { countHandshakes } from './tls.js';
 
 const { NGHTTP2_ENHANCE_YOUR_CALM, NGHTTP2_NO_ERROR } = http2.constants;
 // The GOAWAY debug data gRPC clients read as "ping less often" (gRPC core, chttp2; grpc-go's too).
@@ -93,6 +94,7 @@ function whenStreamsEnd(stream) {
  * @returns {Http2Guard}
  */
 export function guardHttp2Server(server, { settings, log, listener }) {
+  countHandshakes(server);
   server.updateSettings(h2Settings(settings));
   const sessions = new Set();
   const counts = { resetLimited: 0, unanswered: 0, tooManyPings: 0, idleClosed: 0, overCap: 0 };

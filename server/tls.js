@@ -3,6 +3,7 @@
 // protocol the listener registry gives it (server/listeners.js `alpn`).
 import fs from 'node:fs';
 import { X509Certificate, createPrivateKey } from 'node:crypto';
+import tls from 'node:tls';
 import { SettingsError } from './errors.js';
 
 /**
@@ -76,4 +77,28 @@ export function tlsServerOptions(settings, alpn) {
   // One protocol only: the listener speaks one, and says which (a client that offers only others gets no ALPN answer
   // or a handshake failure, as its TLS stack decides).
   return { cert: material.cert, key: material.key, minVersion: material.minVersion, ALPNProtocols: [alpn] };
+}
+
+/**
+ * TLS handshakes this process's listeners completed since it started, by what was negotiated: key
+ * `<version>|<cipher>|<ALPN protocol or none>|<resumed: true|false>` (e.g. `TLSv1.3|TLS_AES_128_GCM_SHA256|h2|false`),
+ * value the count. Bumped once per connection, never per request; server/accounting.js reads it at scrape time.
+ * @type {Map<string, number>}
+ */
+export const tlsHandshakes = new Map();
+
+/** The fields of a tlsHandshakes key, in order: what server/accounting.js labels its counter with. */
+export const HANDSHAKE_LABELS = Object.freeze(['version', 'cipher', 'alpn', 'resumed']);
+
+/**
+ * Counts every handshake a listener's server completes into tlsHandshakes (its 'secureConnection' event); a server
+ * that is not a TLS server (no TLS_CERT) is left alone. The guards call it, so every hardened listener is counted.
+ * @param {import('node:net').Server} server an http.Server, https.Server, Http2Server or Http2SecureServer
+ */
+export function countHandshakes(server) {
+  if (!(server instanceof tls.Server)) return;
+  server.on('secureConnection', (/** @type {import('node:tls').TLSSocket} */ socket) => {
+    const key = [socket.getProtocol(), socket.getCipher()?.standardName, socket.alpnProtocol || 'none', socket.isSessionReused()].join('|');
+    tlsHandshakes.set(key, (tlsHandshakes.get(key) ?? 0) + 1);
+  });
 }

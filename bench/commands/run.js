@@ -2,6 +2,7 @@
 // REPEATS times interleaved, one measured cell (bench/passes/cell.js: the server where the placement puts it,
 // warmed up and measured by k6); then the decomposition pass, and one side-by-side table per scenario.
 import { execFileSync } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,7 +26,7 @@ import { replicasPlacement, requireBalancer } from '../placement/replicas.js';
 import { columnKey, MODES } from '../modes.js';
 import { fileStamp, formatNumber } from '../format.js';
 import { measureClientCeiling } from '../passes/calibrate.js';
-import { ensureTool } from '../tools.js';
+import { ensureTool, ensureTools } from '../tools.js';
 
 /**
  * What the job needs before it starts, checked at once: the tools of the passes asked for, and root for a link.
@@ -41,6 +42,14 @@ export async function preflight(settings) {
   if (settings.CAPACITY === 'auto') await requireCapacityTools(listeners, 'the capacity pass (CAPACITY=auto, the default; CAPACITY=0 runs without it)');
   if (settings.DECOMPOSE) await requireCapacityTools(DECOMPOSITION);
   if (settings.VERIFY_BYTES) await requireCaptureTools();
+  if (settings.TLS && settings.TARGET !== 'remote') ensureTools(['openssl'], 'TLS=1 (the run\'s certificates)');
+  if (settings.TLS_CA) {
+    try {
+      new X509Certificate(await readFile(settings.TLS_CA));
+    } catch (err) {
+      throw new BenchError(`TLS_CA="${settings.TLS_CA}": not a readable PEM certificate (${err.code ?? err.message})`);
+    }
+  }
   if (settings.link) requireLinkTools(); // root and ip netns, before anything starts
   if (settings.SERVERS > 1) await requireBalancer();
   if (settings.PROFILE && settings.TARGET === 'remote' && !settings.REMOTE_ADMIN_HOST) {

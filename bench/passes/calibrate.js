@@ -31,7 +31,7 @@ const WARMUP = '1s';
 /**
  * Why a column cannot be calibrated, or null when it can.
  * @param {{compression: 'off'|'gzip', bare?: string}} column bare: its mode's bare listener (bench/modes.js)
- * @param {{K6_INSTANCES: number, CALIBRATE: string}} settings
+ * @param {{K6_INSTANCES: number, CALIBRATE: string, TLS?: boolean}} settings
  * @param {{k6Cpus?: string}} cores
  * @returns {string|null}
  */
@@ -39,6 +39,7 @@ export function calibrationGap({ compression, bare }, settings, cores) {
   if (/^0+(\.0+)?(ms|s|m|h)?$/.test(settings.CALIBRATE)) return 'CALIBRATE=0';
   if (!bare) return 'its mode names no bare listener (bench/modes.js)';
   if (compression !== 'off') return 'the bare listeners send no gzip, so they cannot send the same bytes';
+  if (settings.TLS) return 'TLS=1: the bare listeners serve no TLS, so k6 cannot do the same work against them';
   if (settings.K6_INSTANCES > 1) return 'K6_INSTANCES > 1: one calibration run cannot split the same way';
   if (!cores.k6Cpus) return 'one core: k6 and the bare server would share it';
   return null;

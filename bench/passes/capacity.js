@@ -44,7 +44,7 @@ export function requireCapacityTools(listeners, why = 'the capacity pass') {
 export async function measureColumnCapacity({ mode, scenario, compression = 'off', node = null }, settings, cores, placement) {
   const cell = await placement.start(mode, { workers: settings.WORKERS, cpus: cores.serverCpus, compression, node: node?.path });
   try {
-    const load = { listener: MODES[mode].listener, scenario, host: cell.host, connections: settings.VUS, cpus: cores.k6Cpus, compression };
+    const load = { listener: MODES[mode].listener, scenario, host: cell.host, connections: settings.VUS, cpus: cores.k6Cpus, compression, tls: Boolean(cell.tls) };
     const warmupS = durationMs(settings.WARMUP) / 1000;
     if (warmupS > 0) await measureCapacity({ ...load, durationS: Math.max(1, Math.round(warmupS)) });
     return { ...(await measureCapacity({ ...load, durationS: durationMs(settings.DURATION) / 1000 })), pass: 'auto' };
@@ -57,20 +57,22 @@ export async function measureColumnCapacity({ mode, scenario, compression = 'off
  * Loads one listener with its native tool for a while, at a fixed concurrency
  * (one request in flight per connection, like a k6 VU, unless `streams` says more).
  * @param {{listener: string, scenario: string, host: string, connections: number, durationS: number, cpus?: string,
- *   compression?: 'off'|'gzip', streams?: number}} options
+ *   compression?: 'off'|'gzip', streams?: number, tls?: boolean}} options
  *   listener: a listener's name (server/listeners.js: its `load` says which tool and request); cpus: taskset CPU list for the tool;
  *   streams: requests in flight per HTTP/2 connection (h2load -m; default 1; wrk has one per connection whatever it says);
- *   compression: gzip asks for gzipped responses as k6 does (`Accept-Encoding: gzip`, or gzip in `grpc-accept-encoding`)
+ *   compression: gzip asks for gzipped responses as k6 does (`Accept-Encoding: gzip`, or gzip in `grpc-accept-encoding`);
+ *   tls: the listener serves TLS (https://; h2load takes h2 by ALPN; neither tool verifies the certificate)
  * @returns {Promise<{tool: string, rps: number, requests: number, failed: number, received_per_request: number,
  *   headers_per_request: number|null}>} rps in req/s; bytes per request as the tool counts them
  *   (h2load: all HTTP/2 traffic, with the header share; wrk: bytes read); failed: non-2xx
  *   or socket errors (h2load does not read grpc-status trailers)
  * @throws {BenchError} when the tool fails or prints nothing it can parse
  */
-export async function measureCapacity({ listener, scenario, host, connections, durationS, cpus, compression = 'off', streams = 1 }) {
+export async function measureCapacity({ listener, scenario, host, connections, durationS, cpus, compression = 'off', streams = 1, tls = false }) {
   const { tool, request } = LISTENERS[listener].load;
   const gzip = compression === 'gzip' ? ['-H', request === 'grpc' ? 'grpc-accept-encoding: gzip' : 'Accept-Encoding: gzip'] : [];
   const { httpPath, rpc, request: message } = SCENARIOS[scenario];
+  const scheme = tls ? 'https' : 'http';
   const dir = await mkdtemp(path.join(os.tmpdir(), 'capacity-'));
   try {
     let args;
@@ -79,17 +81,17 @@ export async function measureCapacity({ listener, scenario, host, connections, d
       const script = path.join(dir, 'connect.lua');
       await writeFile(script, `wrk.method = "POST"\nwrk.body = ${luaString(JSON.stringify(message))}\n`
         + `wrk.headers["Content-Type"] = "application/json"\ndofile(${luaString(WRK_BYTES)})\n`);
-      args = ['-t1', `-c${connections}`, `-d${durationS}s`, '-s', script, ...gzip, `http://${host}/${rpcPath(rpc)}`];
+      args = ['-t1', `-c${connections}`, `-d${durationS}s`, '-s', script, ...gzip, `${scheme}://${host}/${rpcPath(rpc)}`];
     } else if (tool === 'wrk') {
-      args = ['-t1', `-c${connections}`, `-d${durationS}s`, '-s', WRK_BYTES, ...gzip, `http://${host}${httpPath}`];
+      args = ['-t1', `-c${connections}`, `-d${durationS}s`, '-s', WRK_BYTES, ...gzip, `${scheme}://${host}${httpPath}`];
     } else if (request === 'get') {
-      args = ['-t1', '-c', String(connections), '-m', String(streams), '-D', String(durationS), ...gzip, `http://${host}${httpPath}`];
+      args = ['-t1', '-c', String(connections), '-m', String(streams), '-D', String(durationS), ...gzip, `${scheme}://${host}${httpPath}`];
     } else {
       const { resolvedRequestType: type } = methodOf(rpc);
       const body = path.join(dir, 'request.bin');
       await writeFile(body, grpcFrame(type.encode(type.fromObject(message)).finish()));
       args = ['-t1', '-c', String(connections), '-m', String(streams), '-D', String(durationS), '-d', body,
-        '-H', 'content-type: application/grpc', '-H', 'te: trailers', ...gzip, `http://${host}/${rpcPath(rpc)}`];
+        '-H', 'content-type: application/grpc', '-H', 'te: trailers', ...gzip, `${scheme}://${host}/${rpcPath(rpc)}`];
     }
     let stdout;
     try {

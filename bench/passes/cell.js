@@ -17,7 +17,7 @@ import { slotName } from '../placement/replicas.js';
 import { startProfiles, stopProfiles } from './profile.js';
 import { PROFILE_INTERVAL_US } from '../../server/profiling.js';
 import { MODES } from '../modes.js';
-import { k6Args } from '../invoke.js';
+import { k6Args, k6Tls } from '../invoke.js';
 import { provenanceOf } from '../provenance.js';
 import { k6Interrupted, k6Reason } from '../format.js';
 import { DEFAULT_REQUEST_TIMEOUT } from '../../k6/settings.js';
@@ -64,11 +64,12 @@ export async function measureCell({ mode, scenario, label, compression = 'off', 
   const { host } = cell;
   // Replicas behind a balancer have an admin endpoint each; their windows are combined.
   const admins = cell.replicas ? cell.replicas.map((r) => r.admin) : cell.admin ? [cell.admin] : [];
+  const tls = k6Tls(cell.tls);
   const k6 = { k6: settings.K6_BIN, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount };
   /** k6's arguments for a run of the cell (the open model, RATE, for the measured run only). */
   const argsOf = ({ duration, rate = null, summaryFile, flags = [] }) => k6Args(mode, {
     target: placement.target, host, vus: settings.VUS, duration, rate, summaryFile, flags,
-    vars: { SCENARIO: scenario, CONNECTIONS: settings.CONNECTIONS, COMPRESSION: compression, ...timeoutVar(settings) },
+    vars: { SCENARIO: scenario, CONNECTIONS: settings.CONNECTIONS, COMPRESSION: compression, ...timeoutVar(settings), ...tls.vars },
   });
   const { link } = placement;
   try {
@@ -77,7 +78,7 @@ export async function measureCell({ mode, scenario, label, compression = 'off', 
     const verbose = (line) => { if (settings.VERBOSE) console.error(line); };
     if (!isZero(settings.WARMUP)) {
       verbose(`${label}: warm-up, ${settings.WARMUP} at ${settings.VUS} VUs (left out of the figures)`);
-      const warm = await runK6({ ...k6, quiet: !settings.VERBOSE,
+      const warm = await runK6({ ...k6, quiet: !settings.VERBOSE, env: tls.env,
         args: argsOf({ duration: settings.WARMUP, summaryFile: path.join(scratch, `${label}-warmup.json`) }) });
       await writeFile(log, `--- warm-up\n${warm.output}`);
       if (warm.code !== 0) throw new BenchError(`k6 warm-up against ${host} failed (exit ${warm.code}):\n${k6Failure(warm.output, log)}`);
@@ -89,7 +90,7 @@ export async function measureCell({ mode, scenario, label, compression = 'off', 
     let wire;
     try {
       window = await measuredWindow({ cell, link, admins, settings, label, mode, node, run: () => measuredRun({
-        settings, cores, scratch, label, summaryFile, env: dashboardEnv(settings, label),
+        settings, cores, scratch, label, summaryFile, env: { ...dashboardEnv(settings, label), ...tls.env },
         argsOf: (file, flags) => argsOf({ duration: settings.DURATION, rate: settings.RATE, summaryFile: file, flags }),
       }) });
     } finally {
@@ -100,7 +101,7 @@ export async function measureCell({ mode, scenario, label, compression = 'off', 
     if (run.code !== 0) throw new BenchError(`k6 run against ${host} failed (exit ${run.code}):\n${k6Failure(run.output, log)}`);
     const capacity = settings.CAPACITY === '1' ? await measureCapacity({
       listener: MODES[mode].listener, scenario, host, connections: settings.VUS, durationS: durationMs(settings.DURATION) / 1000, cpus: cores.k6Cpus,
-      compression,
+      compression, tls: Boolean(cell.tls),
     }) : undefined;
     const summary = run.summary ?? JSON.parse(await readFile(summaryFile, 'utf8'));
     const servers = cell.replicas

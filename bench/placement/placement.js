@@ -12,6 +12,7 @@ import { LISTENERS, portEnv } from '../../server/listeners.js';
 import { ensureTool } from '../tools.js';
 import { remoteSettingOf } from '../modes.js';
 import { portOfMode, serverEnv } from '../invoke.js';
+import { makeRunCertificates } from '../tls.js';
 
 /** The admin endpoint's port inside an emulated link's namespace (it has the namespace to itself). */
 const LINK_ADMIN_PORT = 9100;
@@ -24,6 +25,7 @@ const LINK_ADMIN_PORT = 9100;
  * @property {{iface: string, host: string}} capture where VERIFY_BYTES captures
  * @property {Record<string, string>|null} env what the job set in the server's environment (null: a server it did not start)
  * @property {() => Promise<unknown>} stop stops the server the cell started (nothing for a remote one)
+ * @property {{caCert: string}|null} tls TLS=1: the CA certificate (PEM path) k6 verifies the server against; null: cleartext
  * @property {Array<{host: string, admin: string}>} [replicas] SERVERS > 1: each replica's listener and admin endpoint
  *   (bench/placement/replicas.js); `admin` is then null
  * @property {import('./replicas.js').Balancer} [balancer] the balancer in front of them
@@ -50,23 +52,52 @@ const LINK_ADMIN_PORT = 9100;
 export async function placementOf(settings, cores) {
   if (settings.TARGET === 'remote') return remotePlacement(settings);
   if (settings.link) return linkPlacement(settings, cores);
-  return loopbackPlacement();
+  return loopbackPlacement(settings.TLS ? await runCertificates() : null);
 }
 
-/** @returns {Placement} */
-function loopbackPlacement() {
+/**
+ * TLS=1: the run's CA and server certificate (bench/tls.js), naming the address k6 loads besides 127.0.0.1.
+ * @param {string[]} [addresses]
+ * @returns {Promise<import('../tls.js').RunCertificates>}
+ * @throws {BenchError} when openssl cannot be had or fails
+ */
+async function runCertificates(addresses = []) {
+  try {
+    return await makeRunCertificates({ addresses, openssl: ensureTool('openssl') });
+  } catch (err) {
+    throw new BenchError(`TLS=1: ${err.message}`);
+  }
+}
+
+/**
+ * What a server started for TLS=1 is given (its TLS_CERT and TLS_KEY), and what k6 is told: nothing without TLS.
+ * @param {import('../tls.js').RunCertificates|null} certs
+ */
+const tlsOf = (certs) => (certs
+  ? { settings: { TLS_CERT: certs.cert, TLS_KEY: certs.key }, cell: { caCert: certs.caCert } }
+  : { settings: {}, cell: null });
+
+/**
+ * @param {import('../tls.js').RunCertificates|null} certs TLS=1: the run's certificates (removed by close)
+ * @returns {Placement}
+ */
+function loopbackPlacement(certs) {
+  const tls = tlsOf(certs);
   return {
     target: 'local',
     link: null,
     async start(mode, { workers, cpus, compression = 'off', node }) {
       const adminPort = await freePort();
-      const env = serverEnv([mode], { workers, adminPort, host: '127.0.0.1', compression });
+      const env = serverEnv([mode], { workers, adminPort, host: '127.0.0.1', compression, settings: tls.settings });
       const server = await launch(mode, env, { cpus, node });
       const port = portOfMode(server, mode);
-      return { host: `127.0.0.1:${port}`, port, admin: `127.0.0.1:${adminPort}`, capture: { iface: 'lo', host: '127.0.0.1' }, env, stop: () => server.stop() };
+      return {
+        host: `127.0.0.1:${port}`, port, admin: `127.0.0.1:${adminPort}`, capture: { iface: 'lo', host: '127.0.0.1' }, env,
+        tls: tls.cell, stop: () => server.stop(),
+      };
     },
     check: async () => null,
-    close: async () => {},
+    close: async () => { await certs?.remove(); },
   };
 }
 
@@ -77,28 +108,35 @@ async function linkPlacement(settings, cores) {
   });
   // Inside the namespace every listener keeps its default port: the namespace is the server's alone.
   const ports = portEnv();
+  let certs = null;
   try {
     await link.expose(Object.values(LISTENERS).map((l) => l.defaultPort));
+    // k6 loads the namespace's address, so the certificate names it.
+    if (settings.TLS) certs = await runCertificates([link.serverAddress]);
   } catch (err) {
     await link.close();
     throw err;
   }
+  const tls = tlsOf(certs);
   return {
     target: 'remote',
     link,
     async start(mode, { workers, cpus, compression = 'off', node }) {
       const env = serverEnv([mode], {
-        ports, workers, host: link.bindHost, compression, adminPort: LINK_ADMIN_PORT, adminHost: link.serverAddress,
+        ports, workers, host: link.bindHost, compression, adminPort: LINK_ADMIN_PORT, adminHost: link.serverAddress, settings: tls.settings,
       });
       const server = await launch(mode, env, { cpus, node, wrap: (command, args) => link.command(command, args, null) });
       const port = portOfMode(server, mode);
       return {
         host: link.hostOf(port), port, admin: `${link.serverAddress}:${LINK_ADMIN_PORT}`, env,
-        capture: { iface: link.hostIf, host: link.serverAddress }, stop: () => server.stop(),
+        capture: { iface: link.hostIf, host: link.serverAddress }, tls: tls.cell, stop: () => server.stop(),
       };
     },
     check: () => link.check(),
-    close: () => link.close(),
+    close: async () => {
+      await certs?.remove();
+      await link.close();
+    },
   };
 }
 
@@ -111,7 +149,10 @@ function remotePlacement(settings) {
       const remote = remoteSettingOf(mode);
       const host = settings[remote];
       const { host: address, port } = parseHost(remote, host);
-      return { host, port, admin: settings.REMOTE_ADMIN_HOST || null, capture: { iface: 'any', host: address }, env: null, stop: async () => {} };
+      return {
+        host, port, admin: settings.REMOTE_ADMIN_HOST || null, capture: { iface: 'any', host: address }, env: null,
+        tls: settings.TLS ? { caCert: settings.TLS_CA } : null, stop: async () => {},
+      };
     },
     // Over a real link only the RTT can be measured without a probe on the far side: timed TCP connects.
     async check() {

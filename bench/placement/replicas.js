@@ -130,6 +130,7 @@ export function replicasPlacement(settings) {
         host: `127.0.0.1:${port}`, port, admin: null, capture: { iface: 'lo', host: '127.0.0.1' }, env: started[0].env,
         replicas: started.map((s) => ({ host: s.address, admin: s.admin })),
         balancer,
+        tls: null, // TLS=1 is refused with SERVERS > 1 (bench/settings/bench.js)
         stop,
       };
     },

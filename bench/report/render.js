@@ -46,7 +46,9 @@ export function renderMarkdown(report) {
   const m = report.modes[keys[0]];
   const load = m.model === 'open' ? `open model, ${m.rate} req/s` : `closed model, ${m.vus} VUs`;
   const via = report.via ? ` · ${report.via.title}` : '';
-  const title = `### Scenario \`${m.scenario}\`${via} · ${load} · connections: ${m.connections} · ${m.repeats} run(s) per mode\n\n`;
+  // TLS=1: said in the title, from what the servers negotiated (a remote server without an admin endpoint does not say).
+  const tls = m.server_tls ? ' · TLS' : '';
+  const title = `### Scenario \`${m.scenario}\`${via} · ${load} · connections: ${m.connections}${tls} · ${m.repeats} run(s) per mode\n\n`;
   const reading = report.reading.length ? `**Reading.** ${report.reading.join(' ')}\n\n` : '';
   const warnings = (report.link?.warnings ?? []).map((w) => `> **WARNING: the link is not what was asked for:** ${w}.\n\n`).join('');
   const link = report.link ? renderLink(report) : '';

@@ -285,6 +285,13 @@ function notesOf(modes, clientBound) {
     }
   }
   for (const [key, mode] of Object.entries(modes)) {
+    // TLS=1: what the servers negotiated, by their own count; k6's and the capture's bytes are then of TLS records.
+    if (mode.server_tls) {
+      notes.push(`${key}: TLS, as the server negotiated it: ${mode.server_tls}. Bytes sent and received count TLS records `
+        + '(headers, tags and handshakes included), as they cross the wire.');
+    }
+  }
+  for (const [key, mode] of Object.entries(modes)) {
     if (mode.target === 'remote' && mode.server_requests === null) {
       notes.push(`${key}: the server's own figures (CPU, memory, GC per request) were not measured: `
         + 'set REMOTE_ADMIN_HOST to the remote server\'s admin endpoint (ADMIN_PORT, ADMIN_HOST) to have them');

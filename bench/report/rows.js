@@ -110,6 +110,13 @@ export const ROWS = Object.freeze([
   { label: 'bytes allocated on the V8 heap per request', field: 'server_heap_allocated_bytes_per_request', digits: 0, how: 'median',
     what: 'bytes the workers allocated on their V8 heaps in the window (heap-used growth plus what each GC freed, `v8.GCProfiler`) '
       + '÷ requests served: the garbage each request makes' },
+  // TLS=1 (docs/tls.md): the servers' own count of handshakes, one per new TLS connection.
+  { label: 'TLS handshakes per 1000 requests, server count', field: 'server_tls_handshakes_per_1k_requests', digits: 2, how: 'median',
+    what: 'with `TLS=1`: TLS handshakes the workers completed in the window (`server_tls_handshakes_total`) × 1000 ÷ requests served: '
+      + 'about 1000 × (VUs + 1) ÷ requests with `CONNECTIONS=reuse` (each VU\'s connection and `setup()`\'s open in the measured run: '
+      + 'the warm-up is a k6 run of its own), 1000 with `per-request`. The version, cipher and ALPN protocol negotiated are in the notes' },
+  { label: 'TLS handshakes resumed (%)', field: 'server_tls_resumed_pct', digits: 1, how: 'median',
+    what: 'the share of those handshakes that resumed an earlier session (a TLS 1.3 ticket, or a 1.2 session id or ticket)' },
   { label: 'requests per worker, smallest share (%)', field: 'server_worker_share_min_pct', digits: 1, how: 'median',
     what: 'smallest share of the window\'s requests one worker served: how evenly the cluster spread the load' },
   { label: 'requests per worker, largest share (%)', field: 'server_worker_share_max_pct', digits: 1, how: 'median',
@@ -198,6 +205,8 @@ export function aggregate(runs) {
     // Likewise runs of two Node releases (summaries of two jobs) in one column: nodeMismatch flags it.
     node: new Set(runs.map((r) => r.node ?? null)).size > 1 ? 'mixed' : first.node ?? null,
     node_release: first.node_release ?? null,
+    // What the servers' TLS handshakes negotiated (server-stats.js server_tls), each run's that made any, once each.
+    server_tls: [...new Set(runs.map((r) => r.server_tls).filter(Boolean))].join(' | ') || null,
   };
   for (const { field, how } of ROWS) {
     const values = runs.map((r) => valueAt(r, field));

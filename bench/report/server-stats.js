@@ -26,6 +26,8 @@ const MIB = 2 ** 20;
  * @property {number} gc_runs garbage collections since then
  * @property {number} heap_allocated_bytes bytes allocated on its V8 heap since then (heap-used growth plus what each GC freed)
  * @property {string} [node] the Node release it runs on (`process.version`, prom-client's `nodejs_version_info`)
+ * @property {Record<string, number>} [tls_handshakes] TLS handshakes completed since it started, by
+ *   `<version>|<cipher>|<ALPN>|<resumed>` (server/tls.js); absent or empty without TLS
  */
 
 /** @typedef {{at_ms: number, primary: ProcessReading|null, workers: ProcessReading[]}} ServerScrape */
@@ -52,6 +54,8 @@ const MIB = 2 ** 20;
  * @property {boolean} started_in_window true for a worker forked during the window (a
  *   replacement), whose figures count from its start
  * @property {string|null} node the Node release it reported (e.g. `v24.21.0`; null: a server that does not say)
+ * @property {Record<string, number>} tls_handshakes TLS handshakes it completed in the window, by
+ *   `<version>|<cipher>|<ALPN>|<resumed>` ({} without TLS)
  */
 
 /**
@@ -85,7 +89,12 @@ const OWN = {
   gc_runs_total: 'gc_runs',
   heap_allocated_bytes_total: 'heap_allocated_bytes',
   requests_served_total: 'served', // by its `handlers` label; workers only
+  tls_handshakes_total: 'tls_handshakes', // by its four labels, as server/tls.js keys them; workers only
 };
+/** Fields kept by label (a record, not a number), which a process may not have yet: none served, no TLS handshake. */
+export const BY_LABEL = new Set(['served', 'tls_handshakes']);
+// The labels of server_tls_handshakes_total, in the order of a tls_handshakes key (server/tls.js HANDSHAKE_LABELS).
+const HANDSHAKE_KEY = ['version', 'cipher', 'alpn', 'resumed'];
 const PRIMARY = 'server_primary_';
 // prom-client's gauge of the process's Node release: its value is 1, the release is its `version` label.
 const VERSION_INFO = 'nodejs_version_info';
@@ -120,6 +129,7 @@ export function parseScrape(text, atMs) {
     for (const { labels = {}, value } of family.metrics) {
       const reading = readingOf(Number(labels.pid), read.primary);
       if (read.field === 'served') reading.served[labels.handlers] = Number(value);
+      else if (read.field === 'tls_handshakes') (reading.tls_handshakes ??= {})[HANDSHAKE_KEY.map((l) => labels[l]).join('|')] = Number(value);
       else reading[read.field] = Number(value);
     }
   }
@@ -162,6 +172,8 @@ export function serverWindow(start, end) {
       eventloop_p99_ms: delayMs(w.eventloop_p99_s, w),
       started_in_window: !before.has(w.pid),
       node: w.node ?? null,
+      tls_handshakes: Object.fromEntries(Object.entries(w.tls_handshakes ?? {})
+        .map(([k, n]) => /** @type {[string, number]} */ ([k, n - (b.tls_handshakes?.[k] ?? 0)])).filter(([, n]) => n > 0)),
     };
   });
   const primary = end.primary && start.primary?.pid === end.primary.pid ? {
@@ -199,6 +211,11 @@ const releaseOf = (releases) => [...new Set(releases.filter(Boolean))].join(' | 
  * @property {number|null} server_gc_ms_per_1k_requests server_gc_ms × 1000 / requests (ms)
  * @property {number|null} server_heap_allocated_bytes_per_request bytes all workers allocated on their V8 heaps in the
  *   window / requests (bytes)
+ * @property {number|null} server_tls_handshakes_per_1k_requests TLS handshakes the workers completed in the window × 1000 /
+ *   requests; null when none was made (cleartext, or every connection opened before the window)
+ * @property {number|null} server_tls_resumed_pct share of those handshakes that resumed a session (%); null likewise
+ * @property {string|null} server_tls what the handshakes negotiated, `<version> · <cipher> · ALPN <protocol>`, the most
+ *   frequent first and the others after `; ` (null likewise)
  * @property {number|null} server_worker_share_min_pct smallest share of the requests one worker served (%)
  * @property {number|null} server_worker_share_max_pct largest such share (%)
  */
@@ -209,6 +226,7 @@ export const SERVER_FIELDS = Object.freeze([
   'server_rss_peak_mib', 'server_rss_end_mib', 'server_heap_peak_mib', 'server_heap_end_mib',
   'server_eventloop_p50_ms', 'server_eventloop_p99_ms', 'server_gc_ms', 'server_gc_ms_per_1k_requests',
   'server_heap_allocated_bytes_per_request',
+  'server_tls_handshakes_per_1k_requests', 'server_tls_resumed_pct', 'server_tls',
   'server_worker_share_min_pct', 'server_worker_share_max_pct',
 ]);
 
@@ -230,6 +248,7 @@ export function serverFigures(window) {
   const system = sum((w) => w.cpu_system_s) + (window.primary?.cpu_system_s ?? 0);
   const gcMs = sum((w) => w.gc_pause_ms);
   const shares = workers.map((w) => (requests > 0 ? (w.requests / requests) * 100 : null));
+  const tls = handshakesOf(workers);
   return {
     server_requests: requests,
     server_cpu_us_per_request: perRequest((user + system) * 1e6),
@@ -244,9 +263,32 @@ export function serverFigures(window) {
     server_gc_ms: gcMs,
     server_gc_ms_per_1k_requests: perRequest(gcMs * 1000),
     server_heap_allocated_bytes_per_request: perRequest(sum((w) => w.heap_allocated_bytes)),
+    server_tls_handshakes_per_1k_requests: tls.total > 0 ? perRequest(tls.total * 1000) : null,
+    server_tls_resumed_pct: tls.total > 0 ? (tls.resumed / tls.total) * 100 : null,
+    server_tls: tls.total > 0 ? tls.negotiated : null,
     server_worker_share_min_pct: requests > 0 ? Math.min(...shares) : null,
     server_worker_share_max_pct: requests > 0 ? Math.max(...shares) : null,
   };
+}
+
+/**
+ * The workers' TLS handshakes in a window, added up.
+ * @param {Array<{tls_handshakes?: Record<string, number>}>} workers
+ * @returns {{total: number, resumed: number, negotiated: string}} negotiated: `<version> · <cipher> · ALPN <protocol>` per
+ *   kind, the most frequent first, joined by `; ` (resumption left out: it has its own figure)
+ */
+function handshakesOf(workers) {
+  const kinds = new Map();
+  let total = 0;
+  let resumed = 0;
+  for (const [key, n] of workers.flatMap((w) => Object.entries(w.tls_handshakes ?? {}))) {
+    const [version, cipher, alpn, reused] = key.split('|');
+    total += n;
+    if (reused === 'true') resumed += n;
+    const kind = `${version} · ${cipher} · ALPN ${alpn}`;
+    kinds.set(kind, (kinds.get(kind) ?? 0) + n);
+  }
+  return { total, resumed, negotiated: [...kinds].sort((a, b) => b[1] - a[1]).map(([kind]) => kind).join('; ') };
 }
 
 /**

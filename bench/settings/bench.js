@@ -48,6 +48,8 @@ const capacityMode = makeValidator((input) => {
  * @property {boolean} DECOMPOSE
  * @property {boolean} PROFILE
  * @property {boolean} VERIFY_BYTES
+ * @property {boolean} TLS
+ * @property {string} TLS_CA path, or ''
  * @property {string} NETWORK
  * @property {number|undefined} BANDWIDTH bit/s
  * @property {number|undefined} DOWN bit/s
@@ -148,6 +150,23 @@ export function benchSettingSpecs(cores = splitCores(allowedCpus())) {
         + '`0` skips it, and k6\'s CPU alone then decides',
       example: '5s',
     }),
+    TLS: bool({
+      default: false,
+      desc: 'every mode\'s listener serves TLS (the server\'s TLS_MIN_VERSION, 1.3 by default) with ALPN (`http/1.1` for HTTP, `h2` for '
+        + 'gRPC): the job makes a CA and a server certificate for the run with `openssl` (the address k6 loads as a subject '
+        + 'alternative name), starts the servers with TLS_CERT/TLS_KEY, and k6 verifies them against that CA alone (no '
+        + '`insecureSkipTLSVerify`). The report adds the servers\' count of TLS handshakes per 1000 requests, the share resumed, and '
+        + 'the version, cipher and ALPN protocol they negotiated (docs/tls.md). With `TARGET=remote`, the remote servers\' own '
+        + 'certificates, verified against TLS_CA. The client\'s ceiling is not measured (its bare listeners serve no TLS); not with '
+        + 'DECOMPOSE or SERVERS > 1',
+      example: '1',
+    }),
+    TLS_CA: str({
+      default: '',
+      desc: 'with `TLS=1` and `TARGET=remote`: PEM file of the CA that signed the remote servers\' certificates (their TLS_CERT), which '
+        + 'k6 verifies them against; the servers\' certificates must name the addresses of REMOTE_*_HOST',
+      example: '/etc/bench/ca.crt',
+    }),
     VERIFY_BYTES: bool({
       default: false,
       desc: 'capture each measured run with dumpcap and compare the TCP payload bytes tshark counts with k6\'s counters '
@@ -238,6 +257,18 @@ export function readBenchSettings(env = process.env) {
   if (settings.NODE_VERSIONS.length && settings.TARGET === 'remote') {
     throw new BenchError('NODE_VERSIONS starts the server under each Node release listed; a remote server runs on its own: '
       + 'run it without TARGET=remote');
+  }
+  if (settings.TLS && settings.DECOMPOSE) {
+    throw new BenchError('DECOMPOSE=1 loads the bare baselines and the peers, which serve no TLS: run it without TLS=1');
+  }
+  if (settings.TLS && settings.SERVERS > 1) {
+    throw new BenchError('SERVERS > 1 balances cleartext connections through HAProxy: run it without TLS=1');
+  }
+  if (settings.TLS && settings.TARGET === 'remote' && !settings.TLS_CA) {
+    throw new BenchError('TLS=1 with TARGET=remote verifies the remote servers against their CA: set TLS_CA to its PEM file');
+  }
+  if (settings.TLS_CA && !(settings.TLS && settings.TARGET === 'remote')) {
+    throw new BenchError('TLS_CA is the remote servers\' CA, read with TLS=1 and TARGET=remote only; a local run makes its own');
   }
   if (settings.K6_INSTANCES > settings.VUS) {
     throw new BenchError(`K6_INSTANCES=${settings.K6_INSTANCES} is more than VUS=${settings.VUS}: each k6 instance needs at least one VU`);

@@ -14,7 +14,9 @@ import { makeRunCertificates } from '../../bench/tls.js';
 import { runK6 } from '../../bench/processes.js';
 import { LISTENERS, portEnv } from '../../server/listeners.js';
 import { k6Bin } from '../helpers/k6.js';
+import { sh } from '../helpers/run.js';
 import { ROOT, startServer } from '../helpers/server.js';
+import { tempDir } from '../helpers/tmp.js';
 
 const run = promisify(execFile);
 const TLS_LISTENERS = Object.keys(LISTENERS).filter((name) => LISTENERS[name].alpn);
@@ -205,3 +207,43 @@ describe('TLS settings refused at start, in one line', () => {
   });
 });
 
+/** The JSON report of a `bash bench.sh` run in dir. */
+const reportIn = async (dir) => JSON.parse(await fs.promises.readFile(path.join(dir,
+  (await fs.promises.readdir(dir)).find((f) => /^compare-.*\.json$/.test(f))), 'utf8'));
+
+test('TLS=1 bash bench.sh: both modes over TLS 1.3 verified by k6, the servers\' handshake count, the capacity pass over TLS', { timeout: 180_000 }, async (t) => {
+  const dir = await tempDir(t, 'bench-tls-');
+  const vus = 4;
+  const run = await sh('bash', ['bench.sh'], { K6_BIN: k6Bin(), TLS: '1', DURATION: '2s', WARMUP: '1s', VUS: String(vus), REPEATS: '1',
+    CAPACITY: '1', RESULTS_DIR: dir }, 170_000);
+  assert.equal(run.code, 0, run.stderr + run.stdout);
+  assert.match(run.stdout, /^### Scenario `user` · closed model, 4 VUs · connections: reuse · TLS · 1 run\(s\) per mode$/m);
+  assert.match(run.stderr, /client's ceiling · user · http: not measured \(TLS=1: the bare listeners serve no TLS/);
+  const report = await reportIn(dir);
+  for (const [mode, alpn] of [['http', 'http/1.1'], ['grpc', 'h2']]) {
+    const m = report.modes[mode];
+    assert.equal(m.failed, 0, mode);
+    assert.ok(m.requests > 100, `${mode}: ${m.requests} requests`);
+    // Negotiated as the listener's registry entry says, over TLS 1.3 (TLS_MIN_VERSION's default).
+    assert.match(m.server_tls, new RegExp(`^TLSv1\\.3 · TLS_[A-Z0-9_]+ · ALPN ${alpn.replace('/', '\\/')}$`), mode);
+    // CONNECTIONS=reuse: one handshake per VU's connection and setup()'s, all in the measured k6 run, none resumed.
+    const handshakes = Math.round((m.server_tls_handshakes_per_1k_requests * m.server_requests) / 1000);
+    assert.ok(handshakes >= 1 && handshakes <= vus + 1, `${mode}: ${handshakes} handshakes for ${vus} VUs`);
+    assert.ok(m.capacity_rps > 0, `${mode}: the capacity pass (wrk or h2load over https) measured nothing`);
+    assert.equal(m.client_ceiling_rps, null);
+  }
+  assert.match(run.stdout, /^- grpc: TLS, as the server negotiated it: TLSv1\.3 · \S+ · ALPN h2\. Bytes sent and received count TLS records/m);
+});
+
+test('TLS=1 CONNECTIONS=per-request: one full handshake per request, by the server\'s count', { timeout: 120_000 }, async (t) => {
+  const dir = await tempDir(t, 'bench-tls-pr-');
+  const run = await sh('bash', ['bench.sh'], { K6_BIN: k6Bin(), TLS: '1', CONNECTIONS: 'per-request', MODES: 'grpc', DURATION: '2s',
+    WARMUP: '0s', VUS: '2', REPEATS: '1', CAPACITY: '0', RESULTS_DIR: dir }, 110_000);
+  assert.equal(run.code, 0, run.stderr + run.stdout);
+  const { grpc } = (await reportIn(dir)).modes;
+  assert.equal(grpc.failed, 0);
+  // A connection in flight at either edge of the window can put its handshake and its request on two sides of it.
+  assert.ok(Math.abs(grpc.server_tls_handshakes_per_1k_requests - 1000) <= 2000 / grpc.server_requests + 1,
+    `${grpc.server_tls_handshakes_per_1k_requests} handshakes per 1000 requests`);
+  assert.equal(grpc.server_tls_resumed_pct, 0, 'k6 resumes no session');
+});

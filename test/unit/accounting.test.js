@@ -60,3 +60,35 @@ test('the report figures are made from the recorded window as documented', () =>
   assert.ok(Object.values(serverFigures(undefined)).every((v) => v === null), 'no window, no figures');
 });
 
+
+test('TLS handshakes: counted by what they negotiated, per 1000 requests, the share resumed, the most frequent named first', () => {
+  const scrape = (atMs, served, handshakes) => parseScrape([
+    '# TYPE server_requests_served_total counter',
+    `server_requests_served_total{handlers="grpc",pid="11"} ${served}`,
+    '# TYPE server_tls_handshakes_total counter',
+    ...Object.entries(handshakes).map(([labels, n]) => `server_tls_handshakes_total{${labels},pid="11"} ${n}`),
+    '',
+  ].join('\n'), atMs);
+  const full = 'version="TLSv1.3",cipher="TLS_AES_256_GCM_SHA384",alpn="h2",resumed="false"';
+  const resumed = 'version="TLSv1.3",cipher="TLS_AES_256_GCM_SHA384",alpn="h2",resumed="true"';
+  const other = 'version="TLSv1.2",cipher="ECDHE-ECDSA-AES128-GCM-SHA256",alpn="h2",resumed="false"';
+  // Before the window: 5 full handshakes (the warm-up's). In it: 30 full, 10 resumed, 2 of another kind, 2000 requests.
+  const start = scrape(1000, 500, { [full]: 5 });
+  const end = scrape(2000, 2500, { [full]: 35, [resumed]: 10, [other]: 2 });
+  assert.deepEqual(end.workers[0].tls_handshakes, {
+    'TLSv1.3|TLS_AES_256_GCM_SHA384|h2|false': 35, 'TLSv1.3|TLS_AES_256_GCM_SHA384|h2|true': 10,
+    'TLSv1.2|ECDHE-ECDSA-AES128-GCM-SHA256|h2|false': 2,
+  });
+  const window = serverWindow(start, end);
+  assert.deepEqual(window.workers[0].tls_handshakes, {
+    'TLSv1.3|TLS_AES_256_GCM_SHA384|h2|false': 30, 'TLSv1.3|TLS_AES_256_GCM_SHA384|h2|true': 10,
+    'TLSv1.2|ECDHE-ECDSA-AES128-GCM-SHA256|h2|false': 2,
+  });
+  const f = serverFigures(window);
+  assert.equal(f.server_tls_handshakes_per_1k_requests, 21); // 42 × 1000 / 2000
+  assert.equal(f.server_tls_resumed_pct.toFixed(2), '23.81'); // 10 of 42
+  assert.equal(f.server_tls, 'TLSv1.3 · TLS_AES_256_GCM_SHA384 · ALPN h2; TLSv1.2 · ECDHE-ECDSA-AES128-GCM-SHA256 · ALPN h2');
+  // Cleartext: no handshake, no figure (the rows are left out of the table).
+  const clear = serverFigures(serverWindow(scrape(1000, 0, {}), scrape(2000, 100, {})));
+  assert.deepEqual([clear.server_tls_handshakes_per_1k_requests, clear.server_tls_resumed_pct, clear.server_tls], [null, null, null]);
+});

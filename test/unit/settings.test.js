@@ -47,6 +47,16 @@ test('bench settings: link settings parsed, conflicts refused with one line nami
     /NETWORK="moon".*REMOTE_HTTP_HOST="https:\/\/a:1".*https:\/\/ is not accepted/);
 });
 
+test('TLS: off by default; refused in one line with the passes that cannot serve it, and TLS_CA only where it is read', () => {
+  assert.equal(readBenchSettings({}).TLS, false);
+  assert.equal(readBenchSettings({ TLS: '1', RTT: '10ms' }).TLS, true);
+  assert.throws(() => readBenchSettings({ TLS: '1', DECOMPOSE: '1' }), /^BenchError: DECOMPOSE=1 .* serve no TLS: run it without TLS=1$/);
+  assert.throws(() => readBenchSettings({ TLS: '1', SERVERS: '2' }), /^BenchError: SERVERS > 1 .* without TLS=1$/);
+  assert.throws(() => readBenchSettings({ TLS: '1', TARGET: 'remote' }), /^BenchError: TLS=1 with TARGET=remote .* set TLS_CA to its PEM file$/);
+  assert.equal(readBenchSettings({ TLS: '1', TARGET: 'remote', TLS_CA: '/x/ca.crt' }).TLS_CA, '/x/ca.crt');
+  assert.throws(() => readBenchSettings({ TLS_CA: '/x/ca.crt' }), /^BenchError: TLS_CA is the remote servers' CA, read with TLS=1 and TARGET=remote only/);
+});
+
 test('COMPRESSION: off by default, gzip accepted, anything else one line naming it, in the job and in the server', () => {
   assert.equal(readBenchSettings({}).COMPRESSION, 'off');
   assert.equal(readBenchSettings({ COMPRESSION: 'gzip' }).COMPRESSION, 'gzip');
