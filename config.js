@@ -21,6 +21,8 @@ export const DEFAULTS = {
   REMOTE_CONNECT_JSON_HOST: '192.168.0.10:3004',
   // The connect-grpc mode runs the gRPC scripts (-e LOCAL_GRPC_HOST=localhost:4002); the main job's remote server of it:
   REMOTE_CONNECT_GRPC_HOST: '192.168.0.10:4002',
+  // The json-h2 mode runs the HTTP scripts over TLS (-e LOCAL_HTTP_HOST=localhost:3001); the main job's remote server of it:
+  REMOTE_JSON_H2_HOST: '192.168.0.10:3001',
   REMOTE_ADMIN_HOST: '',
 };
 

@@ -24,7 +24,28 @@
  *   the request duration trend and the failure rate
  * @property {'json-body'|'protobuf-message'} payload how its summary holds the sampled payload:
  *   the body's byte count, or the decoded message (re-encoded to count its bytes)
+ * @property {string} [tlsOnly] why the mode runs only with TLS=1 (the jobs refuse it otherwise, naming this)
  */
+
+// What a mode takes from the k6 scripts it runs: the modes that run another mode's scripts share its entry.
+/** @type {Pick<Mode, 'scripts'|'hostVars'|'minimalScript'|'metrics'|'payload'>} */
+const HTTP_SCRIPTS = {
+  scripts: { local: 'http-tests/local.js', remote: 'http-tests/remote.js' },
+  hostVars: { local: 'LOCAL_HTTP_HOST', remote: 'REMOTE_HTTP_HOST' },
+  minimalScript: 'bench/k6-minimal/http.js',
+  metrics: { requests: ['http_reqs', 'count'], latency: 'http_req_duration', failed: 'http_req_failed' },
+  payload: 'json-body',
+};
+/** @type {Pick<Mode, 'scripts'|'hostVars'|'minimalScript'|'metrics'|'payload'>} */
+const GRPC_SCRIPTS = {
+  scripts: { local: 'grpc-tests/local.js', remote: 'grpc-tests/remote.js' },
+  hostVars: { local: 'LOCAL_GRPC_HOST', remote: 'REMOTE_GRPC_HOST' },
+  minimalScript: 'bench/k6-minimal/grpc.js',
+  // k6 has no grpc_reqs counter, and its grpc_req_duration leaves out calls that reached their deadline:
+  // the project's grpc_req_failed has one sample per call, setup()'s included, like http_reqs.
+  metrics: { requests: ['grpc_req_failed', 'passes+fails'], latency: 'grpc_req_duration', failed: 'grpc_req_failed' },
+  payload: 'protobuf-message',
+};
 
 /**
  * Every mode, in report order; the first is the baseline of the ratios.
@@ -36,35 +57,30 @@ export const MODES = Object.freeze({
     listener: 'http',
     bare: 'baseline-http',
     peer: 'peer-http',
-    scripts: { local: 'http-tests/local.js', remote: 'http-tests/remote.js' },
-    hostVars: { local: 'LOCAL_HTTP_HOST', remote: 'REMOTE_HTTP_HOST' },
-    minimalScript: 'bench/k6-minimal/http.js',
-    metrics: { requests: ['http_reqs', 'count'], latency: 'http_req_duration', failed: 'http_req_failed' },
-    payload: 'json-body',
+    ...HTTP_SCRIPTS,
   },
   grpc: {
     label: 'gRPC (protobuf)',
     listener: 'grpc',
     bare: 'baseline-grpc',
     peer: 'peer-grpc',
-    scripts: { local: 'grpc-tests/local.js', remote: 'grpc-tests/remote.js' },
-    hostVars: { local: 'LOCAL_GRPC_HOST', remote: 'REMOTE_GRPC_HOST' },
-    minimalScript: 'bench/k6-minimal/grpc.js',
-    // k6 has no grpc_reqs counter, and its grpc_req_duration leaves out calls that reached their deadline:
-    // the project's grpc_req_failed has one sample per call, setup()'s included, like http_reqs.
-    metrics: { requests: ['grpc_req_failed', 'passes+fails'], latency: 'grpc_req_duration', failed: 'grpc_req_failed' },
-    payload: 'protobuf-message',
+    ...GRPC_SCRIPTS,
   },
   // connect-node beside grpc-js: the gRPC scripts unchanged, against connect-node's gRPC protocol (docs/connect.md).
   'connect-grpc': {
     label: 'gRPC (protobuf), connect-node',
     listener: 'connect-grpc',
-    scripts: { local: 'grpc-tests/local.js', remote: 'grpc-tests/remote.js' },
-    hostVars: { local: 'LOCAL_GRPC_HOST', remote: 'REMOTE_GRPC_HOST' },
     remoteSetting: 'REMOTE_CONNECT_GRPC_HOST',
-    minimalScript: 'bench/k6-minimal/grpc.js',
-    metrics: { requests: ['grpc_req_failed', 'passes+fails'], latency: 'grpc_req_duration', failed: 'grpc_req_failed' },
-    payload: 'protobuf-message',
+    ...GRPC_SCRIPTS,
+  },
+  // JSON over HTTP/2 from the same k6 client as gRPC, so that transport and encoding separate (docs/tls.md): the HTTP
+  // scripts unchanged, against fastify's HTTP/2 listener, which offers only h2 in ALPN; k6 offers h2 first.
+  'json-h2': {
+    label: 'JSON over HTTP/2 (fastify)',
+    listener: 'json-h2',
+    remoteSetting: 'REMOTE_JSON_H2_HOST',
+    tlsOnly: 'k6\'s HTTP client speaks HTTP/2 only over TLS, by ALPN (no h2c: grafana/k6#970, #2348)',
+    ...HTTP_SCRIPTS,
   },
   // connect-node beside fastify: the Connect protocol's unary POST, JSON both ways (docs/connect.md).
   'connect-json': {
@@ -80,6 +96,21 @@ export const MODES = Object.freeze({
 
 /** Names of every mode, in report order. */
 export const MODE_NAMES = Object.freeze(Object.keys(MODES));
+
+/** Names of the modes that run in cleartext too (every mode but the `tlsOnly` ones), in report order. */
+export const CLEARTEXT_MODE_NAMES = Object.freeze(MODE_NAMES.filter((mode) => !MODES[mode].tlsOnly));
+
+/**
+ * Why these modes cannot run as asked: a `tlsOnly` mode without TLS.
+ * @param {readonly string[]} modes names of MODES
+ * @param {boolean} tls whether the job runs them over TLS (TLS=1)
+ * @param {string} setting the job's setting that listed them, for the message (e.g. 'MODES')
+ * @returns {string|null} one line naming the mode, why, and what to set; null when they can
+ */
+export function tlsGap(modes, tls, setting) {
+  const mode = tls ? undefined : modes.find((m) => MODES[m].tlsOnly);
+  return mode ? `${setting}=${modes.join(',')}: the ${mode} mode needs TLS=1: ${MODES[mode].tlsOnly}` : null;
+}
 
 /** The comparison itself, the jobs' default modes: JSON over HTTP/1.1 with fastify against protobuf over gRPC with grpc-js.
  * The others are there to be chosen (MODES=grpc,connect-grpc), so the first answer a user gets stays the comparison's. */

@@ -29,9 +29,9 @@ function guardedServer(options, guardOptions, onHttp2Server = (http2Server) => v
     createHttp2Server(credentials) {
       // @ts-expect-error the same private method
       const http2Server = super.createHttp2Server(credentials);
-      // grpc-js's createSsl takes no minimum version: the context is set again with it (Node's http2 secure server
+      // grpc-js's createSsl takes no minimum version or options: the context is set again with them (Node's http2 secure server
       // already offers `h2` in ALPN).
-      if (tls) http2Server.setSecureContext({ cert: tls.cert, key: tls.key, minVersion: tls.minVersion });
+      if (tls) http2Server.setSecureContext({ cert: tls.cert, key: tls.key, minVersion: tls.minVersion, secureOptions: tls.secureOptions });
       guards.push(guardHttp2Server(http2Server, guardOptions));
       onHttp2Server(http2Server);
       return http2Server;

@@ -79,6 +79,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
  * @property {string|undefined} TLS_CERT path
  * @property {string|undefined} TLS_KEY path
  * @property {'TLSv1.2'|'TLSv1.3'} TLS_MIN_VERSION
+ * @property {boolean} TLS_SESSION_TICKETS
  */
 
 /**
@@ -242,6 +243,14 @@ export function serverSettingSpecs(cores = os.availableParallelism()) {
       choices: ['TLSv1.3', 'TLSv1.2'],
       default: 'TLSv1.3',
       desc: 'lowest TLS version the listeners accept when TLS_CERT is set',
+    }),
+    TLS_SESSION_TICKETS: bool({
+      default: true,
+      desc: 'with TLS_CERT: the listeners issue session tickets (Node\'s default), with which a client that keeps them resumes a '
+        + 'session in a shorter handshake, without the certificate and its signature; `false` sends no stateless ticket (OpenSSL\'s '
+        + 'SSL_OP_NO_TICKET; in TLS 1.3 OpenSSL then sends a stateful one, which names a server-side session cache that Node does '
+        + 'not keep), so no session resumes and every handshake is a full one (docs/tls.md)',
+      example: 'false',
     }),
     H2_CLOSE_GRACE_MS: durationMs({
       default: 1000,

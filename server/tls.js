@@ -2,7 +2,7 @@
 // process (the primary's readSettings, each worker's), and the options each listener's server takes, with the ALPN
 // protocol the listener registry gives it (server/listeners.js `alpn`).
 import fs from 'node:fs';
-import { X509Certificate, createPrivateKey } from 'node:crypto';
+import { X509Certificate, constants, createPrivateKey } from 'node:crypto';
 import tls from 'node:tls';
 import { SettingsError } from './errors.js';
 
@@ -12,6 +12,7 @@ import { SettingsError } from './errors.js';
  * @property {Buffer} cert PEM certificate chain (the leaf first)
  * @property {Buffer} key PEM private key of the leaf
  * @property {'TLSv1.2'|'TLSv1.3'} minVersion lowest TLS version accepted
+ * @property {number} secureOptions OpenSSL options: SSL_OP_NO_TICKET when TLS_SESSION_TICKETS is off, else 0
  */
 
 // By path pair: a worker reads its files once, whatever number of listeners it opens.
@@ -20,7 +21,7 @@ const cache = new Map();
 /**
  * Reads and checks TLS_CERT and TLS_KEY: both or neither, readable, PEM, the key the certificate's, the certificate
  * valid now (an expired one is refused here, at start, rather than by every client later).
- * @param {{TLS_CERT?: string, TLS_KEY?: string, TLS_MIN_VERSION: 'TLSv1.2'|'TLSv1.3'}} settings
+ * @param {{TLS_CERT?: string, TLS_KEY?: string, TLS_MIN_VERSION: 'TLSv1.2'|'TLSv1.3', TLS_SESSION_TICKETS?: boolean}} settings
  * @returns {TlsMaterial|null} null when TLS is off (neither set)
  * @throws {SettingsError} one line naming the variable and what is wrong
  */
@@ -31,7 +32,8 @@ export function tlsMaterial(settings) {
     throw new SettingsError(`invalid setting ${certPath ? 'TLS_KEY' : 'TLS_CERT'}: TLS_CERT and TLS_KEY go together `
       + `(${certPath ? 'TLS_CERT' : 'TLS_KEY'} is set)`);
   }
-  const id = `${certPath}\0${keyPath}\0${settings.TLS_MIN_VERSION}`;
+  const tickets = settings.TLS_SESSION_TICKETS ?? true;
+  const id = `${certPath}\0${keyPath}\0${settings.TLS_MIN_VERSION}\0${tickets}`;
   if (cache.has(id)) return cache.get(id);
   const read = (name, path) => {
     try { return fs.readFileSync(path); } catch (err) {
@@ -58,7 +60,7 @@ export function tlsMaterial(settings) {
   if (Date.parse(x509.validFrom) > now) {
     throw new SettingsError(`invalid setting TLS_CERT="${certPath}": the certificate is not valid before ${x509.validFrom}`);
   }
-  const material = Object.freeze({ cert, key, minVersion: settings.TLS_MIN_VERSION });
+  const material = Object.freeze({ cert, key, minVersion: settings.TLS_MIN_VERSION, secureOptions: tickets ? 0 : constants.SSL_OP_NO_TICKET });
   cache.set(id, material);
   return material;
 }
@@ -66,9 +68,9 @@ export function tlsMaterial(settings) {
 /**
  * The options of a listener's TLS server (tls.createServer's, which https and http2.createSecureServer take), or null
  * when TLS is off.
- * @param {{TLS_CERT?: string, TLS_KEY?: string, TLS_MIN_VERSION: 'TLSv1.2'|'TLSv1.3'}} settings
+ * @param {{TLS_CERT?: string, TLS_KEY?: string, TLS_MIN_VERSION: 'TLSv1.2'|'TLSv1.3', TLS_SESSION_TICKETS?: boolean}} settings
  * @param {'http/1.1'|'h2'} alpn the one protocol it offers in ALPN (its registry entry's `alpn`)
- * @returns {{cert: Buffer, key: Buffer, minVersion: import('node:tls').SecureVersion, ALPNProtocols: string[]}|null}
+ * @returns {{cert: Buffer, key: Buffer, minVersion: import('node:tls').SecureVersion, secureOptions: number, ALPNProtocols: string[]}|null}
  * @throws {SettingsError} as tlsMaterial
  */
 export function tlsServerOptions(settings, alpn) {
@@ -76,7 +78,7 @@ export function tlsServerOptions(settings, alpn) {
   if (!material) return null;
   // One protocol only: the listener speaks one, and says which (a client that offers only others gets no ALPN answer
   // or a handshake failure, as its TLS stack decides).
-  return { cert: material.cert, key: material.key, minVersion: material.minVersion, ALPNProtocols: [alpn] };
+  return { cert: material.cert, key: material.key, minVersion: material.minVersion, secureOptions: material.secureOptions, ALPNProtocols: [alpn] };
 }
 
 /**

@@ -52,7 +52,7 @@ const LINK_ADMIN_PORT = 9100;
 export async function placementOf(settings, cores) {
   if (settings.TARGET === 'remote') return remotePlacement(settings);
   if (settings.link) return linkPlacement(settings, cores);
-  return loopbackPlacement(settings.TLS ? await runCertificates() : null);
+  return loopbackPlacement(settings.TLS ? await runCertificates() : null, settings);
 }
 
 /**
@@ -70,19 +70,22 @@ async function runCertificates(addresses = []) {
 }
 
 /**
- * What a server started for TLS=1 is given (its TLS_CERT and TLS_KEY), and what k6 is told: nothing without TLS.
+ * What a server started for TLS=1 is given (TLS_CERT, TLS_KEY and the job's TLS_SESSION_TICKETS), and what k6 is told:
+ * nothing without TLS.
  * @param {import('../tls.js').RunCertificates|null} certs
+ * @param {{TLS_SESSION_TICKETS: boolean}} settings
  */
-const tlsOf = (certs) => (certs
-  ? { settings: { TLS_CERT: certs.cert, TLS_KEY: certs.key }, cell: { caCert: certs.caCert } }
+const tlsOf = (certs, settings) => (certs
+  ? { settings: { TLS_CERT: certs.cert, TLS_KEY: certs.key, TLS_SESSION_TICKETS: String(settings.TLS_SESSION_TICKETS) }, cell: { caCert: certs.caCert } }
   : { settings: {}, cell: null });
 
 /**
  * @param {import('../tls.js').RunCertificates|null} certs TLS=1: the run's certificates (removed by close)
+ * @param {{TLS_SESSION_TICKETS: boolean}} settings
  * @returns {Placement}
  */
-function loopbackPlacement(certs) {
-  const tls = tlsOf(certs);
+function loopbackPlacement(certs, settings) {
+  const tls = tlsOf(certs, settings);
   return {
     target: 'local',
     link: null,
@@ -117,7 +120,7 @@ async function linkPlacement(settings, cores) {
     await link.close();
     throw err;
   }
-  const tls = tlsOf(certs);
+  const tls = tlsOf(certs, settings);
   return {
     target: 'remote',
     link,

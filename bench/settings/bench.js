@@ -1,7 +1,7 @@
 // Settings of the main job (bench.sh), read from the environment and checked before anything starts.
 import { bool, makeValidator, str } from 'envalid';
 import { positiveInt, readEnv, wholeNumber, withDefaultText } from '../../server/env.js';
-import { MODE_NAMES, MODES, remoteSettingOf } from '../modes.js';
+import { MODE_NAMES, MODES, remoteSettingOf, tlsGap } from '../modes.js';
 import { BenchError } from '../errors.js';
 import { hostPort } from './hosts.js';
 import { linkSpec, PROFILES, rate, rttMs } from './network.js';
@@ -49,6 +49,7 @@ const capacityMode = makeValidator((input) => {
  * @property {boolean} PROFILE
  * @property {boolean} VERIFY_BYTES
  * @property {boolean} TLS
+ * @property {boolean} TLS_SESSION_TICKETS
  * @property {string} TLS_CA path, or ''
  * @property {string} NETWORK
  * @property {number|undefined} BANDWIDTH bit/s
@@ -60,6 +61,7 @@ const capacityMode = makeValidator((input) => {
  * @property {string} REMOTE_GRPC_HOST host:port
  * @property {string} REMOTE_CONNECT_GRPC_HOST host:port
  * @property {string} REMOTE_CONNECT_JSON_HOST host:port
+ * @property {string} REMOTE_JSON_H2_HOST host:port
  * @property {string} REMOTE_ADMIN_HOST host:port, or ''
  * @property {boolean} VERBOSE
  * @property {string} K6_BIN
@@ -161,6 +163,12 @@ export function benchSettingSpecs(cores = splitCores(allowedCpus())) {
         + 'DECOMPOSE or SERVERS > 1',
       example: '1',
     }),
+    TLS_SESSION_TICKETS: bool({
+      default: true,
+      desc: 'with `TLS=1`: the servers\' TLS_SESSION_TICKETS (docs/server.md): `false` makes every handshake a full one. The report\'s '
+        + '"TLS handshakes resumed" row shows what the client made of the tickets (k6 resumed none here: docs/tls.md)',
+      example: 'false',
+    }),
     TLS_CA: str({
       default: '',
       desc: 'with `TLS=1` and `TARGET=remote`: PEM file of the CA that signed the remote servers\' certificates (their TLS_CERT), which '
@@ -258,6 +266,8 @@ export function readBenchSettings(env = process.env) {
     throw new BenchError('NODE_VERSIONS starts the server under each Node release listed; a remote server runs on its own: '
       + 'run it without TARGET=remote');
   }
+  const gap = tlsGap(settings.MODES, settings.TLS, 'MODES');
+  if (gap) throw new BenchError(gap);
   if (settings.TLS && settings.DECOMPOSE) {
     throw new BenchError('DECOMPOSE=1 loads the bare baselines and the peers, which serve no TLS: run it without TLS=1');
   }

@@ -3,6 +3,7 @@ import { positiveInt, readEnv, wholeNumber } from '../../server/env.js';
 import { serverSettingSpecs } from '../../server/settings.js';
 import { BenchError } from '../errors.js';
 import { FAULTS } from '../faults/registry.js';
+import { MODES } from '../modes.js';
 import { allowedCpus, splitCores } from './cores.js';
 import { sharedSpec } from './shared.js';
 import { duration, listOf } from './validators.js';
@@ -72,6 +73,9 @@ export function faultSettingSpecs(cores = splitCores(allowedCpus())) {
  */
 export function readFaultSettings(env = process.env) {
   // A plain copy: envalid's object refuses changes, and the CLI sets K6_BIN.
-  return /** @type {FaultSettings} */ ({ ...readEnv(env, faultSettingSpecs(), BenchError) });
+  const settings = /** @type {FaultSettings} */ ({ ...readEnv(env, faultSettingSpecs(), BenchError) });
+  const tlsOnly = settings.MODES.find((mode) => MODES[mode].tlsOnly);
+  if (tlsOnly) throw new BenchError(`MODES=${settings.MODES.join(',')}: the fault matrix runs cleartext, and the ${tlsOnly} mode needs TLS: ${MODES[tlsOnly].tlsOnly}`);
+  return settings;
 }
 

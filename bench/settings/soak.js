@@ -3,7 +3,7 @@ import { bool, makeValidator } from 'envalid';
 import { positiveInt, readEnv, withDefaultText } from '../../server/env.js';
 import { sharedSpec } from './shared.js';
 import { BenchError } from '../errors.js';
-import { MODE_NAMES } from '../modes.js';
+import { CLEARTEXT_MODE_NAMES as SOAK_MODES } from '../modes.js';
 import { allowedCpus, splitCores } from './cores.js';
 import { duration, positiveNumber } from './validators.js';
 
@@ -29,12 +29,14 @@ const rate = makeValidator((input) => {
 });
 
 // The soak's MODE is a list of modes (bench/modes.js), loaded one after the other; its `both` is every mode,
-// not the server's MODE=both (a listener set).
+// not the server's MODE=both (a listener set). The soak runs cleartext, so the modes that need TLS are not among them.
 const modes = makeValidator((input) => {
   const value = String(input).trim();
-  if (value === 'both') return [...MODE_NAMES];
+  if (value === 'both') return [...SOAK_MODES];
   const items = value.split(',').map((x) => x.trim()).filter(Boolean);
-  if (items.length === 0 || items.some((x) => !MODE_NAMES.includes(x))) throw new Error(`must be both or a comma-separated list of ${MODE_NAMES.join(', ')}`);
+  if (items.length === 0 || items.some((x) => !SOAK_MODES.includes(x))) {
+    throw new Error(`must be both or a comma-separated list of ${SOAK_MODES.join(', ')} (the soak runs cleartext)`);
+  }
   return [...new Set(items)];
 });
 
@@ -72,9 +74,9 @@ const modes = makeValidator((input) => {
 export function soakSettingSpecs(cores = splitCores(allowedCpus())) {
   return {
     MODE: withDefaultText(modes({
-      default: [...MODE_NAMES],
-      desc: `modes to load, one after the other: \`both\` (${MODE_NAMES.map((m) => `\`${m}\``).join(' then ')}) or a `
-        + `comma-separated list of ${MODE_NAMES.map((m) => `\`${m}\``).join(', ')}`,
+      default: [...SOAK_MODES],
+      desc: `modes to load, one after the other: \`both\` (${SOAK_MODES.map((m) => `\`${m}\``).join(' then ')}) or a `
+        + `comma-separated list of ${SOAK_MODES.map((m) => `\`${m}\``).join(', ')}`,
       example: 'grpc',
     }), '`both`'),
     SOAK: bool({ default: true, desc: 'run the sustained runs; `false` runs the fault runs alone' }),

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
-import { MODE_NAMES, MODES as MODE_REGISTRY } from '../../bench/modes.js';
+import { CLEARTEXT_MODE_NAMES, MODES as MODE_REGISTRY } from '../../bench/modes.js';
 import { ensureTool } from '../../bench/tools.js';
 import { ROOT } from '../../bench/root.js';
 import { LISTENERS } from '../../server/listeners.js';
@@ -16,7 +16,8 @@ import { compose, defaultOf } from '../helpers/compose.js';
 const read = (file) => fs.readFileSync(path.join(ROOT, file), 'utf8');
 const exists = (file) => fs.existsSync(path.join(ROOT, file));
 const pkg = JSON.parse(read('package.json'));
-const MODES = MODE_NAMES;
+// The Docker files start the cleartext modes (TLS in Docker is still to come; the json-h2 mode needs it).
+const MODES = CLEARTEXT_MODE_NAMES;
 const haproxyEnv = Object.fromEntries(Object.entries(compose.services.haproxy?.environment ?? {}).map(([k, v]) => [k, defaultOf(v)]));
 
 describe('deploy/haproxy/haproxy.cfg', () => {

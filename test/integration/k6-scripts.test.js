@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 import { readSummary } from '../../bench/report/summary.js';
 import { k6Bin, k6Run } from '../helpers/k6.js';
 import { freePort, startServer } from '../helpers/server.js';
-import { MODE_NAMES, MODES } from '../../bench/modes.js';
+import { CLEARTEXT_MODE_NAMES, MODES } from '../../bench/modes.js';
 import { listenerSetOf } from '../../bench/invoke.js';
 import { LISTENERS } from '../../server/listeners.js';
 import { grpcFrame, scenarioKey, scenarioPayloads } from '../../proto/index.js';
@@ -18,7 +18,7 @@ let server;
 let dir;
 before(async () => {
   k6Bin();
-  server = await startServer({ MODE: listenerSetOf(MODE_NAMES) });
+  server = await startServer({ MODE: listenerSetOf(CLEARTEXT_MODE_NAMES) });
   dir = await mkdtemp(path.join(os.tmpdir(), 'k6-scripts-'));
 });
 after(async () => {
@@ -26,8 +26,9 @@ after(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-// Every script of every mode (bench/modes.js): [script, its host variable, mode].
-const SCRIPTS = Object.entries(MODES).flatMap(([mode, { scripts, hostVars }]) =>
+// Every script of every mode (bench/modes.js) that runs in cleartext: [script, its host variable, mode]. The TLS-only
+// mode (json-h2) runs the HTTP scripts, which test/integration/tls.test.js loads over TLS.
+const SCRIPTS = CLEARTEXT_MODE_NAMES.map((mode) => [mode, MODES[mode]]).flatMap(([mode, { scripts, hostVars }]) =>
   ['local', 'remote'].map((target) => [scripts[target], hostVars[target], mode]));
 
 for (const [script, hostVar, mode] of SCRIPTS) {

@@ -11,11 +11,12 @@ import tls from 'node:tls';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { makeRunCertificates } from '../../bench/tls.js';
+import { parseScrape } from '../../bench/report/server-stats.js';
 import { runK6 } from '../../bench/processes.js';
 import { LISTENERS, portEnv } from '../../server/listeners.js';
 import { k6Bin } from '../helpers/k6.js';
 import { sh } from '../helpers/run.js';
-import { ROOT, startServer } from '../helpers/server.js';
+import { freePort, ROOT, startServer } from '../helpers/server.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const run = promisify(execFile);
@@ -211,16 +212,17 @@ describe('TLS settings refused at start, in one line', () => {
 const reportIn = async (dir) => JSON.parse(await fs.promises.readFile(path.join(dir,
   (await fs.promises.readdir(dir)).find((f) => /^compare-.*\.json$/.test(f))), 'utf8'));
 
-test('TLS=1 bash bench.sh: both modes over TLS 1.3 verified by k6, the servers\' handshake count, the capacity pass over TLS', { timeout: 180_000 }, async (t) => {
+test('TLS=1 bash bench.sh: three columns (JSON over HTTP/1.1 and HTTP/2, gRPC) over TLS 1.3 verified by k6, the servers\' handshake count, the capacity pass over TLS', { timeout: 240_000 }, async (t) => {
   const dir = await tempDir(t, 'bench-tls-');
   const vus = 4;
-  const run = await sh('bash', ['bench.sh'], { K6_BIN: k6Bin(), TLS: '1', DURATION: '2s', WARMUP: '1s', VUS: String(vus), REPEATS: '1',
-    CAPACITY: '1', RESULTS_DIR: dir }, 170_000);
+  const run = await sh('bash', ['bench.sh'], { K6_BIN: k6Bin(), TLS: '1', MODES: 'http,json-h2,grpc', DURATION: '2s', WARMUP: '1s',
+    VUS: String(vus), REPEATS: '1', CAPACITY: '1', RESULTS_DIR: dir }, 230_000);
   assert.equal(run.code, 0, run.stderr + run.stdout);
   assert.match(run.stdout, /^### Scenario `user` · closed model, 4 VUs · connections: reuse · TLS · 1 run\(s\) per mode$/m);
   assert.match(run.stderr, /client's ceiling · user · http: not measured \(TLS=1: the bare listeners serve no TLS/);
   const report = await reportIn(dir);
-  for (const [mode, alpn] of [['http', 'http/1.1'], ['grpc', 'h2']]) {
+  // json-h2: k6's HTTP client (the HTTP scripts) negotiating h2, which that listener alone offers.
+  for (const [mode, alpn] of [['http', 'http/1.1'], ['json-h2', 'h2'], ['grpc', 'h2']]) {
     const m = report.modes[mode];
     assert.equal(m.failed, 0, mode);
     assert.ok(m.requests > 100, `${mode}: ${m.requests} requests`);
@@ -246,4 +248,50 @@ test('TLS=1 CONNECTIONS=per-request: one full handshake per request, by the serv
   assert.ok(Math.abs(grpc.server_tls_handshakes_per_1k_requests - 1000) <= 2000 / grpc.server_requests + 1,
     `${grpc.server_tls_handshakes_per_1k_requests} handshakes per 1000 requests`);
   assert.equal(grpc.server_tls_resumed_pct, 0, 'k6 resumes no session');
+});
+
+/**
+ * Two TLS connections to a port, the second offering the session ticket the first received (if any), each closed once
+ * it has had the time to read one (a TLS 1.3 ticket comes after the handshake).
+ * @returns {Promise<{ticketed: boolean, resumed: boolean}>}
+ */
+async function twoConnections(port, ca, alpn) {
+  const connect = (session) => new Promise((resolve, reject) => {
+    let ticket = null;
+    const socket = tls.connect({ host: '127.0.0.1', port, servername: 'localhost', ca, ALPNProtocols: [alpn], session }, () => {
+      setTimeout(() => { resolve({ ticket, resumed: socket.isSessionReused() }); socket.end(); }, 300);
+    });
+    socket.on('session', (s) => { ticket = s; });
+    socket.setTimeout(HANDSHAKE_MS, () => socket.destroy(new Error(`no handshake in ${HANDSHAKE_MS} ms`)));
+    socket.on('error', reject);
+  });
+  const first = await connect(undefined);
+  const second = await connect(first.ticket ?? undefined);
+  return { ticketed: first.ticket !== null, resumed: second.resumed };
+}
+
+test('TLS_SESSION_TICKETS: a client that keeps its ticket resumes, by the server\'s count; with false every handshake is full', async (t) => {
+  const certs = await makeRunCertificates();
+  t.after(() => certs.remove());
+  const ca = fs.readFileSync(certs.caCert);
+  for (const tickets of [true, false]) {
+    const adminPort = await freePort();
+    const server = await startServer({ MODE: 'http,grpc', TLS_CERT: certs.cert, TLS_KEY: certs.key, TLS_SESSION_TICKETS: String(tickets),
+      ADMIN_PORT: String(adminPort) });
+    try {
+      // grpc-js builds its own TLS context: the setting must reach it too.
+      for (const [listener, alpn] of [['http', 'http/1.1'], ['grpc', 'h2']]) {
+        // Without stateless tickets TLS 1.3 still sends a stateful one (OpenSSL), naming a session cache Node does not keep.
+        const { ticketed, resumed } = await twoConnections(server.ports[listener], ca, alpn);
+        assert.ok(ticketed, `${listener}: the first connection got a ticket`);
+        assert.equal(resumed, tickets, `${listener}, tickets ${tickets}`);
+      }
+      const scrape = parseScrape(await (await fetch(`http://127.0.0.1:${adminPort}/metrics`)).text(), Date.now());
+      const counts = { true: 0, false: 0 };
+      for (const [key, n] of scrape.workers.flatMap((w) => Object.entries(w.tls_handshakes ?? {}))) counts[key.split('|')[3]] += n;
+      assert.deepEqual(counts, tickets ? { true: 2, false: 2 } : { true: 0, false: 4 }, `the server counted, tickets ${tickets}`);
+    } finally {
+      await server.stop();
+    }
+  }
 });

@@ -55,6 +55,12 @@ test('TLS: off by default; refused in one line with the passes that cannot serve
   assert.throws(() => readBenchSettings({ TLS: '1', TARGET: 'remote' }), /^BenchError: TLS=1 with TARGET=remote .* set TLS_CA to its PEM file$/);
   assert.equal(readBenchSettings({ TLS: '1', TARGET: 'remote', TLS_CA: '/x/ca.crt' }).TLS_CA, '/x/ca.crt');
   assert.throws(() => readBenchSettings({ TLS_CA: '/x/ca.crt' }), /^BenchError: TLS_CA is the remote servers' CA, read with TLS=1 and TARGET=remote only/);
+  // The json-h2 mode: k6 speaks HTTP/2 only over TLS.
+  assert.deepEqual(readBenchSettings({ TLS: '1', MODES: 'http,json-h2,grpc' }).MODES, ['http', 'json-h2', 'grpc']);
+  assert.throws(() => readBenchSettings({ MODES: 'http,json-h2' }),
+    /^BenchError: MODES=http,json-h2: the json-h2 mode needs TLS=1: k6's HTTP client speaks HTTP\/2 only over TLS, by ALPN \(no h2c: grafana\/k6#970, #2348\)$/);
+  assert.throws(() => readFaultSettings({ MODES: 'json-h2' }), /^BenchError: MODES=json-h2: the fault matrix runs cleartext, and the json-h2 mode needs TLS/);
+  assert.throws(() => readSoakSettings({ MODE: 'json-h2' }), /MODE="json-h2": must be both or a comma-separated list of http, grpc, connect-grpc, connect-json \(the soak runs cleartext\)/);
 });
 
 test('COMPRESSION: off by default, gzip accepted, anything else one line naming it, in the job and in the server', () => {
