@@ -7,6 +7,8 @@ import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { BenchError } from './errors.js';
+import { ensureTool } from './tools.js';
 
 const run = promisify(execFile);
 
@@ -84,3 +86,26 @@ export async function makeRunCertificates({
     remove: () => fs.rm(dir, { recursive: true, force: true }),
   };
 }
+
+/**
+ * The certificates of a job run with TLS=1: makeRunCertificates with the provisioned openssl, its failure as one line.
+ * @param {string[]} [addresses] the addresses k6 loads besides 127.0.0.1 (an emulated link's 198.18.x.2)
+ * @returns {Promise<RunCertificates>}
+ * @throws {BenchError} `TLS=1: ...` when openssl cannot be had or fails
+ */
+export async function jobCertificates(addresses = []) {
+  try {
+    return await makeRunCertificates({ addresses, openssl: ensureTool('openssl') });
+  } catch (err) {
+    throw new BenchError(`TLS=1: ${err.message}`);
+  }
+}
+
+/**
+ * The server settings that make its listeners serve a job's certificates (server/tls.js); none without.
+ * @param {RunCertificates|null} certs
+ * @param {boolean} [tickets] TLS_SESSION_TICKETS (default true, the server's own default)
+ * @returns {Record<string, string>} TLS_CERT, TLS_KEY and TLS_SESSION_TICKETS, or {}
+ */
+export const serverTlsSettings = (certs, tickets = true) => (certs
+  ? { TLS_CERT: certs.cert, TLS_KEY: certs.key, TLS_SESSION_TICKETS: String(tickets) } : {});

@@ -11,6 +11,7 @@ import { faultRun, soakRun } from '../passes/soak.js';
 import { allowedCpus, splitCores } from '../settings/cores.js';
 import { faultSummary, renderSoakMarkdown } from '../report/soak.js';
 import { SOAK_SETTING_NAMES } from '../settings/soak.js';
+import { jobCertificates } from '../tls.js';
 
 /**
  * Runs the soak job (bench/cli.js soak): the sustained runs and the fault runs of each mode, then the report.
@@ -25,7 +26,7 @@ export async function main(settings) {
   await mkdir(settings.RESULTS_DIR, { recursive: true });
   const cores = splitCores(allowedCpus());
   const stamp = fileStamp();
-  const job = { stamp, scratch: await mkdtemp(path.join(os.tmpdir(), 'soak-')) };
+  const job = { stamp, scratch: await mkdtemp(path.join(os.tmpdir(), 'soak-')), tls: settings.TLS ? await jobCertificates() : null };
   const soak = [];
   const faults = [];
   try {
@@ -38,6 +39,7 @@ export async function main(settings) {
     }
   } finally {
     await rm(job.scratch, { recursive: true, force: true });
+    await job.tls?.remove();
   }
   const shared = cores.serverCpus && settings.FAULT_WORKERS > cores.serverCoreCount;
   const report = {

@@ -15,7 +15,8 @@ import { LISTENERS } from '../../server/listeners.js';
 import { serverFigures, serverWindow } from '../report/server-stats.js';
 import { durationMs } from '../settings/validators.js';
 import { EVENT } from '../../server/events.js';
-import { k6Args, portOfMode, serverEnv } from '../invoke.js';
+import { k6Args, k6Tls, portOfMode, serverEnv } from '../invoke.js';
+import { serverTlsSettings } from '../tls.js';
 import { readSummary } from '../report/summary.js';
 import { memoryFigures, outsideHeapTrend, serverTrend } from '../report/soak.js';
 import { loadAverage, rssMib } from './memory.js';
@@ -58,9 +59,9 @@ async function boundedK6(options, duration, what) {
  * 80% of k6's ceiling, 1 worker), VUS VUs growing to 4 x VUS mid-run dropped 8% of HTTP's iterations (p99 72 ms), and
  * 4 x VUS made up front did worse (p99 88 ms).
  */
-const soakK6Args = (mode, host, summaryFile, duration, settings, rate = null) => k6Args(mode, {
+const soakK6Args = (mode, host, summaryFile, duration, settings, rate = null, tls = null) => k6Args(mode, {
   host, summaryFile, duration, vus: settings.VUS, rate,
-  vars: { SCENARIO: 'user', CONNECTIONS: 'reuse', REQUEST_TIMEOUT: settings.REQUEST_TIMEOUT, ...(rate ? { MAX_VUS: settings.VUS } : {}) },
+  vars: { SCENARIO: 'user', CONNECTIONS: 'reuse', REQUEST_TIMEOUT: settings.REQUEST_TIMEOUT, ...(rate ? { MAX_VUS: settings.VUS } : {}), ...k6Tls(tls).vars },
 });
 
 /**
@@ -75,10 +76,11 @@ const soakK6Args = (mode, host, summaryFile, duration, settings, rate = null) =>
 async function ceilingOf(mode, host, settings, cores, k6, job) {
   const durationS = Math.max(1, Math.round(durationMs(settings.CEILING_DURATION) / 1000));
   log(`${mode}: ceiling, ${settings.CEILING_DURATION} of ${LISTENERS[MODES[mode].listener].load.tool} then of k6, at ${settings.VUS} connections`);
-  const native = await measureCapacity({ listener: MODES[mode].listener, scenario: 'user', host, connections: settings.VUS, durationS, cpus: cores.k6Cpus });
+  const native = await measureCapacity({ listener: MODES[mode].listener, scenario: 'user', host, connections: settings.VUS, durationS, cpus: cores.k6Cpus,
+    tls: Boolean(job.tls) });
   if (native.failed > 0) throw new BenchError(`${mode} ceiling: ${native.tool} saw ${native.failed} failed requests`);
   const summaryFile = path.join(job.scratch, `ceiling-${mode}.json`);
-  const run = await boundedK6({ ...k6, args: soakK6Args(mode, host, summaryFile, settings.CEILING_DURATION, settings, Math.ceil(native.rps)) },
+  const run = await boundedK6({ ...k6, args: soakK6Args(mode, host, summaryFile, settings.CEILING_DURATION, settings, Math.ceil(native.rps), job.tls) },
     settings.CEILING_DURATION, `${mode} ceiling`);
   if (run.code !== 0) throw new BenchError(`k6 ceiling run against ${host} failed (exit ${run.code}): ${k6Reason(run.output)}`);
   const client = await readSummary(summaryFile);
@@ -91,9 +93,9 @@ async function ceilingOf(mode, host, settings, cores, k6, job) {
   };
 }
 
-async function start(mode, options, cores) {
+async function start(mode, options, cores, job) {
   try {
-    return await startServer({ env: serverEnv([mode], options), cpus: cores.serverCpus });
+    return await startServer({ env: serverEnv([mode], { ...options, settings: serverTlsSettings(job.tls) }), cpus: cores.serverCpus });
   } catch (err) {
     throw new BenchError(`the ${mode} server did not start: ${err.message.split('\n')[0]}`);
   }
@@ -105,21 +107,22 @@ async function start(mode, options, cores) {
  * @param {string} mode a name of MODES (bench/modes.js)
  * @param {import('../settings/soak.js').SoakSettings} settings
  * @param {ReturnType<typeof import('../settings/cores.js').splitCores>} cores
- * @param {{stamp: string, scratch: string}} job the job's file stamp and scratch folder
+ * @param {{stamp: string, scratch: string, tls: import('../tls.js').RunCertificates|null}} job the job's file stamp and scratch
+ *   folder, and its certificates with TLS=1 (null: cleartext)
  * @returns {Promise<object>} the run's figures; memory in MiB, times in s
  * @throws {BenchError} when the server does not start or k6 fails
  */
 export async function soakRun(mode, settings, cores, job) {
   const loadavgBefore = loadAverage();
   const adminPort = await freePort();
-  const server = await start(mode, { workers: settings.WORKERS, adminPort }, cores);
+  const server = await start(mode, { workers: settings.WORKERS, adminPort }, cores, job);
   const admin = `127.0.0.1:${adminPort}`;
   const host = `127.0.0.1:${portOfMode(server, mode)}`;
-  const k6 = { k6: settings.K6_BIN, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount, quiet: true };
+  const k6 = { k6: settings.K6_BIN, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount, quiet: true, env: k6Tls(job.tls).env };
   try {
     if (durationMs(settings.WARMUP) > 0) {
       log(`${mode}: warm-up, ${settings.WARMUP} at ${settings.VUS} VUs (left out of the figures)`);
-      const warm = await boundedK6({ ...k6, args: soakK6Args(mode, host, path.join(job.scratch, `warmup-${mode}.json`), settings.WARMUP, settings) },
+      const warm = await boundedK6({ ...k6, args: soakK6Args(mode, host, path.join(job.scratch, `warmup-${mode}.json`), settings.WARMUP, settings, null, job.tls) },
         settings.WARMUP, `${mode} warm-up`);
       if (warm.code !== 0) throw new BenchError(`k6 warm-up against ${host} failed (exit ${warm.code}): ${k6Reason(warm.output)}`);
     }
@@ -165,6 +168,8 @@ export async function soakRun(mode, settings, cores, job) {
         heap_end_mib: round(f.server_heap_end_mib, 1),
         heap_committed_end_mib: largest((w) => w.heap_total_end_bytes),
         outside_heap_end_mib: largest((w) => w.rss_end_bytes - w.heap_total_end_bytes),
+        tls_handshakes_per_1k_requests: f.server_tls_handshakes_per_1k_requests === null ? null : round(f.server_tls_handshakes_per_1k_requests, 3),
+        tls: f.server_tls,
       });
       last = now;
       lastT = t;
@@ -174,7 +179,7 @@ export async function soakRun(mode, settings, cores, job) {
     const windowTimer = setInterval(() => { windowing = windowing.then(readWindow); }, SERVER_WINDOW_S * 1000);
     let run;
     try {
-      run = await boundedK6({ ...k6, args: soakK6Args(mode, host, summaryFile, settings.SOAK_DURATION, settings, rate) },
+      run = await boundedK6({ ...k6, args: soakK6Args(mode, host, summaryFile, settings.SOAK_DURATION, settings, rate, job.tls) },
         settings.SOAK_DURATION, `${mode} sustained run`);
     } finally {
       clearInterval(timer);
@@ -251,7 +256,8 @@ async function loadStart(admin, k6Ended) {
  * @param {string} mode a name of MODES (bench/modes.js)
  * @param {import('../settings/soak.js').SoakSettings} settings
  * @param {ReturnType<typeof import('../settings/cores.js').splitCores>} cores
- * @param {{stamp: string, scratch: string}} job the job's file stamp and scratch folder
+ * @param {{stamp: string, scratch: string, tls: import('../tls.js').RunCertificates|null}} job the job's file stamp and scratch
+ *   folder, and its certificates with TLS=1 (null: cleartext)
  * @param {number} repeat 1-based
  * @returns {Promise<object>} the run's figures; times in ms
  * @throws {BenchError} when the server does not start, k6 fails or no replacement listens in time
@@ -259,7 +265,7 @@ async function loadStart(admin, k6Ended) {
 export async function faultRun(mode, settings, cores, job, repeat) {
   const adminPort = await freePort();
   const loadavgBefore = loadAverage();
-  const server = await start(mode, { workers: settings.FAULT_WORKERS, adminPort }, cores);
+  const server = await start(mode, { workers: settings.FAULT_WORKERS, adminPort }, cores, job);
   const admin = `127.0.0.1:${adminPort}`;
   const host = `127.0.0.1:${portOfMode(server, mode)}`;
   const what = `${mode} fault run ${repeat}`;
@@ -268,8 +274,8 @@ export async function faultRun(mode, settings, cores, job, repeat) {
     const summaryFile = path.join(settings.RESULTS_DIR, `soak-${job.stamp}-${mode}-fault-r${repeat}-k6.json`);
     log(`${what}: ${settings.FAULT_DURATION} at ${settings.VUS} VUs, ${settings.FAULT_WORKERS} worker(s); one killed at the midpoint`);
     let ended = false;
-    const running = boundedK6({ k6: settings.K6_BIN, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount, quiet: true,
-      args: soakK6Args(mode, host, summaryFile, settings.FAULT_DURATION, settings) }, settings.FAULT_DURATION, what)
+    const running = boundedK6({ k6: settings.K6_BIN, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount, quiet: true, env: k6Tls(job.tls).env,
+      args: soakK6Args(mode, host, summaryFile, settings.FAULT_DURATION, settings, null, job.tls) }, settings.FAULT_DURATION, what)
       .finally(() => { ended = true; });
     running.catch(() => {}); // awaited below, after the kill
     let fault;

@@ -12,7 +12,7 @@ import { LISTENERS, portEnv } from '../../server/listeners.js';
 import { ensureTool } from '../tools.js';
 import { remoteSettingOf } from '../modes.js';
 import { portOfMode, serverEnv } from '../invoke.js';
-import { makeRunCertificates } from '../tls.js';
+import { jobCertificates, serverTlsSettings } from '../tls.js';
 
 /** The admin endpoint's port inside an emulated link's namespace (it has the namespace to itself). */
 const LINK_ADMIN_PORT = 9100;
@@ -52,21 +52,7 @@ const LINK_ADMIN_PORT = 9100;
 export async function placementOf(settings, cores) {
   if (settings.TARGET === 'remote') return remotePlacement(settings);
   if (settings.link) return linkPlacement(settings, cores);
-  return loopbackPlacement(settings.TLS ? await runCertificates() : null, settings);
-}
-
-/**
- * TLS=1: the run's CA and server certificate (bench/tls.js), naming the address k6 loads besides 127.0.0.1.
- * @param {string[]} [addresses]
- * @returns {Promise<import('../tls.js').RunCertificates>}
- * @throws {BenchError} when openssl cannot be had or fails
- */
-async function runCertificates(addresses = []) {
-  try {
-    return await makeRunCertificates({ addresses, openssl: ensureTool('openssl') });
-  } catch (err) {
-    throw new BenchError(`TLS=1: ${err.message}`);
-  }
+  return loopbackPlacement(settings.TLS ? await jobCertificates() : null, settings);
 }
 
 /**
@@ -75,9 +61,7 @@ async function runCertificates(addresses = []) {
  * @param {import('../tls.js').RunCertificates|null} certs
  * @param {{TLS_SESSION_TICKETS: boolean}} settings
  */
-const tlsOf = (certs, settings) => (certs
-  ? { settings: { TLS_CERT: certs.cert, TLS_KEY: certs.key, TLS_SESSION_TICKETS: String(settings.TLS_SESSION_TICKETS) }, cell: { caCert: certs.caCert } }
-  : { settings: {}, cell: null });
+const tlsOf = (certs, settings) => ({ settings: serverTlsSettings(certs, settings.TLS_SESSION_TICKETS), cell: certs && { caCert: certs.caCert } });
 
 /**
  * @param {import('../tls.js').RunCertificates|null} certs TLS=1: the run's certificates (removed by close)
@@ -115,7 +99,7 @@ async function linkPlacement(settings, cores) {
   try {
     await link.expose(Object.values(LISTENERS).map((l) => l.defaultPort));
     // k6 loads the namespace's address, so the certificate names it.
-    if (settings.TLS) certs = await runCertificates([link.serverAddress]);
+    if (settings.TLS) certs = await jobCertificates([link.serverAddress]);
   } catch (err) {
     await link.close();
     throw err;

@@ -136,6 +136,9 @@ export function outsideHeapTrend(windows, limits) {
  *   spaces, used or not; its young generation alone grows from 1 to 64 MiB as V8 sizes it to the load
  * @property {number} outside_heap_end_mib the largest worker's RSS less its V8 heap committed, at the window's end
  *   (MiB): buffers, sockets, code, the allocator's arenas; where a native leak shows
+ * @property {number|null} tls_handshakes_per_1k_requests TLS=1: TLS handshakes the workers completed in the window per 1000
+ *   requests (null: none, or cleartext)
+ * @property {string|null} tls what those handshakes negotiated (`<version> · <cipher> · ALPN <protocol>`; null likewise)
  */
 
 /**

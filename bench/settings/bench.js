@@ -152,17 +152,7 @@ export function benchSettingSpecs(cores = splitCores(allowedCpus())) {
         + '`0` skips it, and k6\'s CPU alone then decides',
       example: '5s',
     }),
-    TLS: bool({
-      default: false,
-      desc: 'every mode\'s listener serves TLS (the server\'s TLS_MIN_VERSION, 1.3 by default) with ALPN (`http/1.1` for HTTP, `h2` for '
-        + 'gRPC): the job makes a CA and a server certificate for the run with `openssl` (the address k6 loads as a subject '
-        + 'alternative name), starts the servers with TLS_CERT/TLS_KEY, and k6 verifies them against that CA alone (no '
-        + '`insecureSkipTLSVerify`). The report adds the servers\' count of TLS handshakes per 1000 requests, the share resumed, and '
-        + 'the version, cipher and ALPN protocol they negotiated (docs/tls.md). With `TARGET=remote`, the remote servers\' own '
-        + 'certificates, verified against TLS_CA. The client\'s ceiling is not measured (its bare listeners serve no TLS); not with '
-        + 'DECOMPOSE or SERVERS > 1',
-      example: '1',
-    }),
+    TLS: sharedSpec('TLS', 'run', cores),
     TLS_SESSION_TICKETS: bool({
       default: true,
       desc: 'with `TLS=1`: the servers\' TLS_SESSION_TICKETS (docs/server.md): `false` makes every handshake a full one. The report\'s '

@@ -81,6 +81,20 @@ const SHARED = Object.freeze({
     jobs: { run: { default: 'reuse' }, sweep: { default: 'reuse', more: '. Over an emulated link toxiproxy does not delay the TCP '
       + 'handshake, so `per-request` cells understate a new connection\'s cost by one RTT: the sweep flags them' } },
   },
+  TLS: {
+    validator: bool,
+    desc: 'every listener loaded serves TLS (the server\'s TLS_MIN_VERSION, 1.3 by default) with ALPN (`http/1.1` for HTTP/1.1, `h2` '
+      + 'for HTTP/2): the job makes a CA and a server certificate for the run with `openssl` (the address k6 loads as a subject '
+      + 'alternative name), starts the servers with TLS_CERT/TLS_KEY, and k6 verifies them against that CA alone (no '
+      + '`insecureSkipTLSVerify`); wrk and h2load load them over TLS too (docs/tls.md)',
+    example: '1',
+    jobs: {
+      run: { default: false, more: '. The report adds the servers\' count of TLS handshakes per 1000 requests, the share resumed, and '
+        + 'the version, cipher and ALPN protocol negotiated. With `TARGET=remote`, the remote servers\' own certificates, verified '
+        + 'against TLS_CA. The client\'s ceiling is not measured (its bare listeners serve no TLS); not with DECOMPOSE or SERVERS > 1' },
+      soak: { default: false },
+    },
+  },
   VERBOSE: {
     validator: bool,
     desc: 'k6\'s own output on the terminal too',

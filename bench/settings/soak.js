@@ -3,7 +3,7 @@ import { bool, makeValidator } from 'envalid';
 import { positiveInt, readEnv, withDefaultText } from '../../server/env.js';
 import { sharedSpec } from './shared.js';
 import { BenchError } from '../errors.js';
-import { CLEARTEXT_MODE_NAMES as SOAK_MODES } from '../modes.js';
+import { CLEARTEXT_MODE_NAMES, MODE_NAMES, tlsGap } from '../modes.js';
 import { allowedCpus, splitCores } from './cores.js';
 import { duration, positiveNumber } from './validators.js';
 
@@ -28,15 +28,13 @@ const rate = makeValidator((input) => {
   throw new Error('must be auto, closed, or requests a second (an integer from 1 to 1000000)');
 });
 
-// The soak's MODE is a list of modes (bench/modes.js), loaded one after the other; its `both` is every mode,
-// not the server's MODE=both (a listener set). The soak runs cleartext, so the modes that need TLS are not among them.
+// The soak's MODE is a list of modes (bench/modes.js), loaded one after the other; its `both` is every mode that runs in
+// cleartext too (not json-h2, which needs TLS=1), not the server's MODE=both (a listener set).
 const modes = makeValidator((input) => {
   const value = String(input).trim();
-  if (value === 'both') return [...SOAK_MODES];
+  if (value === 'both') return [...CLEARTEXT_MODE_NAMES];
   const items = value.split(',').map((x) => x.trim()).filter(Boolean);
-  if (items.length === 0 || items.some((x) => !SOAK_MODES.includes(x))) {
-    throw new Error(`must be both or a comma-separated list of ${SOAK_MODES.join(', ')} (the soak runs cleartext)`);
-  }
+  if (items.length === 0 || items.some((x) => !MODE_NAMES.includes(x))) throw new Error(`must be both or a comma-separated list of ${MODE_NAMES.join(', ')}`);
   return [...new Set(items)];
 });
 
@@ -49,6 +47,7 @@ const modes = makeValidator((input) => {
  * @property {string} SOAK_DURATION k6 duration
  * @property {'auto'|'closed'|number} SOAK_RATE req/s of the open model, or how it is chosen
  * @property {string} CEILING_DURATION k6 duration
+ * @property {boolean} TLS
  * @property {string} WARMUP k6 duration
  * @property {number} VUS
  * @property {number} WORKERS
@@ -74,9 +73,9 @@ const modes = makeValidator((input) => {
 export function soakSettingSpecs(cores = splitCores(allowedCpus())) {
   return {
     MODE: withDefaultText(modes({
-      default: [...SOAK_MODES],
-      desc: `modes to load, one after the other: \`both\` (${SOAK_MODES.map((m) => `\`${m}\``).join(' then ')}) or a `
-        + `comma-separated list of ${SOAK_MODES.map((m) => `\`${m}\``).join(', ')}`,
+      default: [...CLEARTEXT_MODE_NAMES],
+      desc: `modes to load, one after the other: \`both\` (${CLEARTEXT_MODE_NAMES.map((m) => `\`${m}\``).join(' then ')}) or a `
+        + `comma-separated list of ${MODE_NAMES.map((m) => `\`${m}\``).join(', ')} (\`json-h2\` with TLS=1)`,
       example: 'grpc',
     }), '`both`'),
     SOAK: bool({ default: true, desc: 'run the sustained runs; `false` runs the fault runs alone' }),
@@ -97,6 +96,7 @@ export function soakSettingSpecs(cores = splitCores(allowedCpus())) {
       default: '15s',
       desc: 'each of the two ceiling runs of SOAK_RATE=auto (k6 duration, at least 1s)',
     }),
+    TLS: sharedSpec('TLS', 'soak', cores),
     WARMUP: sharedSpec('WARMUP', 'soak', cores),
     VUS: sharedSpec('VUS', 'soak', cores),
     WORKERS: sharedSpec('WORKERS', 'soak', cores),
@@ -140,6 +140,8 @@ export const SOAK_SETTING_NAMES = Object.freeze(Object.keys(soakSettingSpecs(spl
 export function readSoakSettings(env = process.env) {
   const settings = readEnv(env, soakSettingSpecs(), BenchError);
   if (!settings.SOAK && !settings.FAULTS) throw new BenchError('invalid setting SOAK="false" with FAULTS="false": nothing to run');
+  const gap = tlsGap(settings.MODE, settings.TLS, 'MODE');
+  if (gap) throw new BenchError(gap);
   // envalid gives a proxy; a plain copy goes into the JSON report as it is.
   return { ...settings };
 }

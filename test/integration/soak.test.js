@@ -119,3 +119,25 @@ test('an invalid setting stops the soak job in one line, naming it, before any s
   assert.ok(!existsSync(dir), 'nothing was written: the job stopped before it began');
   assert.ok(ms < 5000, `took ${ms} ms`);
 });
+
+test('TLS=1: the soak, its ceiling runs (h2load over TLS, then k6) and its fault run load the json-h2 mode over TLS', { timeout: 90000 }, async (t) => {
+  const dir = await tempDir(t, 'soak-tls-');
+  const { code, stdout, stderr } = await soak({
+    K6_BIN: k6Bin(), TLS: '1', MODE: 'json-h2', SOAK_RATE: 'auto', CEILING_DURATION: '1s', SOAK_DURATION: '3s', WARMUP: '1s',
+    FAULT_DURATION: '4s', FAULT_REPEATS: '1', VUS: '4', RESULTS_DIR: dir,
+  }, 85000);
+  assert.equal(code, 0, stderr + stdout);
+  const json = (await readdir(dir)).find((f) => /^soak-[\dT-]+Z\.json$/.test(f));
+  const report = JSON.parse(await readFile(path.join(dir, json), 'utf8'));
+  const [run] = report.soak;
+  assert.equal(run.ceiling.server_tool, 'h2load');
+  assert.ok(run.ceiling.server_rps > 0 && run.ceiling.k6_rps > 0, JSON.stringify(run.ceiling));
+  assert.ok(run.requests > 0 && run.failed === 0, JSON.stringify({ requests: run.requests, failed: run.failed }));
+  // The server's windows count the TLS handshakes of k6's connections: h2, as json-h2 offers nothing else.
+  const tls = run.server_windows.filter((w) => w.tls !== null);
+  assert.ok(tls.length > 0 && tls.every((w) => /^TLSv1\.3 · \S+ · ALPN h2$/.test(w.tls) && w.tls_handshakes_per_1k_requests > 0),
+    JSON.stringify(run.server_windows));
+  // The fault run over TLS: k6 went on through the kill (the requests it took are counted failed), and a replacement listens.
+  const [fault] = report.faults[0].runs;
+  assert.ok(fault.requests > 0 && fault.failed < fault.requests * 0.01 && fault.workers_after === 2, JSON.stringify(fault));
+});
