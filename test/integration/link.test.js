@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import { createLink, removeStaleLinks } from '../../bench/placement/link.js';
 import { startServer } from '../../bench/processes.js';
 import { readSummary } from '../../bench/report/summary.js';
+import { makeRunCertificates } from '../../bench/tls.js';
 import { ensureTool } from '../../bench/tools.js';
 import { LISTENERS, portEnv } from '../../server/listeners.js';
 import { k6Bin, k6Run } from '../helpers/k6.js';
@@ -173,6 +174,21 @@ describe('the main job over a link', { skip }, () => {
     assert.deepEqual(mine(), []);
   });
 
+  test('TLS=1 CONNECTIONS=per-request RTT=10ms: the certificate names the namespace\'s address, one full handshake per request', async (t) => {
+    const dir = await tempDir(t, 'bench-link-tls-');
+    const { code, stdout, stderr } = await bench({ TLS: '1', CONNECTIONS: 'per-request', RTT: '10ms', MODES: 'grpc', DURATION: '2s',
+      CAPACITY: '0', RESULTS_DIR: dir });
+    assert.equal(code, 0, stderr + stdout);
+    const { grpc } = JSON.parse(await readFile(path.join(dir, (await readdir(dir)).find((f) => /^compare-.*\.json$/.test(f))), 'utf8')).modes;
+    assert.match(grpc.host, /^198\.18\.\d+\.2:\d+$/);
+    assert.equal(grpc.failed, 0);
+    assert.match(grpc.server_tls, /^TLSv1\.3 · \S+ · ALPN h2$/);
+    assert.ok(Math.abs(grpc.server_tls_handshakes_per_1k_requests - 1000) <= 2000 / grpc.server_requests + 1, String(grpc.server_tls_handshakes_per_1k_requests));
+    // The call crosses the link (k6's grpc_req_duration leaves the connect and the TLS handshake out: docs/tls.md).
+    assert.ok(grpc.latency_ms.p50 >= 10, `p50 ${grpc.latency_ms.p50} ms`);
+    assert.deepEqual(mine(), []);
+  });
+
   test('a profile other than loopback without root stops with one line before anything starts', async () => {
     const { code, stderr } = await (async () => {
       try {
@@ -224,6 +240,29 @@ describe('TARGET=remote: servers already running on another machine', { skip }, 
     assert.equal(code, 0, stderr + stdout);
     assert.match(stdout, /http: the server's own figures \(CPU, memory, GC per request\) were not measured: set REMOTE_ADMIN_HOST/);
     assert.doesNotMatch(stdout, /requests served, server count/);
+  });
+
+  test('TLS=1 with TLS_CA: the remote servers\' own certificates, verified by k6 against that CA; another CA fails with x509\'s reason', async (t) => {
+    // The user's own certificate on machine B, naming its address; its CA is what they give the job.
+    const certs = await makeRunCertificates({ addresses: [link.serverAddress] });
+    const other = await makeRunCertificates();
+    t.after(() => Promise.all([certs.remove(), other.remove()]));
+    const tlsServer = await startServer({ env: { MODE: 'both', HOST: link.serverAddress, ADMIN_PORT: '9101', ADMIN_HOST: link.serverAddress,
+      HTTP_PORT: '3443', GRPC_PORT: '4443', TLS_CERT: certs.cert, TLS_KEY: certs.key }, wrap: (c, a) => link.command(c, a, null) });
+    t.after(() => tlsServer.stop());
+    const hosts = { REMOTE_HTTP_HOST: `${link.serverAddress}:3443`, REMOTE_GRPC_HOST: `${link.serverAddress}:4443` };
+    const dir = await tempDir(t, 'bench-remote-tls-');
+    const ok = await bench({ TARGET: 'remote', TLS: '1', TLS_CA: certs.caCert, RESULTS_DIR: dir, DURATION: '2s', ...hosts,
+      REMOTE_ADMIN_HOST: `${link.serverAddress}:9101` });
+    assert.equal(ok.code, 0, ok.stderr + ok.stdout);
+    const report = JSON.parse(await readFile(path.join(dir, (await readdir(dir)).find((f) => /^compare-.*\.json$/.test(f))), 'utf8'));
+    for (const [mode, alpn] of [['http', 'http/1.1'], ['grpc', 'h2']]) {
+      assert.equal(report.modes[mode].failed, 0);
+      assert.match(report.modes[mode].server_tls, new RegExp(`^TLSv1\\.3 · \\S+ · ALPN ${alpn.replace('/', '\\/')}$`));
+    }
+    const wrong = await bench({ TARGET: 'remote', TLS: '1', TLS_CA: other.caCert, RESULTS_DIR: dir, MODES: 'http', DURATION: '2s', ...hosts }, 60000);
+    assert.equal(wrong.code, 1);
+    assert.match(wrong.stderr, /test aborted: cannot reach the HTTP server at [\d.]+:3443: x509: unknown authority/);
   });
 
   test('a remote host where nothing listens stops with its name, and no load loop', async () => {
