@@ -15,9 +15,12 @@ export const MUX = Object.freeze({ concurrency: 16, connections: 4, rps: 500 });
 
 /**
  * What a call refused at the door ends with in grpc-go: it never reached a worker. Either the dial failed (the port
- * closed), or a GOAWAY left the call unprocessed and grpc-go's one transparent retry found no connection to take it.
+ * closed: refused, or reset when the connection was still in the closing listener's backlog), or the new connection
+ * closed before the server's preface, so no call was ever sent on it (grpc-go 1.34 clientconn.go createTransport:
+ * "connection closed"), or a GOAWAY left the call unprocessed and grpc-go's one transparent retry found no connection
+ * to take it. The reset and the early close were seen only with the machine loaded (a CI run beside other work, 2026-11-25).
  */
-export const REFUSED_AT_THE_DOOR = /connect: connection refused|the connection is draining/;
+export const REFUSED_AT_THE_DOOR = /Error while dialing dial tcp [^"]*: connect: connection (refused|reset by peer)|desc = connection closed$|the connection is draining/;
 
 /**
  * Provisions ghz (a pinned go install, scripts/ensure-tool.sh) before a job that runs it starts.
