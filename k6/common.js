@@ -120,6 +120,7 @@ export const RUN_SHAPE = Object.freeze({
   rate: RATE,
   request_timeout: REQUEST_TIMEOUT ?? DEFAULT_REQUEST_TIMEOUT,
   compression: COMPRESSION,
+  tls: TLS_CA !== '', // verified against TLS_CA: the run's bytes are TLS records
 });
 
 /**

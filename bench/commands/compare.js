@@ -13,13 +13,16 @@ import { columnKey } from '../modes.js';
 /**
  * Groups figures into report columns, in the order first seen. A compressed run is never a repeat of a raw
  * one, nor a run of one NODE_VERSIONS release a repeat of another's: its column's key says `+gzip` or `@node20`
- * (bench/modes.js columnKey).
+ * (bench/modes.js columnKey); nor a TLS run a repeat of a cleartext one (`-tls`, when both are given).
  * @param {import('../report/summary.js').ModeFigures[]} figures
  * @returns {Array<{key: string, runs: import('../report/summary.js').ModeFigures[]}>}
  */
 export function columnsOf(figures) {
   const targets = new Set(figures.map((f) => f.target));
-  const keyOf = (f) => columnKey(targets.size > 1 && f.target ? `${f.mode}-${f.target}` : f.mode, f.compression, f.node_release);
+  // TLS and cleartext runs of a mode are two columns (`http-tls` beside `http`), never repeats of one.
+  const tlsMixed = new Set(figures.map((f) => f.tls ?? false)).size > 1;
+  const keyOf = (f) => columnKey(`${targets.size > 1 && f.target ? `${f.mode}-${f.target}` : f.mode}${tlsMixed && f.tls ? '-tls' : ''}`,
+    f.compression, f.node_release);
   const columns = new Map();
   for (const f of figures) {
     if (!columns.has(keyOf(f))) columns.set(keyOf(f), []);

@@ -32,6 +32,7 @@ const PERCENTILES = { p50: 'med', p90: 'p(90)', p95: 'p(95)', p99: 'p(99)' };
  * @property {string} connections connection policy: reuse or per-request
  * @property {string} model load model: closed (VUs) or open (constant arrival RATE)
  * @property {number|null} rate target arrival rate of the open model (req/s)
+ * @property {boolean} tls whether k6 spoke TLS (its TLS_CA; false in a summary from before it said)
  * @property {'off'|'gzip'} compression response compression k6 asked for (COMPRESSION; 'off' in a summary
  *   from before it was recorded): with gzip, the byte counts are of the compressed responses, payload_bytes
  *   of the payload before compression
@@ -180,6 +181,7 @@ export function figuresOf(file, data) {
     model: data.bench?.model ?? 'closed',
     rate: data.bench?.rate ?? null,
     compression: data.bench?.compression ?? 'off',
+    tls: data.bench?.tls ?? false,
     node: data.bench?.run?.server?.node ?? data.bench?.run?.node?.version ?? data.bench?.run?.provenance?.versions?.node ?? null,
     node_release: data.bench?.run?.node?.release ?? null,
     // k6 reports dropped_iterations only when the open model dropped some.

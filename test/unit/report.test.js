@@ -112,6 +112,10 @@ test('raw and gzip never mix silently: unnamed columns are flagged, a mixed colu
   assert.ok(mixed.notes.some((n) => /^NOT COMPARABLE: the response compression differs/.test(n)), mixed.notes.join('\n'));
   const columns = columnsOf([run('http', 200, { compression: 'off' }), run('http', 190, { compression: 'gzip' }), run('http', 210, { compression: 'off' })]);
   assert.deepEqual(columns.map((c) => [c.key, c.runs.length]), [['http', 2], ['http+gzip', 1]]);
+  // TLS and cleartext likewise (docs/tls.md's runs): a column each, named only when both are there.
+  const tls = columnsOf([run('http', 200, { tls: false }), run('http', 180, { tls: true }), run('grpc', 100, { tls: true }), run('http', 210, { tls: false })]);
+  assert.deepEqual(tls.map((c) => [c.key, c.runs.length]), [['http', 2], ['http-tls', 1], ['grpc-tls', 1]]);
+  assert.deepEqual(columnsOf([run('http', 180, { tls: true }), run('grpc', 100, { tls: true })]).map((c) => c.key), ['http', 'grpc']);
 });
 
 test('client-bound is the median run\'s k6 CPU at 90% or more; a column where only some runs reached it says in how many', () => {
