@@ -45,14 +45,15 @@ for v in NODE_EXTRA_CA_CERTS SSL_CERT_FILE SSL_CERT_DIR PIP_CERT GIT_SSL_CAINFO 
 done
 if [ $# -eq 0 ]; then set -- bash -c 'bash bench.sh && npm test'; fi
 # GO_CACHE_OUT=<an empty folder>: the container's Go build and module caches are written there, to outlive it (CI hands
-# them to its host jobs, which build the same pinned tools). It must be empty, so the container still builds cold.
+# them to its host jobs, which build the same pinned tools). It must be empty, so the container still builds cold. It is
+# mounted at the same path inside, as GOROOT is: Go's build cache keys hold the sources' paths, so the host then hits it.
 go_cache=()
 if [ -n "${GO_CACHE_OUT:-}" ]; then
   if [ ! -d "$GO_CACHE_OUT" ] || [ -n "$(ls -A "$GO_CACHE_OUT")" ]; then
     echo "fresh-machine: GO_CACHE_OUT=$GO_CACHE_OUT must be an empty folder" >&2
     exit 1
   fi
-  go_cache=(--volume "$GO_CACHE_OUT:/go-cache" --env GOCACHE=/go-cache/build --env GOMODCACHE=/go-cache/mod)
+  go_cache=(--volume "$GO_CACHE_OUT:$GO_CACHE_OUT" --env "GOCACHE=$GO_CACHE_OUT/build" --env "GOMODCACHE=$GO_CACHE_OUT/mod")
 fi
 
 echo "fresh-machine: running in a fresh container: $*" >&2
@@ -62,10 +63,10 @@ podman run --rm --privileged --network host --pull never \
   --volume /etc/ssl/certs:/etc/ssl/certs:ro \
   --volume "$node_bin:/usr/local/bin/node:ro" \
   --volume "$npm_dir:/usr/local/lib/node_modules/npm:ro" \
-  --volume "$go_root:/usr/local/go:ro" \
+  --volume "$go_root:$go_root:ro" \
   --volume "$work/json-vs-grpc-bench:/work/json-vs-grpc-bench" \
   --workdir /work/json-vs-grpc-bench \
-  --env PATH=/usr/local/go/bin:/root/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+  --env "PATH=$go_root/bin:/root/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
   --env CI="${CI:-}" \
   "${env_args[@]}" "${go_cache[@]}" \
   "$image" \
