@@ -6,6 +6,7 @@ import { durationMs } from '../../bench/settings/validators.js';
 import { splitCores } from '../../bench/settings/cores.js';
 import { faultSettingSpecs, readFaultSettings } from '../../bench/settings/faults.js';
 import { readSoakSettings, soakSettingSpecs } from '../../bench/settings/soak.js';
+import { preflight as targetsPreflight } from '../../bench/commands/targets.js';
 import { SHARED_SETTING_NAMES, sharedDefaults } from '../../bench/settings/shared.js';
 import { createRestartPolicy, RESTART_DEFAULTS } from '../../server/restart-policy.js';
 import { readSettings, serverSettingSpecs } from '../../server/settings.js';
@@ -63,6 +64,10 @@ test('TLS: off by default; refused in one line with the passes that cannot serve
   assert.throws(() => readSoakSettings({ MODE: 'json-h2' }), /^BenchError: MODE=json-h2: the json-h2 mode needs TLS=1: k6's HTTP client/);
   assert.deepEqual(readSoakSettings({ MODE: 'json-h2', TLS: '1' }).MODE, ['json-h2']);
   assert.deepEqual(readSoakSettings({}).MODE, ['http', 'grpc', 'connect-grpc', 'connect-json'], 'both: the modes that run in cleartext');
+});
+
+test('TLS=1 stops npm run targets before anything starts: its peers and bare baselines serve no TLS', async () => {
+  await assert.rejects(targetsPreflight({ TLS: true }), /^BenchError: npm run targets measures .* which serve no TLS: run it without TLS=1$/);
 });
 
 test('COMPRESSION: off by default, gzip accepted, anything else one line naming it, in the job and in the server', () => {
