@@ -200,7 +200,7 @@ test('an invalid setting stops the main job before anything starts', async () =>
 
 test('open model: RATE from the environment shapes the measured run only, at the default duration', async (t) => {
   const out = await tempDir(t, 'bench-open-');
-  const env = { K6_BIN: k6Bin(), RATE: '200', VUS: '4', REPEATS: '1', WARMUP: '1s', RESULTS_DIR: out };
+  const env = { K6_BIN: k6Bin(), RATE: '200', VUS: '4', REPEATS: '1', WARMUP: '1s', CALIBRATE: '0s', CAPACITY: '0', RESULTS_DIR: out };
   const { code, stdout, stderr } = await sh('bash', ['bench.sh'], env);
   assert.equal(code, 0, stderr + stdout);
   const json = (await readdir(out)).find((f) => /^compare-.*\.json$/.test(f));

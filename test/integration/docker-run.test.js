@@ -160,7 +160,7 @@ function serverEvents(id) {
 
 /**
  * What is wrong with an image, run as the start scripts run it: [] when its health check passes within
- * 20 s and it runs as the base image's `node` user (uid 1000).
+ * 20 s (and before it fails three times after the server's `ready`) and it runs as the base image's `node` user (uid 1000).
  * @param {string} image
  * @returns {Promise<string[]>}
  */
@@ -171,10 +171,14 @@ async function imageProblems(image) {
   const problems = [];
   try {
     let healthy = false;
-    for (let i = 0; i < 20 && !healthy; i++) {
+    // Once the server has logged `ready`, three failed checks in a row are an answer: no need to wait out the 20 s.
+    let failedSinceReady = 0;
+    for (let i = 0; i < 20 && !healthy && failedSinceReady < 3; i++) {
       await sleep(1000);
       if (podman('inspect', name, '--format', '{{.State.Running}}').stdout.trim() !== 'true') break;
+      const ready = serverEvents(name).some((e) => e.event === 'ready');
       healthy = podman('healthcheck', 'run', name).status === 0;
+      if (ready && !healthy) failedSinceReady++;
     }
     if (!healthy) problems.push(`never healthy: ${podman('logs', '--tail', '3', name).stderr.trim()}`);
     const user = podman('run', '--rm', '--pull=never', '--entrypoint', 'id', image, '-un');
