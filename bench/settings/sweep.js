@@ -1,7 +1,7 @@
 // The sweep's settings (npm run sweep, bench/commands/sweep.js; docs/sweep.md's table is generated from the specs).
 // Each cell of the sweep is one main-job link (bench/settings/network.js's units): its settings are turned into the
 // main job's for the cell (cellEnv), so that the main job's own checks and defaults apply to every cell.
-import { makeValidator } from 'envalid';
+import { bool, makeValidator } from 'envalid';
 import { positiveInt, readEnv, withDefaultText } from '../../server/env.js';
 import { BenchError } from '../errors.js';
 import { parseRate, parseRttMs } from './network.js';
@@ -115,6 +115,11 @@ export const SWEEP_SETTING_NAMES = Object.freeze(Object.keys(sweepSettingSpecs(s
  * @throws {BenchError} ERR_BENCH, naming every invalid variable in one line
  */
 export function readSweepSettings(env = process.env) {
+  // The map's model counts no TLS records or handshakes, and its cells run cleartext: TLS=1 is refused, not ignored.
+  if (readEnv({ TLS: env.TLS }, { TLS: bool({ default: false }) }, BenchError).TLS) {
+    throw new BenchError('npm run sweep runs cleartext (its model counts no TLS records or handshakes): run it without TLS=1, '
+      + 'and TLS=1 bash bench.sh with BANDWIDTH and RTT for a link over TLS (docs/tls.md)');
+  }
   const settings = { ...readEnv(env, sweepSettingSpecs(), BenchError) };
   if (env.SWEEP_RATE !== undefined && env.SWEEP_VUS !== undefined) {
     throw new BenchError('SWEEP_RATE (open model) and SWEEP_VUS (closed model) are each a heat map\'s rows: set one of them');

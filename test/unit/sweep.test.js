@@ -159,6 +159,9 @@ test('the sweep\'s settings: lists parsed and sorted, bad values one line, a cel
   assert.throws(() => readSweepSettings({ SWEEP_VUS: '8,x' }), { message: /^invalid setting SWEEP_VUS="8,x": "x" must be a whole number/ });
   assert.throws(() => readSweepSettings({ SWEEP_BANDWIDTH: '20gbit' }), { message: /past what this machine emulates/ });
   assert.throws(() => readSweepSettings({ SWEEP_RATE: '500', SWEEP_VUS: '8' }), { message: /set one of them/ });
+  assert.throws(() => readSweepSettings({ TLS: '1' }), { message: /^npm run sweep runs cleartext .*run it without TLS=1/ });
+  assert.throws(() => readSweepSettings({ TLS: 'maybe' }), { message: /^invalid setting TLS="maybe"/ });
+  assert.equal(readSweepSettings({ TLS: '0' }).SWEEP_RTT.length > 0, true);
   const bench = readBenchSettings(cellEnv({ ...s, K6_BIN: 'k6' }, { bandwidth: 2e6, rttMs: 20, vus: 32, scenario: 'user' }));
   assert.deepEqual(bench.link, { name: 'custom', down: 2e6, up: 2e6, rttMs: 20 });
   assert.deepEqual([bench.VUS, bench.SCENARIO, bench.CAPACITY, bench.RATE], [32, ['user'], '0', undefined]);
