@@ -10,6 +10,7 @@ import { serverEnv } from '../invoke.js';
 import { ROOT } from '../processes.js';
 import { provenanceOf } from '../provenance.js';
 import { renderFaults } from '../report/faults.js';
+import { jobCertificates } from '../tls.js';
 import { allowedCpus, splitCores } from '../settings/cores.js';
 
 const log = (message) => console.error(`faults: ${message}`);
@@ -29,11 +30,17 @@ export async function main(settings) {
   const stamp = fileStamp();
   const cells = [];
   const total = settings.FAULTS.length * settings.MODES.length;
-  for (const name of settings.FAULTS) {
-    for (const mode of settings.MODES) {
-      log(`[${cells.length + 1}/${total}] ${name} · ${mode}`);
-      cells.push(await cell(name, mode, settings, cores, stamp));
+  // With TLS=1 one CA and server certificate for the job, every cell's server serving it.
+  const certs = settings.TLS ? await jobCertificates() : null;
+  try {
+    for (const name of settings.FAULTS) {
+      for (const mode of settings.MODES) {
+        log(`[${cells.length + 1}/${total}] ${name} · ${mode}${certs ? ' · TLS' : ''}`);
+        cells.push(await cell(name, mode, settings, cores, stamp, certs));
+      }
     }
+  } finally {
+    await certs?.remove();
   }
   const pinning = cores.description;
   // The cells' listener sets differ by mode: the provenance records what they share.

@@ -45,14 +45,15 @@ export const requireMuxClient = () => ensureTool('ghz');
  * call a GOAWAY refused, and that grpc-go then retried by itself with success, counts as refused here. The server's own
  * count tells them apart (each worker's `worker-stopped` line: `served`). And a call count rather than ghz's -z: calls
  * still in flight when -z's time ends fail with "transport is closing" whatever the server does.
- * @param {{port: number, loadMs: number, cpus?: string, shape?: Partial<typeof MUX>}} options cpus: taskset CPU list
- *   for ghz; shape: overrides of MUX
+ * @param {{port: number, loadMs: number, cpus?: string, shape?: Partial<typeof MUX>, caCert?: string|null}} options cpus:
+ *   taskset CPU list for ghz; shape: overrides of MUX; caCert: PEM path of the CA that signed the port's TLS certificate
+ *   (ghz then speaks TLS and verifies it; null or absent: cleartext)
  * @returns {Promise<MuxResult|{error: string}>} `error` when ghz itself did not run
  */
-export async function muxLoad({ port, loadMs, cpus, shape: given = {} }) {
+export async function muxLoad({ port, loadMs, cpus, shape: given = {}, caCert = null }) {
   const shape = { ...MUX, ...given };
   const calls = Math.max(shape.concurrency, Math.round((shape.rps * loadMs) / 1000));
-  const args = ['--insecure', '--proto', path.join(ROOT, 'proto/user.proto'), '--call', 'user.v1.UserService/GetUser', '-d', '{}',
+  const args = [...(caCert ? ['--cacert', caCert] : ['--insecure']), '--proto', path.join(ROOT, 'proto/user.proto'), '--call', 'user.v1.UserService/GetUser', '-d', '{}',
     '-c', String(shape.concurrency), '--connections', String(shape.connections), '-n', String(calls), '--rps', String(shape.rps),
     '--timeout', '5s', '-O', 'json', `127.0.0.1:${port}`];
   let stdout;

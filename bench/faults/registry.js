@@ -10,7 +10,8 @@ import { idleConnections, malformedBurst, slowReaders } from './clients.js';
  * @typedef {object} FaultContext what a fault gets while k6 loads the server
  * @property {import('../processes.js').RunningServer} server
  * @property {number} port the port k6 loads
- * @property {'http'|'grpc'} protocol how the port is spoken to: HTTP/1.1 GET, or gRPC
+ * @property {import('./clients.js').FaultProtocol} protocol how the port is spoken to: HTTP/1.1 GET, gRPC, or HTTP/2 GET
+ * @property {import('./clients.js').ClientTls} tls the CA the clients verify the port's TLS against; null in cleartext
  * @property {number} loadMs how long the load lasts from the moment the fault starts (ms)
  * @property {import('../settings/faults.js').FaultSettings} settings
  */
@@ -62,9 +63,9 @@ export const FAULTS = Object.freeze({
   },
   'slow-readers': {
     about: '16 connections ask for the 1 MiB blob (8 requests each: pipelined, or streams) and never read',
-    async inject({ port, protocol, loadMs }) {
+    async inject({ port, protocol, tls, loadMs }) {
       await sleep(1000);
-      const readers = await slowReaders({ port, protocol, connections: 16, requestsEach: 8 });
+      const readers = await slowReaders({ port, protocol, tls, connections: 16, requestsEach: 8 });
       await sleep(loadMs - 2000);
       readers.close();
       return { connections: readers.opened, requests: readers.opened * 8 };
@@ -74,21 +75,21 @@ export const FAULTS = Object.freeze({
     about: 'SLOW_READERS_CONNECTIONS connections (the cell\'s MAX_CONNECTIONS per worker), each asking for the 1 MiB blob '
       + 'H2_MAX_CONCURRENT_STREAMS times (pipelined, or streams) and never reading, against WORKER_MEMORY_MB',
     server: (settings) => ({ MAX_CONNECTIONS: String(settings.SLOW_READERS_CONNECTIONS) }),
-    async inject({ port, protocol, loadMs, settings }) {
+    async inject({ port, protocol, tls, loadMs, settings }) {
       await sleep(1000);
       const requestsEach = settings.H2_MAX_CONCURRENT_STREAMS;
-      const readers = await slowReaders({ port, protocol, connections: settings.SLOW_READERS_CONNECTIONS, requestsEach });
+      const readers = await slowReaders({ port, protocol, tls, connections: settings.SLOW_READERS_CONNECTIONS, requestsEach });
       await sleep(loadMs - 2000);
       readers.close();
       return { connections: readers.opened, requests: readers.opened * requestsEach };
     },
   },
   'idle-connections': {
-    about: 'IDLE_CONNECTIONS connections opened at once that send nothing (gRPC: the preface only)',
-    async inject({ port, protocol, loadMs, settings }) {
+    about: 'IDLE_CONNECTIONS connections opened at once that send nothing (HTTP/2: the preface only; TLS: after the handshake)',
+    async inject({ port, protocol, tls, loadMs, settings }) {
       await sleep(1000);
       const started = Date.now();
-      const idle = await idleConnections({ port, protocol, count: settings.IDLE_CONNECTIONS });
+      const idle = await idleConnections({ port, protocol, tls, count: settings.IDLE_CONNECTIONS });
       // Held at the end of the load: the primary hands each connection to a worker, which closes the ones
       // past MAX_CONNECTIONS, and with 10,000 queued that takes seconds.
       await sleep(Math.max(0, loadMs - 1000 - (Date.now() - started)));
@@ -98,11 +99,11 @@ export const FAULTS = Object.freeze({
     },
   },
   'malformed-frames': {
-    about: '500 connections at once, each with one malformed request (HTTP: not a request line; gRPC: DATA on stream 0)',
-    async inject({ port, protocol, loadMs, settings }) {
+    about: '500 connections at once, each with one malformed request (HTTP/1.1: not a request line; HTTP/2: DATA on stream 0)',
+    async inject({ port, protocol, tls, loadMs, settings }) {
       await sleep(loadMs / 2 - 1000);
-      const timeoutMs = protocol === 'grpc' ? 2 * settings.H2_IDLE_PING_MS + 3000 : 5000;
-      return malformedBurst({ port, protocol, count: 500, timeoutMs });
+      const timeoutMs = protocol === 'http' ? 5000 : 2 * settings.H2_IDLE_PING_MS + 3000;
+      return malformedBurst({ port, protocol, tls, count: 500, timeoutMs });
     },
   },
 });

@@ -2,6 +2,7 @@
 // (bench/faults/registry.js) injected into a fresh server under k6 load (and, in gRPC cells, ghz's multiplexed calls:
 // bench/faults/mux-client.js), with the requests that completed, failed and timed out and the workers' RSS before, at the
 // peak and at the end.
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EVENT } from '../../server/events.js';
@@ -11,7 +12,8 @@ import { FAULTS } from '../faults/registry.js';
 import { muxLoad } from '../faults/mux-client.js';
 import { k6Reason } from '../format.js';
 import { MODES } from '../modes.js';
-import { k6Args, portOfMode, serverEnv } from '../invoke.js';
+import { k6Args, k6Tls as tlsOfK6, portOfMode, serverEnv } from '../invoke.js';
+import { serverTlsSettings } from '../tls.js';
 import { freePort, runK6, startServer } from '../processes.js';
 import { durationMs } from '../settings/validators.js';
 import { rssMib } from './memory.js';
@@ -27,11 +29,16 @@ export const serverSettingsOf = (settings) => ({
 });
 
 /**
- * How a mode's listener is spoken to by the misbehaving clients and whether ghz runs beside k6: gRPC, or HTTP/1.1 GET.
+ * How a mode's listener is spoken to by the misbehaving clients, and whether ghz runs beside k6 ('grpc'): HTTP/1.1 GET,
+ * gRPC, or GET over HTTP/2 (json-h2).
  * @param {string} mode a name of MODES
- * @returns {'grpc'|'http'}
+ * @returns {import('../faults/clients.js').FaultProtocol}
  */
-export const protocolOf = (mode) => (LISTENERS[MODES[mode].listener].load.request === 'grpc' ? 'grpc' : 'http');
+export const protocolOf = (mode) => {
+  const listener = LISTENERS[MODES[mode].listener];
+  if (listener.transport === 'HTTP/1.1') return 'http';
+  return listener.load.request === 'grpc' ? 'grpc' : 'h2';
+};
 
 /** Sum of the workers' RSS (MiB), null when none is readable. */
 const workersRss = (server) => {
@@ -46,13 +53,17 @@ const workersRss = (server) => {
  * @param {import('../settings/faults.js').FaultSettings} settings
  * @param {ReturnType<typeof import('../settings/cores.js').splitCores>} cores
  * @param {string} stamp the job's file stamp, in the k6 summary's name
+ * @param {import('../tls.js').RunCertificates|null} [certs] the job's certificates with TLS=1 (the server serves them, k6,
+ *   ghz and the misbehaving clients verify their CA); null: cleartext
  * @returns {Promise<object>} the cell's figures; memory in MiB
  * @throws {BenchError} when the server does not start or k6 cannot run
  */
-export async function cell(name, mode, settings, cores, stamp) {
+export async function cell(name, mode, settings, cores, stamp, certs = null) {
   const server = await startServer({
     env: serverEnv([mode], {
-      workers: settings.WORKERS, adminPort: await freePort(), settings: { ...serverSettingsOf(settings), ...FAULTS[name].server?.(settings) },
+      workers: settings.WORKERS,
+      adminPort: await freePort(),
+      settings: { ...serverSettingsOf(settings), ...serverTlsSettings(certs), ...FAULTS[name].server?.(settings) },
     }),
     cpus: cores.serverCpus,
   }).catch((err) => { throw new BenchError(`the ${mode} server did not start: ${err.message.split('\n')[0]}`); });
@@ -60,16 +71,19 @@ export async function cell(name, mode, settings, cores, stamp) {
   const summaryFile = path.join(settings.RESULTS_DIR, `faults-${stamp}-${name}-${mode}-k6.json`);
   try {
     const loadMs = durationMs(settings.FAULT_DURATION);
+    const k6Tls = tlsOfK6(certs);
     const load = runK6({
       k6: settings.K6_BIN, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount, quiet: !settings.VERBOSE, timeoutMs: loadMs + K6_OVERRUN_MS,
+      env: k6Tls.env,
       args: k6Args(mode, {
         host: `127.0.0.1:${port}`, vus: settings.VUS, duration: settings.FAULT_DURATION, summaryFile,
-        vars: { SCENARIO: 'user', REQUEST_TIMEOUT: settings.REQUEST_TIMEOUT },
+        vars: { SCENARIO: 'user', REQUEST_TIMEOUT: settings.REQUEST_TIMEOUT, ...k6Tls.vars },
       }),
     });
     const protocol = protocolOf(mode);
     // The multiplexing client beside k6, from the same start, on k6's core.
-    const mux = protocol === 'grpc' ? muxLoad({ port, loadMs, cpus: cores.k6Cpus }) : null;
+    const mux = protocol === 'grpc' ? muxLoad({ port, loadMs, cpus: cores.k6Cpus, caCert: certs?.caCert }) : null;
+    const clientTls = certs ? { ca: await readFile(certs.caCert) } : null;
     await sleep(1000); // k6's start-up and setup()
     const rssBefore = workersRss(server);
     let rssPeak = rssBefore ?? 0;
@@ -79,7 +93,7 @@ export async function cell(name, mode, settings, cores, stamp) {
       rssPeak = Math.max(rssPeak, workersRss(server) ?? 0);
       for (const pid of server.workerPids()) workerPeak = Math.max(workerPeak, rssMib(pid) ?? 0);
     }, 200);
-    const observed = await FAULTS[name].inject({ server, port, protocol, loadMs: loadMs - 1000, settings })
+    const observed = await FAULTS[name].inject({ server, port, protocol, tls: clientTls, loadMs: loadMs - 1000, settings })
       .catch((err) => ({ error: err.message.split('\n')[0] }));
     const run = await load;
     const multiplexed = mux ? await mux : null;

@@ -38,8 +38,10 @@ export function renderFaults({ cells, settings, pinning }, about) {
     'observed'], ...rows],
     { align: ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'l', 'r', 'l'] });
   const abouts = Object.entries(about).filter(([name]) => settings.FAULTS.includes(name)).map(([name, text]) => `- \`${name}\`: ${text}`);
-  return [`## Fault matrix`, '', table, '',
-    `Each cell: a fresh server (${settings.WORKERS} workers), k6 at ${settings.VUS} VUs for ${settings.FAULT_DURATION} `
+  // Over TLS every client finished a handshake before it misbehaved, against the job's own CA.
+  const tls = settings.TLS ? ' over TLS (the job\'s own CA and certificate; k6, ghz and the misbehaving clients verify it), ' : ', ';
+  return [`## Fault matrix${settings.TLS ? ' · TLS' : ''}`, '', table, '',
+    `Each cell: a fresh server (${settings.WORKERS} workers)${tls}k6 at ${settings.VUS} VUs for ${settings.FAULT_DURATION} `
     + `(REQUEST_TIMEOUT ${settings.REQUEST_TIMEOUT}), the fault injected during the load. Failed includes timed out; `
     + `RSS is the sum of the workers' (a killed or replaced worker's memory leaves with it); one worker's peak is the highest `
     + `any worker reached, against the budget each holds (WORKER_MEMORY_MB ${settings.WORKER_MEMORY_MB}, 0: derived from the machine). `

@@ -3,7 +3,7 @@ import { positiveInt, readEnv, wholeNumber } from '../../server/env.js';
 import { serverSettingSpecs } from '../../server/settings.js';
 import { BenchError } from '../errors.js';
 import { FAULTS } from '../faults/registry.js';
-import { MODES } from '../modes.js';
+import { tlsGap } from '../modes.js';
 import { allowedCpus, splitCores } from './cores.js';
 import { sharedSpec } from './shared.js';
 import { duration, listOf } from './validators.js';
@@ -26,6 +26,7 @@ export function faultSettingSpecs(cores = splitCores(allowedCpus())) {
     VUS: sharedSpec('VUS', 'faults', cores),
     WORKERS: sharedSpec('WORKERS', 'faults', cores),
     REQUEST_TIMEOUT: sharedSpec('REQUEST_TIMEOUT', 'faults', cores),
+    TLS: sharedSpec('TLS', 'faults', cores),
     IDLE_CONNECTIONS: positiveInt({ default: 10000, desc: 'connections the idle-connections fault opens on the loaded port' }),
     SLOW_READERS_CONNECTIONS: positiveInt({
       default: 64,
@@ -54,6 +55,7 @@ export function faultSettingSpecs(cores = splitCores(allowedCpus())) {
  * @property {number} VUS
  * @property {number} WORKERS
  * @property {string} REQUEST_TIMEOUT k6 duration
+ * @property {boolean} TLS
  * @property {number} IDLE_CONNECTIONS
  * @property {number} SLOW_READERS_CONNECTIONS
  * @property {number} WORKER_MEMORY_MB MiB
@@ -74,8 +76,8 @@ export function faultSettingSpecs(cores = splitCores(allowedCpus())) {
 export function readFaultSettings(env = process.env) {
   // A plain copy: envalid's object refuses changes, and the CLI sets K6_BIN.
   const settings = /** @type {FaultSettings} */ ({ ...readEnv(env, faultSettingSpecs(), BenchError) });
-  const tlsOnly = settings.MODES.find((mode) => MODES[mode].tlsOnly);
-  if (tlsOnly) throw new BenchError(`MODES=${settings.MODES.join(',')}: the fault matrix runs cleartext, and the ${tlsOnly} mode needs TLS: ${MODES[tlsOnly].tlsOnly}`);
+  const gap = tlsGap(settings.MODES, settings.TLS, 'MODES');
+  if (gap) throw new BenchError(gap);
   return settings;
 }
 

@@ -91,8 +91,10 @@ const SHARED = Object.freeze({
     jobs: {
       run: { default: false, more: '. The report adds the servers\' count of TLS handshakes per 1000 requests, the share resumed, and '
         + 'the version, cipher and ALPN protocol negotiated. With `TARGET=remote`, the remote servers\' own certificates, verified '
-        + 'against TLS_CA. The client\'s ceiling is not measured (its bare listeners serve no TLS); not with DECOMPOSE or SERVERS > 1' },
+        + 'against TLS_CA. The client\'s ceiling is measured over TLS too (the bare listeners serve it); not with DECOMPOSE or SERVERS > 1' },
       soak: { default: false },
+      faults: { default: false, more: '. The misbehaving clients (slow readers, idle connections, malformed frames) complete a TLS '
+        + 'handshake first, as a client of the port must, and ghz verifies the same CA' },
     },
   },
   VERBOSE: {

@@ -3,12 +3,17 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
+import { idleConnections, malformedBurst, slowReaders } from '../../bench/faults/clients.js';
+import { parseScrape } from '../../bench/report/server-stats.js';
+import { makeRunCertificates } from '../../bench/tls.js';
+import { EVENT } from '../../server/events.js';
 import { k6Bin } from '../helpers/k6.js';
-import { ROOT } from '../helpers/server.js';
+import { freePort, ROOT, startServer } from '../helpers/server.js';
 
 const run = promisify(execFile);
 // 16 connections × 8 requests for the 1 MiB blob, never read (docs/faults.md). HTTP/1.1 answers pipelined
@@ -74,4 +79,62 @@ test('an unknown fault stops the command in one line, naming it', async () => {
   assert.equal(err?.code, 1);
   assert.match(err.stderr, /^faults: invalid setting FAULTS="reload,nope": must be a comma-separated list of none, worker-kill, /);
   assert.doesNotMatch(err.stderr, /at .*\.js:\d+/);
+});
+
+test('TLS: each misbehaving client finishes its handshake (the server counts it, by ALPN) before it misbehaves; a wrong CA gets nothing', async (t) => {
+  const certs = await makeRunCertificates();
+  const other = await makeRunCertificates();
+  t.after(() => Promise.all([certs.remove(), other.remove()]));
+  const adminPort = await freePort();
+  const server = await startServer({ MODE: 'http,grpc,json-h2', TLS_CERT: certs.cert, TLS_KEY: certs.key, ADMIN_PORT: String(adminPort) });
+  t.after(() => server.stop());
+  const tls = { ca: await readFile(certs.caCert) };
+  const each = 20;
+  for (const [listener, protocol] of [['http', 'http'], ['grpc', 'grpc'], ['json-h2', 'h2']]) {
+    const port = server.ports[listener];
+    const idle = await idleConnections({ port, protocol, count: each, tls });
+    await sleep(300);
+    assert.deepEqual([idle.opened, idle.refused, idle.open()], [each, 0, each], `${listener}: idle connections`);
+    idle.close();
+    const burst = await malformedBurst({ port, protocol, count: each, tls, timeoutMs: 5000 });
+    assert.equal(burst.closed_by_server, each, `${listener}: the server closes each malformed connection`);
+    const readers = await slowReaders({ port, protocol, connections: 2, requestsEach: 2, tls });
+    await sleep(300);
+    readers.close();
+    // Another CA: no handshake completes, so nothing reaches HTTP, and each connect fails rather than hangs.
+    const refused = await idleConnections({ port, protocol, count: 3, tls: { ca: await readFile(other.caCert) } });
+    assert.deepEqual([refused.opened, refused.refused], [0, 3], `${listener}: a wrong CA`);
+  }
+  const scrape = parseScrape(await (await fetch(`http://127.0.0.1:${adminPort}/metrics`)).text(), Date.now());
+  const byAlpn = {};
+  for (const [key, n] of scrape.workers.flatMap((w) => Object.entries(w.tls_handshakes ?? {}))) {
+    const alpn = key.split('|')[2];
+    byAlpn[alpn] = (byAlpn[alpn] ?? 0) + n;
+  }
+  // Per listener: the idle connections, the burst, the readers (HTTP/1.1: one connection each; HTTP/2: one session each).
+  assert.deepEqual(byAlpn, { 'http/1.1': 2 * each + 2, h2: 2 * (2 * each + 2) }, 'handshakes the server completed, by ALPN');
+  assert.equal(server.lines.filter((l) => [EVENT.UNCAUGHT_EXCEPTION, EVENT.WORKER_REPLACED, EVENT.WORKER_DIED_EARLY].includes(l.event)).length, 0,
+    'no worker died');
+});
+
+test('TLS=1 npm run faults: k6, ghz and the malformed frames over TLS, json-h2 included; nothing the honest clients sent is lost', async () => {
+  const env = { ...process.env, K6_BIN: k6Bin(), TLS: '1', FAULTS: 'malformed-frames', MODES: 'grpc,json-h2', FAULT_DURATION: '8s', RESULTS_DIR: dir };
+  const { stdout, stderr } = await run(process.execPath, ['bench/cli.js', 'faults'], { cwd: ROOT, env, timeout: 240000 });
+  assert.match(stdout, /^## Fault matrix · TLS$/m);
+  assert.match(stdout, /over TLS \(the job's own CA and certificate; k6, ghz and the misbehaving clients verify it\)/);
+  assert.match(stderr, /faults: \[1\/2\] malformed-frames · grpc · TLS/);
+  const reports = (await readdir(dir)).filter((f) => /^faults-.*Z\.json$/.test(f));
+  const { cells, settings } = JSON.parse(await readFile(path.join(dir, reports.sort().at(-1)), 'utf8'));
+  assert.equal(settings.TLS, true);
+  assert.deepEqual(cells.map((c) => `${c.fault}/${c.mode}`), ['malformed-frames/grpc', 'malformed-frames/json-h2']);
+  for (const c of cells) {
+    assert.ok(c.completed > 500, `${c.mode}: ${c.completed} completed`);
+    assert.equal(c.failed, 0, `${c.mode}: failed`);
+    assert.equal(c.observed.closed_by_server, 500, `${c.mode}: ${JSON.stringify(c.observed)}`);
+  }
+  // ghz verified the job's CA (no --insecure): a failed handshake would fail every call.
+  const [grpc, h2] = cells;
+  assert.equal(grpc.multiplexed.error, undefined, grpc.multiplexed.error);
+  assert.ok(grpc.multiplexed.answered > 1000 && grpc.multiplexed.failed === 0, JSON.stringify(grpc.multiplexed));
+  assert.equal(h2.multiplexed, null, 'ghz runs in gRPC cells only');
 });

@@ -60,7 +60,8 @@ test('TLS: off by default; refused in one line with the passes that cannot serve
   assert.deepEqual(readBenchSettings({ TLS: '1', MODES: 'http,json-h2,grpc' }).MODES, ['http', 'json-h2', 'grpc']);
   assert.throws(() => readBenchSettings({ MODES: 'http,json-h2' }),
     /^BenchError: MODES=http,json-h2: the json-h2 mode needs TLS=1: k6's HTTP client speaks HTTP\/2 only over TLS, by ALPN \(no h2c: grafana\/k6#970, #2348\)$/);
-  assert.throws(() => readFaultSettings({ MODES: 'json-h2' }), /^BenchError: MODES=json-h2: the fault matrix runs cleartext, and the json-h2 mode needs TLS/);
+  assert.throws(() => readFaultSettings({ MODES: 'json-h2' }), /^BenchError: MODES=json-h2: the json-h2 mode needs TLS=1: k6's HTTP client/);
+  assert.deepEqual(readFaultSettings({ MODES: 'grpc,json-h2', TLS: '1' }).MODES, ['grpc', 'json-h2']);
   assert.throws(() => readSoakSettings({ MODE: 'json-h2' }), /^BenchError: MODE=json-h2: the json-h2 mode needs TLS=1: k6's HTTP client/);
   assert.deepEqual(readSoakSettings({ MODE: 'json-h2', TLS: '1' }).MODE, ['json-h2']);
   assert.deepEqual(readSoakSettings({}).MODE, ['http', 'grpc', 'connect-grpc', 'connect-json'], 'both: the modes that run in cleartext');
