@@ -3,11 +3,13 @@
 // sends for each scenario, encoded once. What grpc-js adds per call shows as
 // the gap between the two in the main job's capacity pass. Bare (issue 24): none of the HTTP/2 guard
 // (server/h2-guard.js) and no drain on the request path, so "framework ÷ bare" means what it says; the
-// hostile-client tests leave it out (server/listeners.js `hardened`).
+// hostile-client tests leave it out (server/listeners.js `hardened`). With TLS_CERT/TLS_KEY it serves TLS (ALPN h2) as
+// the compared listeners do, for the client's ceiling under TLS=1 (bench/passes/calibrate.js).
 // Source of the framing: https://github.com/grpc/grpc/blob/master/doc/PROTOCOL-HTTP2.md
 import http2 from 'node:http2';
 import { grpcFrame, methodOf, scenarioKeyOf, scenarioPayloads } from '../proto/index.js';
 import { SERVICE_NAME } from '../proto/payload.js';
+import { tlsServerOptions } from './tls.js';
 
 const GRPC_OK = '0';
 const GRPC_INVALID_ARGUMENT = '3';
@@ -26,8 +28,8 @@ const trailersOnly = (stream, grpcStatus) => {
  * Starts the bare gRPC server of one worker: a POST to `/<service>/<method>`
  * whose request selects a scenario answers with its framed message and
  * grpc-status 0; an unknown method gets UNIMPLEMENTED, an unknown request INVALID_ARGUMENT.
- * @param {{host: string, port: number, settings: {MAX_BODY_BYTES: number}}} options MAX_BODY_BYTES: the largest request
- *   message, as grpc-js's grpc.max_receive_message_length
+ * @param {{host: string, port: number, settings: {MAX_BODY_BYTES: number} & Parameters<typeof tlsServerOptions>[0]}} options
+ *   MAX_BODY_BYTES: the largest request message, as grpc-js's grpc.max_receive_message_length; TLS_CERT/TLS_KEY: TLS with ALPN h2
  * @returns {Promise<{close: () => Promise<void>, forceClose: () => void}>}
  * @throws {NodeJS.ErrnoException} from listen (EADDRINUSE, ...)
  */
@@ -38,7 +40,8 @@ export async function startBaselineGrpc({ host, port, settings }) {
     frames.set(key, grpcFrame(type.encode(message).finish()));
     requestTypes.set(`/${SERVICE_NAME}/${rpc}`, { type: methodOf(rpc).resolvedRequestType, keyOf: scenarioKeyOf(rpc) });
   }
-  const server = http2.createServer();
+  const tls = tlsServerOptions(settings, 'h2');
+  const server = tls ? http2.createSecureServer(tls) : http2.createServer();
   // Kept for a forced close only: node:http2 has no closeAllConnections.
   const sessions = new Set();
   server.on('session', (session) => {

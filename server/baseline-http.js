@@ -1,24 +1,31 @@
 // Baseline: bare node:http serving the very bytes the fastify listener sends
 // for each scenario, serialized once. What fastify adds per request shows as
 // the gap between the two in the main job's capacity pass. Bare (issue 24): none of the HTTP/1.1 guard
-// (server/h1-guard.js), no drain on the request path, so "framework ÷ bare" means what it says.
+// (server/h1-guard.js), no drain on the request path, so "framework ÷ bare" means what it says. With TLS_CERT/TLS_KEY
+// it serves TLS as the compared listeners do (server/tls.js), so that the client's ceiling under TLS=1 is k6's doing
+// the same TLS work (bench/passes/calibrate.js).
 import http from 'node:http';
+import https from 'node:https';
+import { tlsServerOptions } from './tls.js';
 import { scenarioKey, scenarioPayloads } from '../proto/index.js';
 import { SCENARIOS } from '../proto/payload.js';
 
 /**
  * Starts the bare HTTP/1.1 server of one worker: GET of a scenario's path
  * (with its query) answers 200 with the JSON body; anything else 404.
- * @param {{host: string, port: number}} options
+ * @param {{host: string, port: number, settings: Parameters<typeof tlsServerOptions>[0]}} options settings: the server's
+ *   (TLS_CERT/TLS_KEY, TLS_MIN_VERSION, TLS_SESSION_TICKETS: TLS with ALPN http/1.1 when set)
  * @returns {Promise<{close: () => Promise<void>, forceClose: () => void}>}
  * @throws {NodeJS.ErrnoException} from listen (EADDRINUSE, ...)
  */
-export async function startBaselineHttp({ host, port }) {
+export async function startBaselineHttp({ host, port, settings }) {
   const payloads = scenarioPayloads({ port, workerPid: process.pid });
   const bodies = new Map(Object.values(SCENARIOS).map(({ httpPath, rpc, request }) => [
     httpPath, Buffer.from(JSON.stringify(payloads.get(scenarioKey(rpc, request)).json)),
   ]));
-  const server = http.createServer((req, res) => {
+  const tls = tlsServerOptions(settings, 'http/1.1');
+  /** @type {http.RequestListener} */
+  const onRequest = (req, res) => {
     const body = req.method === 'GET' ? bodies.get(req.url) : undefined;
     if (!body) {
       res.writeHead(404).end();
@@ -26,7 +33,8 @@ export async function startBaselineHttp({ host, port }) {
     }
     res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length });
     res.end(body);
-  });
+  };
+  const server = tls ? https.createServer(tls, onRequest) : http.createServer(onRequest);
   // fastify's default, so both send the same Keep-Alive header.
   server.keepAliveTimeout = 72_000;
   await new Promise((resolve, reject) => {

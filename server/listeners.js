@@ -20,8 +20,8 @@
  *   POSTed in gRPC framing, 'connect' its request message POSTed in the proto3 JSON mapping as the Connect
  *   protocol's unary call (Content-Type application/json)
  * @property {'http/1.1'|'h2'|null} alpn the protocol it offers in ALPN when TLS_CERT/TLS_KEY are set (server/tls.js);
- *   null: it serves no TLS (the baselines and peers, anchors run as their library's users run them), and a MODE that
- *   opens it with TLS set is refused
+ *   null: it serves no TLS (the peers, anchors run as their library's users run them), and a MODE that opens it with
+ *   TLS set is refused. The bare baselines serve it: the client's ceiling under TLS is measured against them
  * @property {'http'|'grpc'|'connect'|null} probe how the container health check asks it (null: not probed; the
  *   listeners that take the comparison apart are for benchmarks, not deployments): 'http' GET /health, 'grpc'
  *   grpc.health.v1.Health/Check over gRPC, 'connect' the same Check with the Connect protocol (POST, JSON)
@@ -61,13 +61,13 @@ export const LISTENERS = Object.freeze({
   'baseline-http': {
     portSetting: 'BASELINE_HTTP_PORT', defaultPort: 3003, protocol: 'baseline node:http',
     label: 'same JSON bytes · HTTP/1.1 · bare node:http',
-    transport: 'HTTP/1.1', load: { tool: 'wrk', request: 'get' }, alpn: null, hardened: false, probe: null,
+    transport: 'HTTP/1.1', load: { tool: 'wrk', request: 'get' }, alpn: 'http/1.1', hardened: false, probe: null,
     start: async (options) => (await import('./baseline-http.js')).startBaselineHttp(options),
   },
   'baseline-grpc': {
     portSetting: 'BASELINE_GRPC_PORT', defaultPort: 4001, protocol: 'baseline node:http2 gRPC',
     label: 'same protobuf bytes · gRPC framing · bare node:http2',
-    transport: 'HTTP/2', load: { tool: 'h2load', request: 'grpc' }, alpn: null, hardened: false, probe: null,
+    transport: 'HTTP/2', load: { tool: 'h2load', request: 'grpc' }, alpn: 'h2', hardened: false, probe: null,
     start: async (options) => (await import('./baseline-grpc.js')).startBaselineGrpc(options),
   },
   'peer-http': {

@@ -231,7 +231,8 @@ export function serverSettingSpecs(cores = os.availableParallelism()) {
       default: undefined,
       desc: 'PEM certificate (chain, the leaf first) of every listener compared; with TLS_KEY, they all serve TLS with ALPN '
         + '(`http/1.1` on the HTTP/1.1 listeners, `h2` on the HTTP/2 ones; server/listeners.js `alpn`). Checked at start: '
-        + 'readable, the key\'s, not expired. The baselines and peers stay cleartext: a MODE that opens one with TLS is refused',
+        + 'readable, the key\'s, not expired. The bare baselines serve it too (the client\'s ceiling under TLS); the peers stay '
+        + 'cleartext: a MODE that opens one with TLS is refused',
       example: '/run/secrets/server.crt',
     }), 'unset: cleartext (HTTP/1.1, h2c)'),
     TLS_KEY: withDefaultText(str({
@@ -279,7 +280,7 @@ export function readSettings(env = process.env) {
     const cleartextOnly = listenersOf(settings.MODE).filter((n) => !LISTENERS[n].alpn);
     if (cleartextOnly.length) {
       throw new SettingsError(`invalid setting MODE="${settings.MODE}": ${cleartextOnly.join(', ')} serve${cleartextOnly.length > 1 ? '' : 's'} `
-        + 'no TLS (baselines and peers stay as their library\'s users run them); leave TLS_CERT/TLS_KEY unset or drop them from MODE');
+        + 'no TLS (the peers stay as their library\'s users run them); leave TLS_CERT/TLS_KEY unset or drop them from MODE');
     }
   }
   return settings;

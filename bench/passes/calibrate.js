@@ -3,8 +3,11 @@
 // bytes at next to no cost), on loopback. What k6 reaches there is what this machine's load generator can do for that
 // mode; a measured run at or near it (report: `client_share`) measures k6, not the server. k6's CPU alone is a
 // weaker sign: k6 can be the limit below 90% of its core (waiting on its own scheduling) and short of it above.
+// Under TLS=1 the bare listener serves TLS too, with certificates of its own, and k6 verifies them as in the measured
+// runs: the handshakes and records are the client's work as much as the server's.
 import path from 'node:path';
-import { k6Args, serverEnv } from '../invoke.js';
+import { k6Args, k6Tls, serverEnv } from '../invoke.js';
+import { jobCertificates, serverTlsSettings } from '../tls.js';
 import { MODES } from '../modes.js';
 import { cpuSecondsOf, runK6, startServer } from '../processes.js';
 import { figuresOf } from '../report/summary.js';
@@ -31,7 +34,7 @@ const WARMUP = '1s';
 /**
  * Why a column cannot be calibrated, or null when it can.
  * @param {{compression: 'off'|'gzip', bare?: string}} column bare: its mode's bare listener (bench/modes.js)
- * @param {{K6_INSTANCES: number, CALIBRATE: string, TLS?: boolean}} settings
+ * @param {{K6_INSTANCES: number, CALIBRATE: string}} settings
  * @param {{k6Cpus?: string}} cores
  * @returns {string|null}
  */
@@ -39,7 +42,6 @@ export function calibrationGap({ compression, bare }, settings, cores) {
   if (/^0+(\.0+)?(ms|s|m|h)?$/.test(settings.CALIBRATE)) return 'CALIBRATE=0';
   if (!bare) return 'its mode names no bare listener (bench/modes.js)';
   if (compression !== 'off') return 'the bare listeners send no gzip, so they cannot send the same bytes';
-  if (settings.TLS) return 'TLS=1: the bare listeners serve no TLS, so k6 cannot do the same work against them';
   if (settings.K6_INSTANCES > 1) return 'K6_INSTANCES > 1: one calibration run cannot split the same way';
   if (!cores.k6Cpus) return 'one core: k6 and the bare server would share it';
   return null;
@@ -48,9 +50,11 @@ export function calibrationGap({ compression, bare }, settings, cores) {
 /**
  * Measures the client's ceiling of one column: a fresh bare server (its mode's `bare` listener, WORKERS workers, pinned
  * where the measured server is), a 1 s warm-up, then CALIBRATE of the mode's local script at VUS, pinned like k6's
- * measured runs, always closed-model (the most the client can do; with RATE the measured run asks less).
+ * measured runs, always closed-model (the most the client can do; with RATE the measured run asks less). With TLS=1 the
+ * bare server serves TLS (certificates made for the calibration, TLS_SESSION_TICKETS as the job's) and k6 verifies them.
  * @param {{mode: string, scenario: string, compression: 'off'|'gzip'}} column
- * @param {import('../settings/bench.js').BenchSettings} settings VUS, WORKERS, CONNECTIONS, CALIBRATE, K6_BIN, K6_INSTANCES
+ * @param {import('../settings/bench.js').BenchSettings} settings VUS, WORKERS, CONNECTIONS, CALIBRATE, K6_BIN, K6_INSTANCES,
+ *   TLS, TLS_SESSION_TICKETS
  * @param {ReturnType<typeof import('../settings/cores.js').splitCores>} cores
  * @param {string} scratch folder for the runs' summaries
  * @returns {Promise<ClientCeiling>} with rps null and a reason when the column cannot be calibrated
@@ -61,15 +65,20 @@ export async function measureClientCeiling({ mode, scenario, compression }, sett
   const base = { listener: bare, duration: settings.CALIBRATE, vus: settings.VUS };
   const gap = calibrationGap({ compression, bare }, settings, cores);
   if (gap) return { ...base, rps: null, k6_cpu_pct: null, server_cpu_pct: null, reason: gap };
-  const server = await startServer({ env: { ...serverEnv(null, { workers: settings.WORKERS }), MODE: bare }, cpus: cores.serverCpus });
+  const certs = settings.TLS ? await jobCertificates() : null;
+  const tls = k6Tls(certs);
+  const server = await startServer({
+    env: { ...serverEnv(null, { workers: settings.WORKERS, settings: serverTlsSettings(certs, settings.TLS_SESSION_TICKETS) }), MODE: bare },
+    cpus: cores.serverCpus,
+  }).catch(async (err) => { await certs?.remove(); throw err; });
   try {
     const host = `127.0.0.1:${server.ports[bare]}`;
     const run = async (duration, summaryFile) => {
       const args = k6Args(mode, {
         host, vus: settings.VUS, duration, summaryFile,
-        vars: { SCENARIO: scenario, CONNECTIONS: settings.CONNECTIONS },
+        vars: { SCENARIO: scenario, CONNECTIONS: settings.CONNECTIONS, ...tls.vars },
       });
-      const result = await runK6({ k6: settings.K6_BIN, args, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount, quiet: true });
+      const result = await runK6({ k6: settings.K6_BIN, args, env: tls.env, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount, quiet: true });
       if (result.code !== 0) {
         throw new BenchError(`client ceiling: k6 ${MODES[mode].scripts.local} against the bare listener ${bare} at ${host} failed `
           + `(exit ${result.code})${k6Reason(result.output) ? `: ${k6Reason(result.output)}` : ''}`);
@@ -86,5 +95,6 @@ export async function measureClientCeiling({ mode, scenario, compression }, sett
     return { ...base, rps, k6_cpu_pct: measured.cpu ? measured.cpu.utilization * 100 : null, server_cpu_pct: serverPct };
   } finally {
     await server.stop();
+    await certs?.remove();
   }
 }
