@@ -21,6 +21,7 @@ import { ensureTool } from './tools.js';
  * @property {string} about what it does, for the usage
  * @property {string} [value] name of its value in the usage (string options)
  * @property {boolean} [required] the command refuses to run without it (the usage shows it without brackets)
+ * @property {boolean} [multiple] it may be given more than once (its value is then a list)
  */
 
 /**
@@ -58,6 +59,16 @@ const COMMANDS = {
     via: 'npm run merge --', args: '<summary.json> <samples.csv> [<summary.json> <samples.csv> ...]',
     options: { out: { type: 'string', value: 'FILE', required: true, about: 'the merged summary to write' } },
     load: () => import('./commands/merge.js'), settings: null, k6: false, exitCode: 2,
+  },
+  certs: {
+    about: 'a CA and a server certificate for trying TLS by hand or in Docker (a TLS=1 job makes its own)',
+    via: 'npm run certs --',
+    options: {
+      out: { type: 'string', value: 'DIR', required: true, about: 'folder to write ca.crt, server.crt and server.key to (none may exist)' },
+      name: { type: 'string', multiple: true, value: 'HOST', about: 'one more name the certificate holds (an IP or DNS name; repeat it); '
+        + '127.0.0.1, localhost and Compose\'s server services are always in' },
+    },
+    load: () => import('./commands/certs.js'), settings: null, k6: false, exitCode: 1,
   },
   targets: {
     about: 'the performance targets, checked by measurement (exit 1 when one is missed)',
@@ -150,8 +161,8 @@ function parseCommandArgs(name, args) {
   /** @type {import('node:util').ParseArgsConfig['options']} */
   const config = {};
   // parseArgs refuses a key set to undefined (short, default): only the ones given.
-  for (const [o, { type, short, default: fallback }] of Object.entries(all)) {
-    config[o] = { type, ...(short && { short }), ...(fallback !== undefined && { default: fallback }) };
+  for (const [o, { type, short, multiple, default: fallback }] of Object.entries(all)) {
+    config[o] = { type, ...(short && { short }), ...(multiple && { multiple }), ...(fallback !== undefined && { default: fallback }) };
   }
   const bad = (what) => Object.assign(new Error(`${what}; ${via} --help lists the options`), { code: 'ERR_BAD_ARGS' });
   let parsed;

@@ -21,7 +21,8 @@ require_engine() {
   fi
 }
 
-# Sets COMPOSE to the Compose command line, preferring the v2 plugin.
+# Sets COMPOSE to the Compose command line, preferring the v2 plugin. With TLS_DIR set, compose.tls.yaml
+# goes on top of compose.yaml (the servers serve TLS_DIR's certificate; Compose's k6 verifies its ca.crt).
 find_compose() {
   if docker compose version >/dev/null 2>&1; then
     COMPOSE=(docker compose)
@@ -30,6 +31,16 @@ find_compose() {
   else
     echo "$me: neither 'docker compose' nor 'docker-compose' is installed; install the Docker Compose plugin" >&2
     exit 1
+  fi
+  if [ -n "${TLS_DIR:-}" ]; then
+    local file
+    for file in server.crt server.key ca.crt; do
+      if [ ! -r "$TLS_DIR/$file" ]; then
+        echo "$me: TLS_DIR=$TLS_DIR has no readable $file; make a set with: npm run certs -- --out $TLS_DIR" >&2
+        exit 2
+      fi
+    done
+    COMPOSE+=(-f compose.yaml -f compose.tls.yaml)
   fi
 }
 
@@ -92,8 +103,11 @@ start_mode() {
 
   local script=${2:-$mode-tests/local.js}
   local in_compose=${3:-$script}
-  echo "server-$mode is up and healthy. Next, from this folder:"
-  echo "  k6 run $script --duration=60s --vus=32"
+  # Over TLS the host's k6 verifies TLS_DIR's CA: the scripts read TLS_CA, k6's HTTP client SSL_CERT_FILE.
+  local tls=
+  [ -z "${TLS_DIR:-}" ] || tls="SSL_CERT_FILE=$TLS_DIR/ca.crt TLS_CA=$TLS_DIR/ca.crt "
+  echo "server-$mode is up and healthy${tls:+, over TLS}. Next, from this folder:"
+  echo "  ${tls}k6 run $script --duration=60s --vus=32"
   echo "or, without k6 installed:"
   echo "  ${COMPOSE[*]} --profile $mode run --rm k6 run $in_compose --duration=60s --vus=32"
   echo "Stop it with: ${COMPOSE[*]} --profile $mode down"

@@ -52,6 +52,14 @@ if [ ${#compose[@]} -gt 0 ]; then
       fail "compose:$profile" "${compose[*]} --profile $profile config rejected compose.yaml"
     fi
   done
+  # TLS on top (compose.tls.yaml), as the start scripts stack it with TLS_DIR set.
+  for profile in http grpc; do
+    if TLS_DIR=/nonexistent-tls "${compose[@]}" -f compose.yaml -f compose.tls.yaml --profile "$profile" config -q; then
+      echo "lint-docker: ok: ${compose[*]} -f compose.yaml -f compose.tls.yaml --profile $profile config"
+    else
+      fail "compose-tls:$profile" "${compose[*]} -f compose.yaml -f compose.tls.yaml --profile $profile config rejected them"
+    fi
+  done
 fi
 
 # The balancer's one config, in both of its forms: the bench's (slots filled over the admin socket)

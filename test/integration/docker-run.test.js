@@ -3,7 +3,7 @@
 // Compose's k6 service runs the repo's k6 scripts into results/, a stop drains and exits 0 in time with no request
 // the server took failing under k6 (each failure classified, docs/docker.md "A stop under load"),
 // the scale profile balances over two replicas, k6 on a second machine (a network namespace) loads the container through
-// REMOTE_*_HOST, and broken images fail. compose.yaml runs unchanged,
+// REMOTE_*_HOST, TLS_DIR puts compose.tls.yaml on top (TLS end to end, k6 verifying), and broken images fail. compose.yaml runs unchanged,
 // by docker-compose (Debian's, v1) against podman's Docker API (`podman system service`).
 // No registry is reachable: scripts/podman-standins.sh builds local stand-ins of the base images under
 // their own names. Needs root; skips (with the reason) only where podman cannot run at all.
@@ -14,6 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import tls from 'node:tls';
 import { after, before, describe, test } from 'node:test';
 import { ensureTool } from '../../bench/tools.js';
 import { createLink } from '../../bench/placement/link.js';
@@ -275,6 +276,37 @@ describe('the Docker flow on podman', { skip: skip || false }, () => {
       t.diagnostic(`k6 in Compose, ${mode}: ${summary.iterations} iterations, ${summary.rate.toFixed(0)} /s`);
     });
   }
+
+  test('TLS_DIR: the start scripts serve the certificate npm run certs makes, healthy by the health check over TLS; Compose\'s k6 verifies the CA, 0 failed', async (t) => {
+    const certs = path.join(tmp, 'certs');
+    const made = await run(process.execPath, ['bench/cli.js', 'certs', '--out', certs]);
+    assert.equal(made.status, 0, made.stderr);
+    const ca = fs.readFileSync(path.join(certs, 'ca.crt'));
+    for (const [mode, alpn] of [['http', 'http/1.1'], ['grpc', 'h2']]) {
+      const res = await drivingHealth(run('bash', [`start${mode}.sh`], { timeoutMs: 180_000, extraEnv: { TLS_DIR: certs } }));
+      assert.equal(res.status, 0, res.stderr);
+      assert.match(res.stdout, new RegExp(`server-${mode} is up and healthy, over TLS`));
+      assert.ok(res.stdout.includes(`SSL_CERT_FILE=${certs}/ca.crt TLS_CA=${certs}/ca.crt k6 run ${mode}-tests/local.js`), res.stdout);
+      // From the host, verifying the CA: TLS 1.3 and the listener's one ALPN protocol.
+      const got = await new Promise((resolve, reject) => {
+        const socket = tls.connect({ host: '127.0.0.1', port: ports[mode], ca, ALPNProtocols: [alpn] }, () => {
+          resolve({ alpn: socket.alpnProtocol, version: socket.getProtocol(), authorized: socket.authorized });
+          socket.end();
+        });
+        socket.once('error', reject);
+        socket.setTimeout(5000, () => socket.destroy(new Error('no handshake in 5 s')));
+      });
+      assert.deepEqual(got, { alpn, version: 'TLSv1.3', authorized: true }, mode);
+      const { out: k6, files } = await newResults(t, () => run('docker-compose', ['-f', 'compose.yaml', '-f', 'compose.tls.yaml', '--profile', mode,
+        'run', '--rm', 'k6', 'run', `${mode}-tests/local.js`, '--duration=3s', '--vus=4'], { timeoutMs: 180_000, extraEnv: { TLS_DIR: certs } }));
+      assert.equal(k6.status, 0, k6.stdout.slice(-3000) + k6.stderr.slice(-2000));
+      const summary = summaryOf(files);
+      assert.ok(summary.iterations > 0);
+      assert.equal(summary.fails, 0);
+      assert.equal(JSON.parse(fs.readFileSync(files[0], 'utf8')).bench?.tls, true, 'the summary says TLS');
+      t.diagnostic(`k6 in Compose over TLS, ${mode}: ${summary.iterations} iterations, 0 failed`);
+    }
+  });
 
   test('two machines: k6 in a network namespace of its own (machine B) loads the container through REMOTE_*_HOST, as docs/docker.md tells', async (t) => {
     // Machine B: a namespace joined to this one by a veth pair, 198.18.n.2 there and 198.18.n.1 here (bench/placement/link.js,
