@@ -114,7 +114,9 @@ ensure_go() {
   build="$(mktemp -d)"
   # shellcheck disable=SC2064 # expand now: the trap must remove this very folder
   trap "rm -rf '$build'" EXIT
-  if ! GOBIN="$build" GOFLAGS=-mod=mod go install "$module@$version" >&2; then
+  # CGO_ENABLED=0: static binaries, as k6's releases are built, and the same build whether a C compiler is there or
+  # not (a fresh machine has none): Go's build cache then serves one machine's builds to the other (.ci/run).
+  if ! CGO_ENABLED=0 GOBIN="$build" GOFLAGS=-mod=mod go install "$module@$version" >&2; then
     fail "building $tool $version with 'go install $module@$version' failed (see above)"
   fi
   mkdir -p "$local_bin"

@@ -267,7 +267,7 @@ describe('the Docker flow on podman', { skip: skip || false }, () => {
       assert.equal(payload.status, 0, payload.stderr);
       assert.equal(JSON.parse(payload.stdout).username, 'Bob');
 
-      const { out: k6, files } = await newResults(t, () => compose(mode, 'run', '--rm', 'k6', 'run', `${mode}-tests/local.js`, '--duration=10s', '--vus=8'));
+      const { out: k6, files } = await newResults(t, () => compose(mode, 'run', '--rm', 'k6', 'run', `${mode}-tests/local.js`, '--duration=5s', '--vus=8'));
       assert.equal(k6.status, 0, k6.stdout.slice(-3000) + k6.stderr.slice(-2000));
       assert.match(path.basename(files[0] ?? ''), new RegExp(`^k6-${mode}-local-`));
       const summary = summaryOf(files);
