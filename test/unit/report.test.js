@@ -39,6 +39,12 @@ test('ratios are each column\'s median over the first column\'s', () => {
 test('columns measured under different load shapes are flagged as not comparable', () => {
   const report = buildReport([{ key: 'http', runs: [run('http', 200)] }, { key: 'grpc', runs: [run('grpc', 100, { vus: 8 })] }]);
   assert.ok(report.notes.some((n) => /^NOT COMPARABLE: the VUs differs/.test(n)), report.notes.join('\n'));
+  // The open model's VUs are k6's allocation at the same rate (more where answers take longer), not a condition.
+  const open = (mode, vus, rate = 200) => run(mode, rate, { model: 'open', rate, vus });
+  const sameRate = buildReport([{ key: 'http', runs: [open('http', 4)] }, { key: 'grpc', runs: [open('grpc', 6)] }]);
+  assert.ok(!sameRate.notes.some((n) => /NOT COMPARABLE/.test(n)), sameRate.notes.join('\n'));
+  const otherRate = buildReport([{ key: 'http', runs: [open('http', 4)] }, { key: 'grpc', runs: [open('grpc', 6, 300)] }]);
+  assert.ok(otherRate.notes.some((n) => /^NOT COMPARABLE: the arrival rate differs/.test(n)), otherRate.notes.join('\n'));
 });
 
 test('runs whose recorded setup differs: named above the table; the same setup: no warning', () => {
