@@ -49,11 +49,11 @@ function modeRows(mode, load, runs) {
  * The targets need wrk and h2load, and two cores; they run in cleartext.
  * @param {{TLS?: boolean}} [settings]
  * @returns {Promise<void>}
- * @throws {BenchError} naming what is missing, or TLS=1, which the peers and bare baselines cannot serve
+ * @throws {BenchError} naming what is missing, or TLS=1, which the peers cannot serve
  */
 export async function preflight(settings = {}) {
   if (settings.TLS) {
-    throw new BenchError('npm run targets measures the listeners against their peers and bare baselines, which serve no TLS: run it without TLS=1');
+    throw new BenchError('npm run targets measures the listeners against their peers, which serve no TLS (they anchor the comparison as their users run them): run it without TLS=1');
   }
   await requireCapacityTools(DECOMPOSITION);
   if (!splitCores(allowedCpus()).k6Cpus) throw new BenchError('the targets need two cores: one for the server, one for the load generator');

@@ -259,7 +259,7 @@ export function readBenchSettings(env = process.env) {
   const gap = tlsGap(settings.MODES, settings.TLS, 'MODES');
   if (gap) throw new BenchError(gap);
   if (settings.TLS && settings.DECOMPOSE) {
-    throw new BenchError('DECOMPOSE=1 loads the bare baselines and the peers, which serve no TLS: run it without TLS=1');
+    throw new BenchError('DECOMPOSE=1 loads the peers, which serve no TLS (they anchor the comparison as their users run them): run it without TLS=1');
   }
   if (settings.TLS && settings.SERVERS > 1) {
     throw new BenchError('SERVERS > 1 balances cleartext connections through HAProxy: run it without TLS=1');

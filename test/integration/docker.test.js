@@ -16,7 +16,7 @@ import { compose, defaultOf } from '../helpers/compose.js';
 const read = (file) => fs.readFileSync(path.join(ROOT, file), 'utf8');
 const exists = (file) => fs.existsSync(path.join(ROOT, file));
 const pkg = JSON.parse(read('package.json'));
-// The Docker files start the cleartext modes (TLS in Docker is still to come; the json-h2 mode needs it).
+// The Docker files start the cleartext modes (compose.tls.yaml adds TLS to them; the json-h2 mode has no service).
 const MODES = CLEARTEXT_MODE_NAMES;
 const haproxyEnv = Object.fromEntries(Object.entries(compose.services.haproxy?.environment ?? {}).map(([k, v]) => [k, defaultOf(v)]));
 

@@ -12,6 +12,8 @@ import * as config from '../../config.js';
 import { readSettings } from '../../server/settings.js';
 import { CLEARTEXT_MODE_NAMES, MODES as MODE_REGISTRY } from '../../bench/modes.js';
 import { LISTENERS } from '../../server/listeners.js';
+import YAML from 'yaml';
+import { CERT_FILES, COMPOSE_NAMES } from '../../bench/commands/certs.js';
 import { compose, defaultOf } from '../helpers/compose.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -24,7 +26,7 @@ const DEFAULTS = readSettings({});
 /** Port setting of the listener a mode loads, e.g. http -> HTTP_PORT. */
 const portKeyOf = (mode) => LISTENERS[MODE_REGISTRY[mode].listener].portSetting;
 /** The modes the Docker files start (server-http, server-grpc) and the k6 service's profiles. */
-// The Docker files start the cleartext modes (TLS in Docker is still to come; the json-h2 mode needs it).
+// The Docker files start the cleartext modes (compose.tls.yaml adds TLS to them; the json-h2 mode has no service).
 const MODES = CLEARTEXT_MODE_NAMES;
 
 // ---------------------------------------------------------------- Dockerfile
@@ -235,6 +237,25 @@ describe('compose.yaml', () => {
       });
     });
   }
+
+  test('compose.tls.yaml gives every mode\'s service the certificate and the k6 service its CA, from one TLS_DIR mount', () => {
+    const tls = YAML.parse(read('compose.tls.yaml'), { merge: true });
+    assert.deepEqual(Object.keys(tls.services).sort(), [...MODES.map((m) => `server-${m}`), 'k6'].sort());
+    const mount = '/run/secrets/tls';
+    for (const mode of MODES) {
+      const server = tls.services[`server-${mode}`];
+      assert.equal(server.volumes.length, 1);
+      assert.match(server.volumes[0], new RegExp(`^\\$\\{TLS_DIR:\\?[^}]+\\}:${mount}:ro$`));
+      // What the server reads (server/tls.js) and its HEALTHCHECK pins.
+      assert.deepEqual(server.environment, { TLS_CERT: `${mount}/server.crt`, TLS_KEY: `${mount}/server.key` });
+    }
+    // The scripts read TLS_CA (k6/common.js); k6's HTTP client SSL_CERT_FILE.
+    assert.deepEqual(tls.services.k6.environment, { TLS_CA: `${mount}/ca.crt`, SSL_CERT_FILE: `${mount}/ca.crt` });
+    assert.deepEqual(tls.services.k6.volumes, tls.services['server-http'].volumes);
+    // npm run certs writes the three files the overlay names, and puts every service's name in the certificate.
+    assert.deepEqual(Object.keys(CERT_FILES).sort(), ['ca.crt', 'server.crt', 'server.key']);
+    assert.deepEqual([...COMPOSE_NAMES].sort(), MODES.map((m) => `server-${m}`).sort());
+  });
 
   test('scripts/compose.sh starts every mode\'s service, and stops the others', () => {
     const list = /^SERVER_MODES=\(([^)]*)\)$/m.exec(read('scripts/compose.sh'));

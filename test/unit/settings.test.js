@@ -51,7 +51,7 @@ test('bench settings: link settings parsed, conflicts refused with one line nami
 test('TLS: off by default; refused in one line with the passes that cannot serve it, and TLS_CA only where it is read', () => {
   assert.equal(readBenchSettings({}).TLS, false);
   assert.equal(readBenchSettings({ TLS: '1', RTT: '10ms' }).TLS, true);
-  assert.throws(() => readBenchSettings({ TLS: '1', DECOMPOSE: '1' }), /^BenchError: DECOMPOSE=1 .* serve no TLS: run it without TLS=1$/);
+  assert.throws(() => readBenchSettings({ TLS: '1', DECOMPOSE: '1' }), /^BenchError: DECOMPOSE=1 loads the peers, which serve no TLS .*: run it without TLS=1$/);
   assert.throws(() => readBenchSettings({ TLS: '1', SERVERS: '2' }), /^BenchError: SERVERS > 1 .* without TLS=1$/);
   assert.throws(() => readBenchSettings({ TLS: '1', TARGET: 'remote' }), /^BenchError: TLS=1 with TARGET=remote .* set TLS_CA to its PEM file$/);
   assert.equal(readBenchSettings({ TLS: '1', TARGET: 'remote', TLS_CA: '/x/ca.crt' }).TLS_CA, '/x/ca.crt');
@@ -67,8 +67,8 @@ test('TLS: off by default; refused in one line with the passes that cannot serve
   assert.deepEqual(readSoakSettings({}).MODE, ['http', 'grpc', 'connect-grpc', 'connect-json'], 'both: the modes that run in cleartext');
 });
 
-test('TLS=1 stops npm run targets before anything starts: its peers and bare baselines serve no TLS', async () => {
-  await assert.rejects(targetsPreflight({ TLS: true }), /^BenchError: npm run targets measures .* which serve no TLS: run it without TLS=1$/);
+test('TLS=1 stops npm run targets before anything starts: its peers serve no TLS', async () => {
+  await assert.rejects(targetsPreflight({ TLS: true }), /^BenchError: npm run targets measures the listeners against their peers, which serve no TLS .*: run it without TLS=1$/);
 });
 
 test('COMPRESSION: off by default, gzip accepted, anything else one line naming it, in the job and in the server', () => {
