@@ -9,7 +9,6 @@
 import http2 from 'node:http2';
 import { grpcFrame, methodOf, scenarioKeyOf, scenarioPayloads } from '../proto/index.js';
 import { SERVICE_NAME } from '../proto/payload.js';
-import { tlsServerOptions } from './tls.js';
 
 const GRPC_OK = '0';
 const GRPC_INVALID_ARGUMENT = '3';
@@ -28,19 +27,19 @@ const trailersOnly = (stream, grpcStatus) => {
  * Starts the bare gRPC server of one worker: a POST to `/<service>/<method>`
  * whose request selects a scenario answers with its framed message and
  * grpc-status 0; an unknown method gets UNIMPLEMENTED, an unknown request INVALID_ARGUMENT.
- * @param {{host: string, port: number, settings: {MAX_BODY_BYTES: number} & Parameters<typeof tlsServerOptions>[0]}} options
- *   MAX_BODY_BYTES: the largest request message, as grpc-js's grpc.max_receive_message_length; TLS_CERT/TLS_KEY: TLS with ALPN h2
+ * @param {{host: string, port: number, settings: {MAX_BODY_BYTES: number}, tls: ReturnType<typeof import('./tls.js').tlsServerOptions>}} options
+ *   MAX_BODY_BYTES: the largest request message, as grpc-js's grpc.max_receive_message_length; tls: the worker's (TLS_CERT/TLS_KEY
+ *   with ALPN h2), null for cleartext
  * @returns {Promise<{close: () => Promise<void>, forceClose: () => void}>}
  * @throws {NodeJS.ErrnoException} from listen (EADDRINUSE, ...)
  */
-export async function startBaselineGrpc({ host, port, settings }) {
+export async function startBaselineGrpc({ host, port, settings, tls }) {
   const frames = new Map();
   const requestTypes = new Map();
   for (const [key, { rpc, type, message }] of scenarioPayloads({ port, workerPid: process.pid })) {
     frames.set(key, grpcFrame(type.encode(message).finish()));
     requestTypes.set(`/${SERVICE_NAME}/${rpc}`, { type: methodOf(rpc).resolvedRequestType, keyOf: scenarioKeyOf(rpc) });
   }
-  const tls = tlsServerOptions(settings, 'h2');
   const server = tls ? http2.createSecureServer(tls) : http2.createServer();
   // Kept for a forced close only: node:http2 has no closeAllConnections.
   const sessions = new Set();

@@ -6,24 +6,22 @@
 // the same TLS work (bench/passes/calibrate.js).
 import http from 'node:http';
 import https from 'node:https';
-import { tlsServerOptions } from './tls.js';
 import { scenarioKey, scenarioPayloads } from '../proto/index.js';
 import { SCENARIOS } from '../proto/payload.js';
 
 /**
  * Starts the bare HTTP/1.1 server of one worker: GET of a scenario's path
  * (with its query) answers 200 with the JSON body; anything else 404.
- * @param {{host: string, port: number, settings: Parameters<typeof tlsServerOptions>[0]}} options settings: the server's
- *   (TLS_CERT/TLS_KEY, TLS_MIN_VERSION, TLS_SESSION_TICKETS: TLS with ALPN http/1.1 when set)
+ * @param {{host: string, port: number, tls: ReturnType<typeof import('./tls.js').tlsServerOptions>}} options tls: the worker's (TLS_CERT/TLS_KEY with
+ *   ALPN http/1.1), null for cleartext
  * @returns {Promise<{close: () => Promise<void>, forceClose: () => void}>}
  * @throws {NodeJS.ErrnoException} from listen (EADDRINUSE, ...)
  */
-export async function startBaselineHttp({ host, port, settings }) {
+export async function startBaselineHttp({ host, port, tls }) {
   const payloads = scenarioPayloads({ port, workerPid: process.pid });
   const bodies = new Map(Object.values(SCENARIOS).map(({ httpPath, rpc, request }) => [
     httpPath, Buffer.from(JSON.stringify(payloads.get(scenarioKey(rpc, request)).json)),
   ]));
-  const tls = tlsServerOptions(settings, 'http/1.1');
   /** @type {http.RequestListener} */
   const onRequest = (req, res) => {
     const body = req.method === 'GET' ? bodies.get(req.url) : undefined;

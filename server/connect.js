@@ -22,7 +22,6 @@ import { guardedHttp1Server } from './h1-guard.js';
 import { guardHttp2Server, h2Settings } from './h2-guard.js';
 import { servedRequests } from './served.js';
 import { admitAnswer } from './memory-budget.js';
-import { tlsServerOptions } from './tls.js';
 
 // The proto3 JSON the other listeners send: every field, its default value included (proto/index.js PROTO3_JSON).
 const JSON_OPTIONS = Object.freeze({ alwaysEmitImplicit: true });
@@ -105,15 +104,14 @@ const listen = (server, host, port) => new Promise((resolve, reject) => {
  * Starts the connect-grpc listener of one worker: the gRPC protocol over h2c, under the HTTP/2 bounds of
  * server/h2-guard.js.
  * @param {{host: string, port: number, log: import('pino').Logger, health: import('./health.js').Health,
- *   settings: import('./settings.js').ServerSettings}} options
+ *   settings: import('./settings.js').ServerSettings, tls: ReturnType<typeof import('./tls.js').tlsServerOptions>}} options tls: the worker's (ALPN h2), null: h2c
  * @returns {Promise<{close: () => Promise<import('./h1-guard.js').DrainCounts>, forceClose: () => void}>} `close` announces the
  *   shutdown (GOAWAY with the largest stream id, a PING), then stops accepting and resolves once in-flight calls are
  *   answered, with how they ended; `forceClose` ends
  *   the sessions left
  * @throws {NodeJS.ErrnoException} from listen (EADDRINUSE, ...)
  */
-export async function startConnectGrpc({ host, port, log, health, settings }) {
-  const tls = tlsServerOptions(settings, 'h2');
+export async function startConnectGrpc({ host, port, log, health, settings, tls }) {
   const handler = handlerOf('grpc', { port, health, settings });
   const server = tls ? http2.createSecureServer({ ...tls, settings: h2Settings(settings) }, handler)
     : http2.createServer({ settings: h2Settings(settings) }, handler);
@@ -135,14 +133,15 @@ export async function startConnectGrpc({ host, port, log, health, settings }) {
 /**
  * Starts the connect-json listener of one worker: the Connect protocol over HTTP/1.1 (POST, and GET for the methods
  * free of side effects), under the HTTP/1.1 bounds of server/h1-guard.js.
- * @param {{host: string, port: number, health: import('./health.js').Health, settings: import('./settings.js').ServerSettings}} options
+ * @param {{host: string, port: number, health: import('./health.js').Health, settings: import('./settings.js').ServerSettings,
+ *   tls: ReturnType<typeof import('./tls.js').tlsServerOptions>}} options tls: the worker's (TLS_CERT/TLS_KEY with ALPN http/1.1), null for cleartext
  * @returns {Promise<{close: () => Promise<import('./h1-guard.js').DrainCounts>, forceClose: () => void}>} `close` drains the keep-alive
  *   connections and resolves once they are closed, with how the requests in flight ended; `forceClose` closes every connection at once
  * @throws {NodeJS.ErrnoException} from listen (EADDRINUSE, ...)
  */
-export async function startConnectJson({ host, port, health, settings }) {
+export async function startConnectJson({ host, port, health, settings, tls }) {
   const { server, drain, drained } = guardedHttp1Server(handlerOf('connect', { port, health, settings }), {},
-    { settings, tls: tlsServerOptions(settings, 'http/1.1') });
+    { settings, tls });
   // fastify's default, so that the HTTP/1.1 listeners keep connections alive alike.
   server.keepAliveTimeout = 72_000;
   await listen(server, host, port);

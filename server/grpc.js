@@ -14,7 +14,6 @@ import { gzipResponses } from './grpc-gzip.js';
 import { GRPC_HEALTH_SERVICES } from './health.js';
 import { servedRequests } from './served.js';
 import { admitAnswer } from './memory-budget.js';
-import { tlsServerOptions } from './tls.js';
 
 /**
  * grpc-js's Server, with the HTTP/2 bounds of server/h2-guard.js on each HTTP/2 server it builds.
@@ -96,8 +95,8 @@ export const requireRequestMessage = (method, call) => {
 /**
  * Builds and starts the gRPC server of one worker.
  * @param {{host: string, port: number, log: import('pino').Logger,
- *   health: import('./health.js').Health, settings: import('./settings.js').ServerSettings}} options
- *   `settings` gives the limit MAX_BODY_BYTES (largest request message), GRPC_CODEC, GRPC_CHANNELZ,
+ *   health: import('./health.js').Health, settings: import('./settings.js').ServerSettings, tls: ReturnType<typeof import('./tls.js').tlsServerOptions>}} options
+ *   `tls` (the worker's: TLS_CERT/TLS_KEY with ALPN h2) serves TLS, null h2c; `settings` gives the limit MAX_BODY_BYTES (largest request message), GRPC_CODEC, GRPC_CHANNELZ,
  *   COMPRESSION (gzip: responses gzipped for clients that list gzip in grpc-accept-encoding, server/grpc-gzip.js)
  *   and the HTTP/2 bounds (H2_*)
  * @returns {Promise<{close: () => Promise<import('./h1-guard.js').DrainCounts>, forceClose: () => void}>} `close` announces
@@ -106,7 +105,7 @@ export const requireRequestMessage = (method, call) => {
  * @throws {Error & {code: string}} EADDRINUSE (or the bind's reason) when the port cannot be bound; EGZIP when
  *   COMPRESSION=gzip and this grpc-js cannot be made to compress
  */
-export async function startGrpc({ host, port, log, health, settings }) {
+export async function startGrpc({ host, port, log, health, settings, tls }) {
   // grpc-js compresses no response itself; with COMPRESSION=gzip its first interceptor does (server/grpc-gzip.js).
   const gzip = settings.COMPRESSION === 'gzip' ? gzipResponses() : null;
   // Larger messages are refused with RESOURCE_EXHAUSTED before they are decoded.
@@ -123,7 +122,7 @@ export async function startGrpc({ host, port, log, health, settings }) {
       'grpc.max_connection_age_grace_ms': settings.SHUTDOWN_TIMEOUT_MS,
     } : {}),
     interceptors: gzip ? [gzip.interceptor, requireRequestMessage] : [requireRequestMessage],
-  }, { settings, log, listener: 'grpc' }, gzip?.watch, tlsServerOptions(settings, 'h2'));
+  }, { settings, log, listener: 'grpc' }, gzip?.watch, tls);
   const payloads = scenarioPayloads({ port, workerPid: process.pid });
   // GRPC_CODEC=proto-loader answers plain objects through @grpc/proto-loader's codec, which
   // converts each one (fromObject) before encoding it: the common setup, kept to measure its cost.
@@ -160,7 +159,6 @@ export async function startGrpc({ host, port, log, health, settings }) {
   });
   healthService.addToServer(server);
   // The errno of an address's failure is the error's code, for a clear error (server/worker.js).
-  const tls = tlsServerOptions(settings, 'h2');
   await bindInsecure(/** @type {grpc.Server} */ (/** @type {unknown} */ (server)), host, port,
     tls ? grpc.ServerCredentials.createSsl(null, [{ cert_chain: tls.cert, private_key: tls.key }], false) : undefined);
   if (guards.length === 0) {

@@ -11,7 +11,6 @@ import { servedRequests } from './served.js';
 import { guardedHttp1Server } from './h1-guard.js';
 import { GZIP_LEVEL } from './compression.js';
 import { admitAnswer } from './memory-budget.js';
-import { tlsServerOptions } from './tls.js';
 
 /**
  * A large answer refused by the memory budget (server/memory-budget.js): 503 with Retry-After, and the connection
@@ -50,23 +49,22 @@ const ENCODINGS = {
  * Builds and starts the HTTP server of one worker.
  * @param {{host: string, port: number, log: import('pino').Logger,
  *   health: import('./health.js').Health, settings: import('./settings.js').ServerSettings,
- *   http2?: boolean, encoding?: 'json'|'protobuf'}} options
+ *   tls: ReturnType<typeof import('./tls.js').tlsServerOptions>, http2?: boolean, encoding?: 'json'|'protobuf'}} options
  *   `settings` gives the limits: MAX_BODY_BYTES, MAX_CONNECTIONS, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, and
  *   COMPRESSION (gzip: responses gzipped for clients that send `Accept-Encoding: gzip`);
  *   `http2` serves cleartext HTTP/2 instead of HTTP/1.1; `encoding` 'protobuf' serves the
- *   protobuf message as application/x-protobuf instead of its proto3 JSON mapping
+ *   protobuf message as application/x-protobuf instead of its proto3 JSON mapping; `tls` (the worker's, from the
+ *   listener's ALPN protocol) serves HTTPS, or HTTP/2 over TLS with no HTTP/1.1 fallback
  * @returns {Promise<{close: () => Promise<import('./h1-guard.js').DrainCounts>, forceClose: () => void}>} `close` stops
  *   accepting and resolves once in-flight requests are answered, with how they ended; `forceClose` drops the
  *   connections left
  * @throws {NodeJS.ErrnoException} from listen (EADDRINUSE, EACCES, ...)
  */
-export async function startHttp({ host, port, log, health, settings, http2 = false, encoding = 'json' }) {
+export async function startHttp({ host, port, log, health, settings, tls, http2 = false, encoding = 'json' }) {
   // fastify logs each request and its listen address at info; keep those for debug runs only.
   const fastifyLog = log.child({ listener: 'http' }, { level: logsRequests(log.level) ? log.level : 'warn' });
   let h1Drain = null; // the HTTP/1.1 guard's drain, set by the serverFactory below
   let h1Drained = null; // and its counts
-  // TLS_CERT/TLS_KEY set: HTTPS, or HTTP/2 over TLS (h2 in ALPN, no HTTP/1.1 fallback) for json-h2.
-  const tls = tlsServerOptions(settings, http2 ? 'h2' : 'http/1.1');
   // One factory for HTTP/1.1 and h2c: fastify's types pick the server type from a literal `http2`, which this is not.
   const app = /** @type {import('fastify').FastifyInstance} */ (/** @type {unknown} */ (Fastify(/** @type {any} */ ({
     loggerInstance: fastifyLog,

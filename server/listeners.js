@@ -25,9 +25,11 @@
  * @property {'http'|'grpc'|'connect'|null} probe how the container health check asks it (null: not probed; the
  *   listeners that take the comparison apart are for benchmarks, not deployments): 'http' GET /health, 'grpc'
  *   grpc.health.v1.Health/Check over gRPC, 'connect' the same Check with the Connect protocol (POST, JSON)
- * @property {(options: {host: string, port: number, log: object, health: object, settings: object}) =>
- *   Promise<{close: () => Promise<import('./h1-guard.js').DrainCounts|void>, forceClose: () => void}>} start binds it and serves; a hardened
- *   listener's close resolves with how the requests in flight when it began, and those that came during it, ended
+ * @property {(options: {host: string, port: number, log: object, health: object, settings: object,
+ *   tls: ReturnType<typeof import('./tls.js').tlsServerOptions>}) =>
+ *   Promise<{close: () => Promise<import('./h1-guard.js').DrainCounts|void>, forceClose: () => void}>} start binds it and serves
+ *   (over TLS when `tls` is set: the worker makes it from `alpn` and TLS_CERT/TLS_KEY); a hardened listener's close resolves
+ *   with how the requests in flight when it began, and those that came during it, ended
  */
 
 /**

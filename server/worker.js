@@ -7,6 +7,7 @@ import { listenersOf, portOf } from './settings.js';
 import { LISTENERS } from './listeners.js';
 import { EVENT } from './events.js';
 import { servedRequests } from './served.js';
+import { tlsServerOptions } from './tls.js';
 import { budgetMbOf, memoryState, startMemoryBudget } from './memory-budget.js';
 
 // After a forced close, how long the listeners get to report closed before the worker exits anyway.
@@ -109,10 +110,12 @@ export async function runWorker(settings) {
 
   try {
     for (const name of listenersOf(settings.MODE)) {
-      const { protocol, start } = LISTENERS[name];
+      const { protocol, start, alpn } = LISTENERS[name];
       const port = portOf(settings, name);
       try {
-        open.push(await start({ host: settings.HOST, port, log, health, settings }));
+        // TLS_CERT/TLS_KEY with the one ALPN protocol the registry names; settings.js refused TLS for a listener with none.
+        const tls = alpn ? tlsServerOptions(settings, alpn) : null;
+        open.push(await start({ host: settings.HOST, port, log, health, settings, tls }));
       } catch (err) {
         // Only the address's own errors read as "cannot be bound"; anything else is named as what it is.
         if (BIND_ERRORS.has(err.code)) throw new ListenError(protocol, `${settings.HOST}:${port}`, err.code);

@@ -7,20 +7,21 @@ import { access, chmod, copyFile, mkdir } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { BenchError } from '../errors.js';
+import { CLEARTEXT_MODE_NAMES } from '../modes.js';
 import { makeRunCertificates } from '../tls.js';
 import { ensureTool } from '../tools.js';
 
 // A DNS name as a certificate holds one: labels of letters, digits and hyphens (RFC 1123), dot-separated.
 const DNS_NAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i;
 
-/** The names the Docker flow's clients use: Compose's server services (k6 in Compose), and loopback (k6 on the host). */
-export const COMPOSE_NAMES = Object.freeze(['server-http', 'server-grpc', 'server-connect-grpc', 'server-connect-json']);
+/** The names k6 in Compose dials: the server service of each mode Compose starts (server-<mode>, compose.yaml). */
+export const COMPOSE_NAMES = Object.freeze(CLEARTEXT_MODE_NAMES.map((mode) => `server-${mode}`));
 
-/** What the command writes, by file name: what each one is for. */
+/** What the command writes, by file name: which of the run's certificates (bench/tls.js) it is, and what it is for. */
 export const CERT_FILES = Object.freeze({
-  'ca.crt': 'the CA certificate clients verify against (k6: -e TLS_CA and SSL_CERT_FILE)',
-  'server.crt': 'the server certificate, signed by the CA (the server\'s TLS_CERT)',
-  'server.key': 'its private key (the server\'s TLS_KEY), readable by all: the container\'s node user reads it',
+  'ca.crt': { from: 'caCert', what: 'the CA certificate clients verify against (k6: -e TLS_CA and SSL_CERT_FILE)' },
+  'server.crt': { from: 'cert', what: 'the server certificate, signed by the CA (the server\'s TLS_CERT)' },
+  'server.key': { from: 'key', what: 'its private key (the server\'s TLS_KEY), readable by all: the container\'s node user reads it' },
 });
 
 /**
@@ -45,14 +46,12 @@ export async function main(settings, { values }) {
     .catch((err) => { throw new BenchError(err.message); });
   try {
     await mkdir(out, { recursive: true });
-    await copyFile(certs.caCert, path.join(out, 'ca.crt'));
-    await copyFile(certs.cert, path.join(out, 'server.crt'));
-    await copyFile(certs.key, path.join(out, 'server.key'));
+    for (const [file, { from }] of Object.entries(CERT_FILES)) await copyFile(certs[from], path.join(out, file));
     // Readable by the container's `node` user (uid 1000), whoever made it on the host: a try-out key, two days long.
     await chmod(path.join(out, 'server.key'), 0o644);
   } finally {
     await certs.remove();
   }
-  process.stdout.write(`${Object.entries(CERT_FILES).map(([file, what]) => `${path.join(out, file)}: ${what}`).join('\n')}\n`
+  process.stdout.write(`${Object.entries(CERT_FILES).map(([file, { what }]) => `${path.join(out, file)}: ${what}`).join('\n')}\n`
     + `names: ${certs.addresses.join(', ')}; valid for two days\n`);
 }

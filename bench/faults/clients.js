@@ -77,6 +77,10 @@ const h2Session = (port, tlsOptions) => (tlsOptions
  */
 export async function slowReaders({ port, protocol, connections, requestsEach, tls: tlsOptions = null }) {
   const { httpPath, rpc, request } = SCENARIOS['blob-1m'];
+  const grpc = protocol === 'grpc';
+  const body = grpc ? grpcFrame(methodOf(rpc).resolvedRequestType.encode(request).finish()) : undefined;
+  const headers = grpc ? { ':method': 'POST', ':path': `/${rpcPath(rpc)}`, 'content-type': 'application/grpc', te: 'trailers' }
+    : { ':method': 'GET', ':path': httpPath };
   const closers = [];
   for (let i = 0; i < connections; i++) {
     if (protocol === 'http') {
@@ -88,14 +92,10 @@ export async function slowReaders({ port, protocol, connections, requestsEach, t
     } else {
       const session = h2Session(port, tlsOptions);
       session.on('error', () => {});
-      const body = grpcFrame(methodOf(rpc).resolvedRequestType.encode(request).finish());
       for (let s = 0; s < requestsEach; s++) {
-        const stream = protocol === 'grpc'
-          ? session.request({ ':method': 'POST', ':path': `/${rpcPath(rpc)}`, 'content-type': 'application/grpc', te: 'trailers' })
-          : session.request({ ':method': 'GET', ':path': httpPath });
+        const stream = session.request(headers);
         stream.on('error', () => {});
-        if (protocol === 'grpc') stream.end(body);
-        else stream.end();
+        stream.end(body);
         stream.pause(); // never read: Node sends no WINDOW_UPDATE past what it buffers
       }
       closers.push(() => session.destroy());

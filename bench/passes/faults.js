@@ -12,7 +12,7 @@ import { FAULTS } from '../faults/registry.js';
 import { muxLoad } from '../faults/mux-client.js';
 import { k6Reason } from '../format.js';
 import { MODES } from '../modes.js';
-import { k6Args, k6Tls as tlsOfK6, portOfMode, serverEnv } from '../invoke.js';
+import { k6Args, k6Tls, portOfMode, serverEnv } from '../invoke.js';
 import { serverTlsSettings } from '../tls.js';
 import { freePort, runK6, startServer } from '../processes.js';
 import { durationMs } from '../settings/validators.js';
@@ -71,13 +71,13 @@ export async function cell(name, mode, settings, cores, stamp, certs = null) {
   const summaryFile = path.join(settings.RESULTS_DIR, `faults-${stamp}-${name}-${mode}-k6.json`);
   try {
     const loadMs = durationMs(settings.FAULT_DURATION);
-    const k6Tls = tlsOfK6(certs);
+    const k6Verifies = k6Tls(certs);
     const load = runK6({
       k6: settings.K6_BIN, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount, quiet: !settings.VERBOSE, timeoutMs: loadMs + K6_OVERRUN_MS,
-      env: k6Tls.env,
+      env: k6Verifies.env,
       args: k6Args(mode, {
         host: `127.0.0.1:${port}`, vus: settings.VUS, duration: settings.FAULT_DURATION, summaryFile,
-        vars: { SCENARIO: 'user', REQUEST_TIMEOUT: settings.REQUEST_TIMEOUT, ...k6Tls.vars },
+        vars: { SCENARIO: 'user', REQUEST_TIMEOUT: settings.REQUEST_TIMEOUT, ...k6Verifies.vars },
       }),
     });
     const protocol = protocolOf(mode);
