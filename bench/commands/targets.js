@@ -7,13 +7,15 @@
 // and the project's k6 scripts reach >= 0.95x the RPS of a minimal k6 script.
 // The decomposition it prints measures connect-node (connect-grpc, connect-json) beside them, with no target:
 // RPS, server CPU and GC per request (docs/connect.md).
-// Each ratio is taken per repeat (REPEATS, interleaved); the report gives the median and min-max.
+// Each ratio is taken per repeat (REPEATS, interleaved, the order reversed every other repeat); the report gives the
+// median and min-max. Each mode's listener runs twice per repeat, around its peer (ours, peer, ours again, bare): the
+// A/A row, ours again ÷ ours, is what the machine alone moves a ratio by, to read the others against.
 // Exits 1 when a median misses its target. Settings: REPEATS, DURATION, WARMUP, VUS (as bench.sh).
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { requireCapacityTools } from '../passes/capacity.js';
-import { decompositionReport, pairedRatios } from '../report/decomposition.js';
+import { againOf, decompositionReport, pairedRatios } from '../report/decomposition.js';
 import { DECOMPOSITION, DECOMPOSITION_HEAP_MB, measureDecomposition } from '../passes/decompose.js';
 import { BenchError } from '../errors.js';
 import { fileStamp } from '../format.js';
@@ -32,17 +34,31 @@ import { LISTENERS } from '../../server/listeners.js';
 export const MANY_STREAMS = Object.freeze({ connections: 8, streams: 32 });
 
 /**
- * The three ratios of one mode under one load, as target rows.
+ * The runs of one repeat for some modes: each mode's listener, its peer, the listener again (the A/A control), its bare
+ * baseline, side by side so that each ratio pairs runs a few seconds apart; then the other listeners given.
+ * @param {string[]} modes modes with a peer and a bare listener (bench/modes.js)
+ * @param {readonly string[]} [others] listeners measured after them (those already named are skipped)
+ * @returns {string[]} run names for measureDecomposition
+ */
+export function targetRuns(modes, others = []) {
+  const runs = modes.flatMap((mode) => [MODES[mode].listener, MODES[mode].peer, againOf(MODES[mode].listener), MODES[mode].bare]);
+  return [...runs, ...others.filter((l) => !runs.includes(l))];
+}
+
+/**
+ * The ratios of one mode under one load, as target rows.
  * @param {string} mode a mode with a peer and a bare listener (bench/modes.js)
  * @param {string} load how its listeners were loaded, e.g. 'wrk -c32'
- * @param {Record<string, Array<{rps: number}>>} runs per listener, one per repeat, interleaved
- * @returns {ReturnType<typeof targetRow>[]} ours ÷ peer, peer ÷ bare, ours ÷ bare
+ * @param {Record<string, Array<{rps: number}>>} runs per run name (targetRuns), one per repeat, interleaved
+ * @returns {ReturnType<typeof targetRow>[]} ours ÷ peer, peer ÷ bare, ours ÷ bare, and the A/A control: ours again ÷ ours
  */
 function modeRows(mode, load, runs) {
   const { listener: ours, peer, bare } = MODES[mode];
-  const row = (what, a, b) => targetRow(`${mode} (${load}): ${what} (\`${a}\` ÷ \`${b}\`)`, pairedRatios(runs, a, b),
-    PERFORMANCE_TARGETS[`${a}/${b}`] ?? null);
-  return [row('ours ÷ peer', ours, peer), row('peer ÷ bare', peer, bare), row('ours ÷ bare', ours, bare)];
+  const group = `${mode} (${load})`;
+  const row = (what, a, b, control = false) => targetRow(`${group}: ${what} (\`${a}\` ÷ \`${b}\`)`, pairedRatios(runs, a, b),
+    PERFORMANCE_TARGETS[`${a}/${b}`] ?? null, { group, control });
+  return [row('ours ÷ peer', ours, peer), row('peer ÷ bare', peer, bare), row('ours ÷ bare', ours, bare),
+    row('A/A, the machine alone: ours again ÷ ours', againOf(ours), ours, true)];
 }
 
 /**
@@ -82,15 +98,15 @@ export async function main(settings) {
       scenario: 'user', settings: { ...settings, WORKERS: 1 }, cores,
       durationS: durationMs(settings.DURATION) / 1000, warmupS: durationMs(settings.WARMUP) / 1000,
     };
-    const runs = await measureDecomposition(pass);
-    const decomposition = decompositionReport('user', runs);
-    // The HTTP/2 modes again with many streams per connection: their listeners, interleaved per repeat.
     const compared = MODE_NAMES.filter((mode) => MODES[mode].peer && MODES[mode].bare);
+    const runs = await measureDecomposition({ ...pass, listeners: targetRuns(compared, DECOMPOSITION) });
+    // The decomposition's table in the registry's order, the A/A runs last.
+    const decomposition = decompositionReport('user', Object.fromEntries(
+      [...DECOMPOSITION, ...Object.keys(runs)].filter((k, i, all) => all.indexOf(k) === i).map((k) => [k, runs[k]])));
+    // The HTTP/2 modes again with many streams per connection: their listeners, interleaved per repeat.
     const http2Modes = compared.filter((mode) => LISTENERS[MODES[mode].listener].transport === 'HTTP/2');
     const manyLoad = `h2load -c${MANY_STREAMS.connections} -m${MANY_STREAMS.streams}`;
-    const manyRuns = http2Modes.length === 0 ? {} : await measureDecomposition({
-      ...pass, ...MANY_STREAMS, listeners: http2Modes.flatMap((mode) => [MODES[mode].listener, MODES[mode].peer, MODES[mode].bare]),
-    });
+    const manyRuns = http2Modes.length === 0 ? {} : await measureDecomposition({ ...pass, ...MANY_STREAMS, listeners: targetRuns(http2Modes) });
     // The k6 scripts of the modes that have a target (connect-grpc runs grpc's; connect-json's are the HTTP shape).
     const k6Modes = MODE_NAMES.filter((mode) => PERFORMANCE_TARGETS[`k6-${mode}/k6-minimal-${mode}`]);
     const k6 = await measureK6Overhead({ ...settings, WORKERS: 1 }, cores, scratch, k6Modes);
@@ -102,6 +118,7 @@ export async function main(settings) {
         `k6 ${MODES[mode].scripts.local} / ${MODES[mode].minimalScript}`, k6[mode], PERFORMANCE_TARGETS[`k6-${mode}/k6-minimal-${mode}`])),
     ];
     const setup = `${settings.REPEATS} repeat(s), ${settings.DURATION} each after ${settings.WARMUP} warm-up, ${settings.VUS} connections/VUs; `
+      + 'per repeat ours, its peer, ours again (the A/A row: the machine alone) and bare side by side, the order reversed every other repeat; '
       + `1 server worker, its initial heap ${DECOMPOSITION_HEAP_MB} MiB (WORKER_INITIAL_HEAP_MB); ${cores.description}`;
     const decompositions = [decomposition, ...(http2Modes.length ? [decompositionReport('user', manyRuns, manyLoad)] : [])];
     const markdown = renderTargets({ results, setup, decompositions, provenance });

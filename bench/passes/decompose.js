@@ -14,6 +14,7 @@ import path from 'node:path';
 import { LISTENER_NAMES } from '../../server/listeners.js';
 import { scrapeServer } from './scrape.js';
 import { serverWindow } from '../report/server-stats.js';
+import { listenerOf } from '../report/decomposition.js';
 
 /**
  * Each worker's initial V8 heap in the decomposition's servers (server setting WORKER_INITIAL_HEAP_MB), the same for
@@ -28,17 +29,20 @@ export const DECOMPOSITION = LISTENER_NAMES;
 
 /**
  * Runs the pass for one scenario: per repeat and listener, a fresh server (one process tree, MODE = that listener),
- * warmed up, then measured, with the server's own accounting (its admin endpoint) read right before and right after the
+ * warmed up, then measured, in the given order on odd repeats and in the reverse order on even ones (counterbalanced: a
+ * listener that always ran first or after the same neighbour would carry whatever that position does to a run into every
+ * ratio; an even REPEATS balances it exactly), with the server's own accounting (its admin endpoint) read right before and right after the
  * measured load: its CPU and GC time per request. A server of its own per listener, because listeners in one process
  * share its heap: a gRPC listener measured after grpc-js with proto-loader inherited that one's old space and
  * mark-compacts and served 20% less (docs/profiling.md, "Why ours ÷ peer swung").
  * @param {{scenario: string, settings: import('../settings/bench.js').BenchSettings, cores: ReturnType<import('../settings/cores.js').splitCores>,
  *   durationS: number, warmupS: number, listeners?: readonly string[], connections?: number, streams?: number}} options
- *   listeners: those loaded, in turn (default: every one, DECOMPOSITION); connections: per listener (default VUS);
+ *   listeners: the runs of each repeat, in turn: listener names, or againOf one for its A/A control (default: every
+ *   listener once, DECOMPOSITION); connections: per listener (default VUS);
  *   streams: requests in flight per HTTP/2 connection (h2load -m, default 1). The server always keeps its accounting
  *   (server/accounting.js, an admin port), as the main job's servers do, so ours is measured with everything of ours on
  * @returns {Promise<Record<string, Array<Awaited<ReturnType<typeof measureCapacity>> & {server: ServerCost, initial_heap_mb: number, profile?: object}>>>}
- *   runs per listener; server: the server's own figures of the measured load; initial_heap_mb: its workers' initial V8 heap
+ *   runs per run name (a listener, or its againOf), in the order given; server: the server's own figures of the measured load; initial_heap_mb: its workers' initial V8 heap
  *   (MiB, DECOMPOSITION_HEAP_MB); with PROFILE=1 each carries its profile
  *   (bench/passes/profile.js stopProfiles), written to RESULTS_DIR too
  * @throws {BenchError} when a server does not start or a tool fails
@@ -49,8 +53,9 @@ export async function measureDecomposition({
   const runs = Object.fromEntries(listeners.map((l) => [l, []]));
   const stamp = fileStamp();
   for (let repeat = 1; repeat <= settings.REPEATS; repeat++) {
-    for (const listener of listeners) {
-      console.error(`--- ${scenario}, decomposition run ${repeat} of ${settings.REPEATS}: ${listener}`);
+    for (const run of repeat % 2 === 1 ? listeners : [...listeners].reverse()) {
+      const listener = listenerOf(run);
+      console.error(`--- ${scenario}, decomposition run ${repeat} of ${settings.REPEATS}: ${run}`);
       // The server's accounting, and with PROFILE=1 the listener's profile, through the admin endpoint, as in the main job.
       const admin = `127.0.0.1:${await freePort()}`;
       let server;
@@ -72,11 +77,11 @@ export async function measureDecomposition({
         const result = await measureCapacity({ ...load, durationS });
         const cost = serverCost(serverWindow(before, await scrapeServer(admin)), result.requests);
         if (!settings.PROFILE) {
-          runs[listener].push({ ...result, server: cost, initial_heap_mb: DECOMPOSITION_HEAP_MB });
+          runs[run].push({ ...result, server: cost, initial_heap_mb: DECOMPOSITION_HEAP_MB });
           continue;
         }
-        const prefix = path.join(settings.RESULTS_DIR, `profile-decomposition-${scenario}-${listener}-${stamp}-r${repeat}`);
-        runs[listener].push({ ...result, server: cost, initial_heap_mb: DECOMPOSITION_HEAP_MB, profile: await stopProfiles([admin], prefix, PROFILE_INTERVAL_US) });
+        const prefix = path.join(settings.RESULTS_DIR, `profile-decomposition-${scenario}-${run.replace(/\W+/g, '-')}-${stamp}-r${repeat}`);
+        runs[run].push({ ...result, server: cost, initial_heap_mb: DECOMPOSITION_HEAP_MB, profile: await stopProfiles([admin], prefix, PROFILE_INTERVAL_US) });
       } finally {
         await server.stop();
       }

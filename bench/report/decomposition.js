@@ -7,6 +7,23 @@ import { PERFORMANCE_TARGETS } from '../performance-targets.js';
 import { profileBreakdown, renderBreakdown } from './profile.js';
 import { LISTENERS } from '../../server/listeners.js';
 
+const AGAIN = ' (again)';
+
+/**
+ * The run name of a listener measured a second time in each repeat, in a server of its own: an A/A control, whose
+ * ratio to the listener's first run is what the machine alone moves a ratio by (no code differs between the two).
+ * @param {string} listener a listener name (server/listeners.js)
+ * @returns {string} e.g. 'grpc (again)'
+ */
+export const againOf = (listener) => `${listener}${AGAIN}`;
+
+/**
+ * The listener a run name measures.
+ * @param {string} run a listener name, or againOf one
+ * @returns {string}
+ */
+export const listenerOf = (run) => (run.endsWith(AGAIN) ? run.slice(0, -AGAIN.length) : run);
+
 // [what it isolates, numerator, denominator, target (minimum ratio) or null].
 // Targets: bench/performance-targets.js.
 /** @type {Array<[string, string, string, number|null]>} */
@@ -61,7 +78,7 @@ export function decompositionReport(scenario, runs, load = 'wrk/h2load') {
     // The server's own figures (bench/passes/decompose.js serverCost); absent from runs recorded before them.
     const cost = (field) => spread(list.map((r) => r.server?.[field]).filter((v) => typeof v === 'number')) ?? null;
     listeners[name] = {
-      label: LISTENERS[name]?.label ?? name,
+      label: name === listenerOf(name) ? LISTENERS[name]?.label ?? name : 'the same listener in a server of its own, measured again (A/A)',
       tool: list[0].tool,
       repeats: list.length,
       rps: spread(list.map((r) => r.rps)),

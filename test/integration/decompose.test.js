@@ -1,7 +1,8 @@
 // The decomposition pass: every listener loaded by wrk or h2load, and the effects derived from them.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { decompositionReport, renderDecomposition } from '../../bench/report/decomposition.js';
+import { againOf, decompositionReport, renderDecomposition } from '../../bench/report/decomposition.js';
+import { LISTENERS } from '../../server/listeners.js';
 import { DECOMPOSITION, measureDecomposition } from '../../bench/passes/decompose.js';
 import { allowedCpus, splitCores } from '../../bench/settings/cores.js';
 
@@ -26,4 +27,29 @@ test('each listener serves the user scenario under its native load generator, an
   assert.equal(fastify.target, 0.9);
   assert.equal(fastify.met, fastify.ratio >= 0.9);
   assert.match(renderDecomposition(report), /### Decomposition, scenario `user`[\s\S]*`grpc\/baseline-grpc`/);
+});
+
+test('a listener named twice runs twice per repeat, as its A/A control, and every other repeat runs the order reversed', async () => {
+  const settings = { REPEATS: 2, WORKERS: 1, VUS: 2 };
+  const order = [];
+  const log = console.error;
+  console.error = (line) => { order.push(String(line).split(': ').pop()); };
+  let runs;
+  try {
+    runs = await measureDecomposition({
+      scenario: 'user', settings, cores: splitCores(allowedCpus()), durationS: 1, warmupS: 0,
+      listeners: ['baseline-http', againOf('baseline-http'), 'peer-http'],
+    });
+  } finally {
+    console.error = log;
+  }
+  assert.deepEqual(order, ['baseline-http', 'baseline-http (again)', 'peer-http', 'peer-http', 'baseline-http (again)', 'baseline-http']);
+  assert.deepEqual(Object.keys(runs), ['baseline-http', 'baseline-http (again)', 'peer-http']);
+  for (const list of Object.values(runs)) {
+    assert.equal(list.length, 2);
+    assert.ok(list.every((r) => r.requests > 0 && r.failed === 0));
+  }
+  const report = decompositionReport('user', runs);
+  assert.match(report.listeners['baseline-http (again)'].label, /A\/A/);
+  assert.equal(report.listeners['baseline-http'].label, LISTENERS['baseline-http'].label);
 });

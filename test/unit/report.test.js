@@ -7,11 +7,12 @@ import { provenanceDifferences } from '../../bench/report/provenance.js';
 import { aggregate } from '../../bench/report/rows.js';
 import { buildReport, ratioPairs } from '../../bench/report/report.js';
 import { renderMarkdown } from '../../bench/report/render.js';
-import { renderTargets, targetRow } from '../../bench/report/targets.js';
+import { noiseOf, renderTargets, targetRow } from '../../bench/report/targets.js';
 import { columnsOf } from '../../bench/commands/compare.js';
 import { wideSpread } from '../../bench/report/stats.js';
 import { columnKey, onNode } from '../../bench/modes.js';
 import { autoCapacity, columnsOf as columnsOfRun } from '../../bench/commands/run.js';
+import { targetRuns } from '../../bench/commands/targets.js';
 
 /** Figures of one run as bench/report/summary.js gives them, with the fields the report reads. */
 const run = (mode, rps, extra = {}) => ({
@@ -471,4 +472,32 @@ test('the targets report carries its provenance: the commit line under the table
   const text = renderTargets({ results: [targetRow('grpc: ours ÷ peer', [0.9, 1, 1.1], 0.97)], setup: '3 repeat(s)', decompositions: [], provenance });
   assert.match(text, /\| grpc: ours ÷ peer \| +1\.000 \(0\.900–1\.100\) \| +≥ 0\.97 \| met +\|/);
   assert.match(text, /\nprovenance: commit b{12} \(uncommitted changes\); node v24\.21\.0, k6 v1\.8\.1; Linux, 2 × x; server: WORKERS=1 /);
+});
+
+test('the targets run each mode\'s listener beside its peer, then again as the A/A control, then bare; the other listeners after', () => {
+  assert.deepEqual(targetRuns(['http', 'grpc'], ['http', 'protobuf-h1', 'grpc', 'peer-grpc', 'connect-json']), [
+    'http', 'peer-http', 'http (again)', 'baseline-http', 'grpc', 'peer-grpc', 'grpc (again)', 'baseline-grpc',
+    'protobuf-h1', 'connect-json',
+  ]);
+  assert.deepEqual(targetRuns(['grpc']), ['grpc', 'peer-grpc', 'grpc (again)', 'baseline-grpc']);
+});
+
+test('a target nearer its required ratio than its load\'s A/A control strayed from 1 is marked as not settled by the run', () => {
+  const provenance = { commit: 'b'.repeat(40), dirty: false, versions: {}, machine: { kernel: 'Linux', cpu_count: 2, cpu_model: 'x' },
+    pinning: '', bench: {}, server: {} };
+  const group = 'grpc (h2load -c8 -m32)';
+  const results = [
+    targetRow('m32: ours ÷ peer', [0.95, 0.96, 0.97], 0.97, { group }),
+    targetRow('m32: ours ÷ bare', [0.5, 0.5, 0.5], 0.6, { group }),
+    targetRow('m32: A/A', [0.94, 1.0, 1.06], null, { group, control: true }),
+    targetRow('m1: ours ÷ peer', [0.95, 0.96, 0.97], 0.97, { group: 'grpc (h2load -c32 -m1)' }),
+  ];
+  assert.ok(Math.abs(noiseOf(results, group) - 0.06) < 1e-12);
+  assert.equal(noiseOf(results, 'grpc (h2load -c32 -m1)'), null);
+  const text = renderTargets({ results, setup: '3 repeat(s)', decompositions: [], provenance });
+  // 0.96 is 0.01 from 0.97, inside the A/A's 6%; 0.5 is 0.1 from 0.6, outside it; the -m1 group has no control.
+  assert.match(text, /\| m32: ours ÷ peer \| +0\.960 \(0\.950–0\.970\) \| +≥ 0\.97 \| MISSED \(within the A\/A's ±6%\) +\|/);
+  assert.match(text, /\| m32: ours ÷ bare \| +0\.500 \(0\.500–0\.500\) \| +≥ 0\.6 \| MISSED +\|/);
+  assert.match(text, /\| m1: ours ÷ peer +\| +0\.960 \(0\.950–0\.970\) \| +≥ 0\.97 \| MISSED +\|/);
+  assert.match(text, /The A\/A rows run the same code twice/);
 });
