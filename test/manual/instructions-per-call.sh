@@ -41,7 +41,9 @@ load() {
     taskset -c 1 h2load -c"$connections" -m"$streams" -n "$n" -d "$scratch/get-user.grpc" -H 'content-type: application/grpc' \
       -H 'te: trailers' "http://127.0.0.1:$port/bench.UserService/GetUser"
   else
-    taskset -c 1 h2load $([ "$transport" = h1 ] && echo --h1) -c"$connections" -m"$streams" -n "$n" "http://127.0.0.1:$port/"
+    local h1=()
+    [ "$transport" = h1 ] && h1=(--h1)
+    taskset -c 1 h2load "${h1[@]}" -c"$connections" -m"$streams" -n "$n" "http://127.0.0.1:$port/"
   fi | grep -q "$n succeeded" || { echo "instructions-per-call.sh: not every request of $n succeeded" >&2; exit 1; }
 }
 counts=()
