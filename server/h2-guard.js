@@ -14,20 +14,24 @@ import { countHandshakes } from './tls.js';
 const { NGHTTP2_ENHANCE_YOUR_CALM, NGHTTP2_NO_ERROR } = http2.constants;
 // The GOAWAY debug data gRPC clients read as "ping less often" (gRPC core, chttp2; grpc-go's too).
 const TOO_MANY_PINGS = Buffer.from('too_many_pings');
-// Per-session bookkeeping of the idle sweep, kept on the session object itself.
-const kStreamsSeen = Symbol('streamsSeen');
-const kStreamsAtSweep = Symbol('streamsAtSweep');
-const kPinging = Symbol('pinging');
-// Streams open now, and the shutdown notice waiting for the next stream (see announceShutdown).
-const kActive = Symbol('active');
-// Since when (ms, performance.now) the sweeps have found no stream open and none opened: the idle timeout
-// counts from it. Kept by the sweep, not per stream: a clock read on every stream cost grpc-js about 3% here.
-const kIdleSince = Symbol('idleSince');
-// The last stream id the client opened, for a GOAWAY of the guard's own.
-const kLastStreamId = Symbol('lastStreamId');
-const kNoticeOnStream = Symbol('noticeOnStream');
-// The guard's function a session's streams call as they end (see whenStreamsEnd).
-const kOnStreamEnd = Symbol('onStreamEnd');
+// The guard's bookkeeping of a session (SessionState), the one property it adds to the session object.
+const kGuard = Symbol('h2Guard');
+
+/**
+ * @typedef {object} SessionState what the guard keeps per session
+ * @property {number} seen streams the client opened
+ * @property {number} active streams open now
+ * @property {number} lastStreamId the last stream id the client opened, for a GOAWAY of the guard's own
+ * @property {number} seenAtSweep `seen` at the last idle sweep (-1 before the first)
+ * @property {number|null} idleSince since when (ms, performance.now) the sweeps have found no stream open and none
+ *   opened: the idle timeout counts from it. Kept by the sweep, not per stream: a clock read on every stream cost
+ *   grpc-js about 3% here
+ * @property {boolean} pinging an idle PING is out
+ * @property {((stream: import('node:http2').ServerHttp2Stream) => void)|null} notice the shutdown notice waiting for
+ *   the next stream (see announceShutdown)
+ * @property {(this: import('node:http2').ServerHttp2Stream) => void} onStreamEnd what a stream of the session calls as
+ *   it ends (see whenStreamsEnd)
+ */
 
 /** The largest stream id: a GOAWAY carrying it announces a shutdown and refuses nothing yet (RFC 9113 6.8). */
 export const MAX_STREAM_ID = 2 ** 31 - 1;
@@ -64,7 +68,7 @@ export const h2Settings = (settings) => ({
 const hooked = new WeakSet();
 
 /**
- * Makes every stream of this stream's class call its session's `kOnStreamEnd` (with the stream as `this`) when it is
+ * Makes every stream of this stream's class call its session's `onStreamEnd` (with the stream as `this`) when it is
  * destroyed, once, which Node does to every stream as it ends, answered or reset; its rstCode is final by then.
  * Why not a 'close' listener on each stream: any listener added to a stream made grpc-js allocate about 900 bytes more
  * per call (19,454 against 18,528 bytes on the V8 heap per call under h2load -c8 -m32, the accounting's
@@ -80,7 +84,7 @@ function whenStreamsEnd(stream) {
   proto._destroy = function destroyAndTell(err, callback) {
     const session = this.session; // gone once destroyed
     destroy.call(this, err, callback);
-    session?.[kOnStreamEnd]?.call(this);
+    session?.[kGuard]?.onStreamEnd.call(this);
   };
 }
 
@@ -121,10 +125,11 @@ export function guardHttp2Server(server, { settings, log, listener }) {
 
   server.on('session', (session) => {
     sessions.add(session);
-    session[kStreamsSeen] = 0;
-    session[kActive] = 0;
-    session[kIdleSince] = null;
-    session[kLastStreamId] = 0;
+    /** @type {SessionState} */
+    const state = {
+      seen: 0, active: 0, lastStreamId: 0, seenAtSweep: -1, idleSince: null, pinging: false, notice: null, onStreamEnd,
+    };
+    session[kGuard] = state;
     session.once('close', () => sessions.delete(session));
     // A peer's protocol error or a reset socket ends the session; without a listener it would end the worker.
     session.on('error', (err) => log.debug({ listener, code: err.code }, 'HTTP/2 session error'));
@@ -134,10 +139,9 @@ export function guardHttp2Server(server, { settings, log, listener }) {
     // (Node does not say); a client's cancel after the response ended counts too, as in nghttp2.
     let tokens = settings.H2_RESET_BURST;
     let filledAt = performance.now();
-    session[kOnStreamEnd] = onStreamClose;
     /** @this {import('node:http2').ServerHttp2Stream} */
-    function onStreamClose() {
-      session[kActive]--;
+    function onStreamEnd() {
+      state.active--;
       if (draining) {
         if (this.rstCode === NGHTTP2_NO_ERROR) drained.answered++;
         else drained.lost++;
@@ -158,23 +162,38 @@ export function guardHttp2Server(server, { settings, log, listener }) {
     let streamsAtPing = 0;
     session.on('ping', () => {
       const now = performance.now();
-      const busy = session[kActive] > 0 || session[kStreamsSeen] !== streamsAtPing;
+      const busy = state.active > 0 || state.seen !== streamsAtPing;
       if (busy) strikes = 0;
       else if (now - lastPingAt < settings.H2_MIN_PING_INTERVAL_MS && ++strikes > settings.H2_MAX_PING_STRIKES) {
         counts.tooManyPings++;
-        if (!session.destroyed) session.goaway(NGHTTP2_ENHANCE_YOUR_CALM, session[kLastStreamId], TOO_MANY_PINGS);
+        if (!session.destroyed) session.goaway(NGHTTP2_ENHANCE_YOUR_CALM, state.lastStreamId, TOO_MANY_PINGS);
         closeFor(session, `more than ${settings.H2_MAX_PING_STRIKES} PINGs without a call within ${settings.H2_MIN_PING_INTERVAL_MS} ms`);
       }
       lastPingAt = now;
-      streamsAtPing = session[kStreamsSeen];
+      streamsAtPing = state.seen;
     });
-    session.on('stream', (stream) => {
-      session[kStreamsSeen]++;
-      session[kActive]++;
-      session[kLastStreamId] = stream.id;
+    const countStream = (stream) => {
+      state.seen++;
+      state.active++;
+      state.lastStreamId = stream.id;
       whenStreamsEnd(stream);
-      session[kNoticeOnStream]?.(stream);
-    });
+      if (state.notice !== null) state.notice(stream);
+    };
+    // Counted in the session's one 'stream' listener: Node's own (sessionOnStream, which passes the stream on to the
+    // server's 'stream' listeners: grpc-js's handler, or Node's compatibility layer for fastify) is replaced by one
+    // that counts, then calls it. A second listener beside Node's cost grpc-js about 11,000 instructions per call under
+    // callgrind, 6% of its work (h2load -c8 -m32; docs/profiling.md, "Counting instructions"). A session that does not
+    // start with exactly that one listener (another Node) gets a listener of its own, as before.
+    const [passOn, ...others] = /** @type {((...args: any[]) => void)[]} */ (session.listeners('stream'));
+    if (typeof passOn === 'function' && others.length === 0) {
+      session.removeListener('stream', passOn);
+      session.on('stream', function countAndPassOn(stream, headers, flags, rawHeaders) {
+        countStream(stream);
+        passOn.call(this, stream, headers, flags, rawHeaders);
+      });
+    } else {
+      session.on('stream', countStream);
+    }
     if (draining) announce(session);
   });
 
@@ -185,13 +204,13 @@ export function guardHttp2Server(server, { settings, log, listener }) {
   const sweep = setInterval(() => {
     const now = performance.now();
     for (const session of sessions) {
-      const seen = session[kStreamsSeen];
-      const quiet = session[kStreamsAtSweep] === seen; // no stream opened since the last sweep
-      session[kStreamsAtSweep] = seen;
+      const state = session[kGuard];
+      const quiet = state.seenAtSweep === state.seen; // no stream opened since the last sweep
+      state.seenAtSweep = state.seen;
       // Idle since the first sweep that found it so: the timeout errs on the long side, by up to one sweep.
-      const idle = quiet && session[kActive] === 0;
-      session[kIdleSince] = idle ? session[kIdleSince] ?? now : null;
-      if (idle && now - session[kIdleSince] >= settings.H2_IDLE_TIMEOUT_MS && !session.closed && !session.destroyed) {
+      const idle = quiet && state.active === 0;
+      state.idleSince = idle ? state.idleSince ?? now : null;
+      if (idle && now - state.idleSince >= settings.H2_IDLE_TIMEOUT_MS && !session.closed && !session.destroyed) {
         counts.idleClosed++;
         log.debug({ listener, peer: session.socket?.remoteAddress }, 'HTTP/2 connection idle; closed');
         session.close();
@@ -205,8 +224,9 @@ export function guardHttp2Server(server, { settings, log, listener }) {
 
   const pingOrDrop = (session) => {
     // A closed session is ending under its owner's drain deadline; Node fails a PING on it at once.
-    if (session.destroyed || session.closed || session[kPinging]) return;
-    session[kPinging] = true;
+    const state = session[kGuard];
+    if (session.destroyed || session.closed || state.pinging) return;
+    state.pinging = true;
     const noAnswer = setTimeout(() => {
       counts.unanswered++;
       closeFor(session, 'no PING ACK');
@@ -214,12 +234,12 @@ export function guardHttp2Server(server, { settings, log, listener }) {
     noAnswer.unref();
     try {
       session.ping((err) => {
-        session[kPinging] = false;
+        state.pinging = false;
         if (!err) clearTimeout(noAnswer);
       });
     } catch {
       // Destroyed meanwhile, or too many PINGs outstanding: nothing to probe now.
-      session[kPinging] = false;
+      state.pinging = false;
       clearTimeout(noAnswer);
     }
   };
@@ -234,14 +254,15 @@ export function guardHttp2Server(server, { settings, log, listener }) {
     timer.unref();
     /** @type {(value?: unknown) => void} */
     let release = () => {};
+    const state = session[kGuard];
     function done() {
-      session[kNoticeOnStream] = null;
+      state.notice = null;
       clearTimeout(timer);
       release();
       resolve();
     }
     const notice = (stream) => {
-      session[kNoticeOnStream] = null;
+      state.notice = null;
       try {
         session.goaway(NGHTTP2_NO_ERROR, MAX_STREAM_ID);
         // nghttp2 stops reading a session that has sent a GOAWAY once no stream is open
@@ -260,7 +281,7 @@ export function guardHttp2Server(server, { settings, log, listener }) {
       }
     };
     if (session.destroyed) done();
-    else session[kNoticeOnStream] = notice;
+    else state.notice = notice;
   });
   /** @type {Set<Promise<void>>} */
   const notices = new Set();

@@ -7,8 +7,10 @@ import { STATUS_CODES } from 'node:http';
  * otherwise, and an error handler that hides the cause of a 5xx from the client
  * (the log keeps it). Bodies have fastify's error shape `{statusCode, error, message}`.
  * @param {import('fastify').FastifyInstance} app
+ * @param {import('pino').Logger | null} [log] where a 5xx's cause is logged: this logger, for an app built with no
+ *   logger of its own (fastify's then discards everything); null: the request's logger (`request.log`, with its reqId)
  */
-export function replyErrorsAsJson(app) {
+export function replyErrorsAsJson(app, log = null) {
   // Filled as routes are added, so the 405's Allow list cannot drift from the routes.
   const methodsOf = new Map();
   app.addHook('onRoute', ({ url, method }) => {
@@ -26,7 +28,7 @@ export function replyErrorsAsJson(app) {
   app.setErrorHandler((/** @type {import('fastify').FastifyError} */ err, request, reply) => {
     const status = err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
     if (status === 500) {
-      request.log.error({ err }, 'request failed');
+      (log ?? request.log).error({ err, method: request.method, url: request.url }, 'request failed');
       return reply.code(500).send(errorBody(500, 'the server could not answer this request'));
     }
     // fastify's own 4xx errors (body too large, bad content type, ...) say what the client got wrong.

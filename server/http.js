@@ -1,6 +1,6 @@
 // The fastify listeners: the User (and the other scenarios) as its proto3 JSON mapping over HTTP/1.1 or h2c
 // (json-h2), or as protobuf over HTTP/1.1 (protobuf-h1), and the health route.
-import Fastify, { LogController } from 'fastify';
+import Fastify from 'fastify';
 import fastifyCompress from '@fastify/compress';
 import { jsonSchemaOf, responseTypeOf, scenarioKey, scenarioKeyOf, scenarioPayloads, scenarioRoutes } from '../proto/index.js';
 import { guardHttp2Server } from './h2-guard.js';
@@ -62,20 +62,20 @@ const ENCODINGS = {
  */
 export async function startHttp({ host, port, log, health, settings, tls, http2 = false, encoding = 'json' }) {
   // fastify logs each request and its listen address at info; keep those for debug runs only.
-  const fastifyLog = log.child({ listener: 'http' }, { level: logsRequests(log.level) ? log.level : 'warn' });
+  const requestLogging = logsRequests(log.level);
+  const fastifyLog = log.child({ listener: 'http' }, { level: requestLogging ? log.level : 'warn' });
   let h1Drain = null; // the HTTP/1.1 guard's drain, set by the serverFactory below
   let h1Drained = null; // and its counts
   // One factory for HTTP/1.1 and h2c: fastify's types pick the server type from a literal `http2`, which this is not.
   const app = /** @type {import('fastify').FastifyInstance} */ (/** @type {unknown} */ (Fastify(/** @type {any} */ ({
-    // fastify builds a child logger per request (pino's child: bindings, level) and logs each request at info;
-    // with request logging off (LOG_LEVEL info or above), nothing logs through them, so every request gets the
-    // listener's logger itself (a 5xx is still logged, without fastify's reqId): 0.829 → 0.892 of bare node:http's RPS
-    // here (docs/profiling.md). By the logger's own child(), not a childLoggerFactory, which fastify validates on every
-    // request (seven method lookups, an array, a closure): about 2,000 fewer instructions per request under cachegrind
-    // (docs/profiling.md, "Counting instructions"). Request logging is turned off through a LogController, fastify 5's
-    // way (its top-level disableRequestLogging is deprecated, FSTDEP023, a warning on every worker's stderr).
-    loggerInstance: logsRequests(log.level) ? fastifyLog : Object.create(fastifyLog, { child: { value() { return this; } } }),
-    ...(logsRequests(log.level) ? {} : { logController: new LogController({ disableRequestLogging: true }) }),
+    // With request logging off (LOG_LEVEL info or above) fastify gets no logger at all. Given one, it builds a child
+    // logger per request and, per request, reads the clock twice and puts a 'finish' and an 'error' listener on the
+    // response (lib/reply.js setupResponseListeners), for a log line that is off: about 4,000 instructions per request
+    // under cachegrind, 6% of the listener's (docs/profiling.md, "Counting instructions"). What it would still have
+    // logged at warn: a 5xx, which the error handler logs through the listener's logger (server/http-errors.js), and
+    // its warnings about a route that replies twice, which none here does (its LogController's disableRequestLogging
+    // silenced the rest before). LOG_LEVEL=debug brings back its logger, a child per request with fastify's reqId.
+    ...(requestLogging ? { loggerInstance: fastifyLog } : { logger: false }),
     http2, // HTTP/2 (h2c with prior knowledge, or h2 over TLS), for JSON over the transport gRPC uses
     ...(http2 && tls ? { https: tls } : {}),
     bodyLimit: settings.MAX_BODY_BYTES,
@@ -105,7 +105,7 @@ export async function startHttp({ host, port, log, health, settings, tls, http2 
   // The HTTP/2 bounds and defences every HTTP/2 listener shares.
   const guard = http2 ? guardHttp2Server(/** @type {any} */ (app.server), { settings, log, listener: 'json-h2' }) : null;
 
-  replyErrorsAsJson(app);
+  replyErrorsAsJson(app, requestLogging ? null : fastifyLog);
   // Before the routes: the plugin adds its onSend hook to each route as it is declared.
   if (settings.COMPRESSION === 'gzip') await app.register(fastifyCompress, GZIP_OPTIONS);
   // Bodies are built once: the per-request cost is the encoding, as in a real service.

@@ -1,5 +1,5 @@
-// Request logging of the HTTP listener: off at LOG_LEVEL info (fastify then builds no child logger per
-// request, server/http.js), one line per request with fastify's reqId at debug.
+// Request logging of the HTTP listener: off at LOG_LEVEL info (fastify is then built with no logger,
+// server/http.js), one line per request with fastify's reqId at debug.
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
