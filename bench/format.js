@@ -1,12 +1,18 @@
 // What the bench commands share in how they say things: numbers, file time stamps, k6's reason for failing.
 
 /**
- * A number for a table: thousands separated, fixed digits; 'n/a' when there is none.
+ * What a report says of a figure a run did not measure (k6's CPU, the server's accounting, a capacity pass, the client's
+ * ceiling: bench/report/rows.js MEASUREMENTS), in its table and its sentences; its JSON holds null there.
+ */
+export const NOT_MEASURED = 'not measured';
+
+/**
+ * A number for a table: thousands separated, fixed digits; 'n/a' when there is none (null, or not a finite number).
  * @param {number|null|undefined} value
  * @param {number} [digits] decimals (default 0)
  * @returns {string} e.g. '12,345.6'
  */
-export const formatNumber = (value, digits = 0) => (value === null || value === undefined ? 'n/a'
+export const formatNumber = (value, digits = 0) => (typeof value !== 'number' || !Number.isFinite(value) ? 'n/a'
   : value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }));
 
 /**

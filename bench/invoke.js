@@ -73,6 +73,10 @@ export const K6_VARS = Object.freeze({
   DURATION: 'open model: how long (k6 duration)',
   VUS: 'open model: VUs allocated up front',
   MAX_VUS: 'open model: VUs at most',
+  RPC: 'an own service\'s RPC, `package.Service/Method` (bench/own-service.js; docs/own-message.md)',
+  PROTO: 'an own service: its .proto relative to one of PROTO_PATH, or its FileDescriptorSet',
+  PROTO_PATH: 'an own service: the import directories, `:`-separated',
+  REQUESTS: 'an own service: a JSON array of its request messages in the proto3 JSON mapping, sent in turn',
   TLS_CA: 'TLS: the run\'s CA certificate (PEM path) the scripts verify the server against; HTTP also needs SSL_CERT_FILE set to it in k6\'s environment',
 });
 

@@ -60,8 +60,33 @@ export function summaryModeOr(own) {
 /** Requests that reached REQUEST_TIMEOUT (k6 error code 1050 for HTTP; DeadlineExceeded for gRPC). */
 export const requestsTimedOut = new Counter('requests_timed_out');
 
-/** The payload scenario (-e SCENARIO=user|users-100|blob-32k|blob-1m; default user). */
-export const SCENARIO = choiceEnv('SCENARIO', Object.keys(SCENARIOS), 'user');
+/**
+ * The user's own RPC (-e RPC=package.Service/Method; docs/own-message.md), or null for the demo's scenarios:
+ * - proto: -e PROTO, the .proto file as a path relative to one of the import paths, or a FileDescriptorSet (.binpb, .pb);
+ * - importPaths: -e PROTO_PATH, `:`-separated (k6's client.load resolves imports against them);
+ * - requests: -e REQUESTS, a JSON array of request messages in the proto3 JSON mapping, sent in turn (the job writes it
+ *   from REQUEST, binary samples converted). k6's gRPC client marshals an object with Go's protojson, so the mapping's
+ *   forms (64-bit integers as strings, bytes as base64) are what it expects.
+ */
+export const OWN = __ENV.RPC ? Object.freeze({
+  rpc: __ENV.RPC,
+  proto: __ENV.PROTO || '',
+  importPaths: (__ENV.PROTO_PATH || '').split(':').filter(Boolean),
+  requests: ownRequests(__ENV.REQUESTS),
+}) : null;
+
+function ownRequests(file) {
+  if (!file) throw new Error('RPC needs -e REQUESTS=<a JSON array of request messages>');
+  const requests = JSON.parse(open(file));
+  if (!Array.isArray(requests) || requests.length === 0) throw new Error(`REQUESTS=${file}: must be a JSON array of at least one request message`);
+  return requests;
+}
+
+/**
+ * The payload scenario (-e SCENARIO=user|users-100|blob-32k|blob-1m; default user). With RPC, the name the job gives
+ * the user's RPC, for the summary.
+ */
+export const SCENARIO = OWN ? (__ENV.SCENARIO || OWN.rpc) : choiceEnv('SCENARIO', Object.keys(SCENARIOS), 'user');
 
 /**
  * Connection policy, the same for both modes (-e CONNECTIONS): `reuse` keeps one
@@ -137,9 +162,11 @@ export const baseOptions = {
 };
 
 /**
- * True when a decoded response (proto3 JSON mapping) is the payload of SCENARIO:
- * the scenario's own check (proto/payload.js SCENARIOS).
+ * True when a decoded response (proto3 JSON mapping) is the payload of SCENARIO: the scenario's own check
+ * (proto/payload.js SCENARIOS); with RPC, a message at all (the job proved before measuring that both twins answer the
+ * same messages, docs/own-message.md).
  * @param {object|null|undefined} payload
  * @returns {boolean}
  */
-export const isThePayload = (payload) => SCENARIOS[SCENARIO].check(payload);
+export const isThePayload = OWN ? (payload) => payload !== null && typeof payload === 'object' && !Array.isArray(payload)
+  : (payload) => SCENARIOS[SCENARIO].check(payload);

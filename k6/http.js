@@ -5,7 +5,7 @@ import { check } from 'k6';
 import exec from 'k6/execution';
 import { rpcPath, SCENARIOS } from '../proto/payload.js';
 import {
-  baseOptions, COMPRESSION, CONNECTIONS, isThePayload, REQUEST_TIMEOUT, RUN_SHAPE, SAMPLE_EVERY, SCENARIO, summaryModeOr, TLS_CA,
+  baseOptions, COMPRESSION, CONNECTIONS, isThePayload, OWN, REQUEST_TIMEOUT, RUN_SHAPE, SAMPLE_EVERY, SCENARIO, summaryModeOr, TLS_CA,
 } from './common.js';
 import { HTTP_TIMED_OUT } from './settings.js';
 import { summaryHandler } from './summary.js';
@@ -19,21 +19,23 @@ const TIMEOUT = REQUEST_TIMEOUT === null ? {} : { timeout: REQUEST_TIMEOUT };
 const SCHEME = TLS_CA ? 'https' : 'http';
 
 /**
- * The request of a run: a GET of the scenario's path, or the Connect protocol's unary POST of its RPC.
+ * The request of a run: a GET of the scenario's path, or the Connect protocol's unary POST of its RPC; with RPC (the
+ * user's own), a POST of each request sample in turn to `/package.Service/Method`, the same shape.
  * @param {string} host host:port
  * @param {'get'|'connect'} protocol
- * @returns {{url: string, body: string|null, params: object|undefined, sampled: import('k6/http').RefinedParams<'text'>,
- *   probe: import('k6/http').RefinedParams<'binary'>}} params: of every unsampled request (undefined: none); sampled: of a
- *   sampled one (its body kept); probe: of setup()'s
+ * @returns {{url: string, bodies: string[]|null, params: object|undefined, sampled: import('k6/http').RefinedParams<'text'>,
+ *   probe: import('k6/http').RefinedParams<'binary'>}} bodies: the POST bodies, sent in turn (null: a GET); params: of
+ *   every unsampled request (undefined: none); sampled: of a sampled one (its body kept); probe: of setup()'s
  */
 function requestOf(host, protocol) {
-  const { httpPath, rpc, request } = SCENARIOS[SCENARIO];
-  const headers = protocol === 'connect' ? { 'Content-Type': 'application/json', ...ASK_HEADERS } : ASK_HEADERS;
+  const post = OWN !== null || protocol === 'connect';
+  const headers = post ? { 'Content-Type': 'application/json', ...ASK_HEADERS } : ASK_HEADERS;
   const ask = Object.keys(headers).length ? { headers } : {};
   const any = Object.keys(ask).length + Object.keys(TIMEOUT).length > 0;
+  const { httpPath, rpc, request } = OWN ? { httpPath: '', rpc: '', request: null } : SCENARIOS[SCENARIO];
   return {
-    url: protocol === 'connect' ? `${SCHEME}://${host}/${rpcPath(rpc)}` : `${SCHEME}://${host}${httpPath}`,
-    body: protocol === 'connect' ? JSON.stringify(request) : null,
+    url: OWN ? `${SCHEME}://${host}/${OWN.rpc}` : protocol === 'connect' ? `${SCHEME}://${host}/${rpcPath(rpc)}` : `${SCHEME}://${host}${httpPath}`,
+    bodies: OWN ? OWN.requests.map((r) => JSON.stringify(r)) : protocol === 'connect' ? [JSON.stringify(request)] : null,
     params: any ? { ...TIMEOUT, ...ask } : undefined,
     sampled: { responseType: 'text', ...TIMEOUT, ...ask },
     probe: { responseType: 'binary', timeout: '5s', ...ask },
@@ -51,8 +53,11 @@ function requestOf(host, protocol) {
  */
 export function httpTest({ host, target, mode: own = 'http', protocol = 'get' }) {
   const mode = summaryModeOr(own);
-  const { url, body, params, sampled, probe } = requestOf(host, protocol);
-  const post = body !== null;
+  const { url, bodies, params, sampled, probe } = requestOf(host, protocol);
+  const post = bodies !== null;
+  // The request samples in turn: an index, not a generator (k6 runs this on every iteration).
+  const count = post ? bodies.length : 0;
+  let turn = 0;
   // A counter inline, not a sampler function: k6 runs this on every iteration (docs/profiling.md).
   const every = SAMPLE_EVERY;
   let calls = 0;
@@ -69,7 +74,7 @@ export function httpTest({ host, target, mode: own = 'http', protocol = 'get' })
     },
     // Fails fast, naming the host, when no server answers; returns the body's size for the report.
     setup() {
-      const res = post ? http.post(url, body, probe) : http.get(url, probe);
+      const res = post ? http.post(url, bodies[0], probe) : http.get(url, probe);
       if (res.status !== 200) {
         exec.test.abort(`cannot reach the HTTP server at ${host}: ${res.error || `status ${res.status}`}`);
       }
@@ -79,9 +84,14 @@ export function httpTest({ host, target, mode: own = 'http', protocol = 'get' })
         exec.test.abort(`COMPRESSION=gzip: the HTTP server at ${host} answered Content-Encoding ${encoding}, not gzip (start it with COMPRESSION=gzip)`);
       }
       // The body as decoded: k6 has already decompressed a gzipped one.
-      return { mode, host, sampleBytes: res.body.byteLength };
+      return { mode, host, sampleBytes: res.body.byteLength, ...(OWN ? { own: true } : {}) };
     },
     iteration() {
+      let body = null;
+      if (post) {
+        body = bodies[turn];
+        turn = turn + 1 === count ? 0 : turn + 1;
+      }
       if (calls++ % every !== 0) {
         if (post) client.post(url, body, params);
         else client.get(url, params);

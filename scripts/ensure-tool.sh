@@ -35,10 +35,11 @@ declare -A MINUTES=([k6]=3 [h2spec]=1 [grpcurl]=1 [toxiproxy-server]=1 [ghz]=2)
 # 26's LTS: their process.release has no lts). package.json's engines and the Dockerfile follow it.
 NODE_PIN=24.21.0
 
-# Debian tools: command -> package. `pip` stands for `python3 -m pip`.
+# Debian tools: command -> package. `pip` stands for `python3 -m pip`, `venv` for `python3 -m venv` (Debian splits
+# ensurepip out of python3; the tests' independent protobuf, test/helpers/pyproto.js, lives in a venv).
 declare -A PACKAGE=(
   [wrk]=wrk [h2load]=nghttp2-client [tshark]=tshark [dumpcap]=tshark
-  [ip]=iproute2 [tc]=iproute2 [haproxy]=haproxy [python3]=python3 [pip]=python3-pip
+  [ip]=iproute2 [tc]=iproute2 [haproxy]=haproxy [python3]=python3 [pip]=python3-pip [venv]=python3-venv
   [taskset]=util-linux [setpriv]=util-linux [docker]=docker.io
   [shellcheck]=shellcheck [docker-compose]=docker-compose
   [podman]=podman [mmdebstrap]=mmdebstrap [runc]=runc [curl]=curl
@@ -52,7 +53,7 @@ declare -A PACKAGE=(
 # firewall driver in Debian 12 (netavark 1.4) runs iptables: without it every container start fails, "netavark: No
 # such file or directory").
 declare -A SETS=(
-  [test]="node openssl wrk h2load tshark dumpcap ip tc haproxy python3 pip docker taskset setpriv k6 h2spec grpcurl toxiproxy-server ghz"
+  [test]="node openssl wrk h2load tshark dumpcap ip tc haproxy python3 pip venv docker taskset setpriv k6 h2spec grpcurl toxiproxy-server ghz"
   [lint]="shellcheck docker-compose haproxy python3 pip"
   [container]="podman mmdebstrap runc"
   [docker-run]="podman mmdebstrap runc netavark aardvark-dns iptables docker docker-compose curl node k6 grpcurl"
@@ -73,6 +74,7 @@ at_least() { [ "$(printf '%s\n%s\n' "$1" "$2" | sort -V | head -n1)" = "$1" ]; }
 # netavark and aardvark-dns are podman's helpers, off PATH in /usr/lib/podman.
 has_debian_tool() {
   if [ "$1" = pip ]; then python3 -m pip --version >/dev/null 2>&1
+  elif [ "$1" = venv ]; then python3 -c 'import ensurepip, venv' >/dev/null 2>&1
   else command -v "$1" >/dev/null 2>&1 || [ -x "/usr/lib/podman/$1" ]; fi
 }
 
@@ -160,7 +162,7 @@ ensure_one() {
   elif [ -n "${MODULE[$tool]:-}" ]; then ensure_go "$tool"
   elif [ -n "${PACKAGE[$tool]:-}" ]; then
     ensure_debian "$tool"
-    if [ "$tool" = pip ]; then command -v python3; else command -v "$tool"; fi
+    if [ "$tool" = pip ] || [ "$tool" = venv ]; then command -v python3; else command -v "$tool"; fi
   else
     say "unknown tool '$tool': one of node ${!MODULE[*]} ${!PACKAGE[*]}"
     exit 2

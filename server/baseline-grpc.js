@@ -9,6 +9,7 @@
 import http2 from 'node:http2';
 import { grpcFrame, methodOf, scenarioKeyOf, scenarioPayloads } from '../proto/index.js';
 import { SERVICE_NAME } from '../proto/payload.js';
+import { inTurn } from '../proto/own/service.js';
 
 const GRPC_OK = '0';
 const GRPC_INVALID_ARGUMENT = '3';
@@ -26,19 +27,25 @@ const trailersOnly = (stream, grpcStatus) => {
 /**
  * Starts the bare gRPC server of one worker: a POST to `/<service>/<method>`
  * whose request selects a scenario answers with its framed message and
- * grpc-status 0; an unknown method gets UNIMPLEMENTED, an unknown request INVALID_ARGUMENT.
- * @param {{host: string, port: number, settings: {MAX_BODY_BYTES: number}, tls: ReturnType<typeof import('./tls.js').tlsServerOptions>}} options
+ * grpc-status 0; an unknown method gets UNIMPLEMENTED, an unknown request INVALID_ARGUMENT. With `own`, a call of the
+ * user's RPC is answered its response samples' framed messages in turn, encoded once, the request left undecoded.
+ * @param {{host: string, port: number, settings: {MAX_BODY_BYTES: number}, tls: ReturnType<typeof import('./tls.js').tlsServerOptions>,
+ *   own?: import('../proto/own/service.js').OwnService|null}} options
  *   MAX_BODY_BYTES: the largest request message, as grpc-js's grpc.max_receive_message_length; tls: the worker's (TLS_CERT/TLS_KEY
  *   with ALPN h2), null for cleartext
  * @returns {Promise<{close: () => Promise<void>, forceClose: () => void}>}
  * @throws {NodeJS.ErrnoException} from listen (EADDRINUSE, ...)
  */
-export async function startBaselineGrpc({ host, port, settings, tls }) {
+export async function startBaselineGrpc({ host, port, settings, tls, own = null }) {
   const frames = new Map();
   const requestTypes = new Map();
   for (const [key, { rpc, type, message }] of scenarioPayloads({ port, workerPid: process.pid })) {
     frames.set(key, grpcFrame(type.encode(message).finish()));
     requestTypes.set(`/${SERVICE_NAME}/${rpc}`, { type: methodOf(rpc).resolvedRequestType, keyOf: scenarioKeyOf(rpc) });
+  }
+  if (own) {
+    const nextFrame = inTurn(own.responses.messages.map((m) => grpcFrame(own.rpc.responseType.encode(m).finish())));
+    requestTypes.set(own.rpc.path, { type: null, keyOf: null, nextFrame });
   }
   const server = tls ? http2.createSecureServer(tls) : http2.createServer();
   // Kept for a forced close only: node:http2 has no closeAllConnections.
@@ -70,7 +77,7 @@ export async function startBaselineGrpc({ host, port, settings, tls }) {
       let frame;
       try {
         // Skip the 5-byte prefix (compressed flag, length) of the one request message.
-        frame = frames.get(method.keyOf(method.type.decode(Buffer.concat(chunks).subarray(5))));
+        frame = method.nextFrame ? method.nextFrame() : frames.get(method.keyOf(method.type.decode(Buffer.concat(chunks).subarray(5))));
       } catch { /* a malformed request is answered like an unknown one */ }
       if (!frame) {
         trailersOnly(stream, GRPC_INVALID_ARGUMENT);

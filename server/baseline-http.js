@@ -8,22 +8,37 @@ import http from 'node:http';
 import https from 'node:https';
 import { scenarioKey, scenarioPayloads } from '../proto/index.js';
 import { SCENARIOS } from '../proto/payload.js';
+import { toJsonText } from '../proto/own/samples.js';
+import { inTurn } from '../proto/own/service.js';
 
 /**
  * Starts the bare HTTP/1.1 server of one worker: GET of a scenario's path
- * (with its query) answers 200 with the JSON body; anything else 404.
- * @param {{host: string, port: number, tls: ReturnType<typeof import('./tls.js').tlsServerOptions>}} options tls: the worker's (TLS_CERT/TLS_KEY with
+ * (with its query) answers 200 with the JSON body; with `own`, a POST to the user's RPC answers its response samples'
+ * JSON bodies in turn, encoded once, the request read and left undecoded; anything else 404.
+ * @param {{host: string, port: number, tls: ReturnType<typeof import('./tls.js').tlsServerOptions>,
+ *   own?: import('../proto/own/service.js').OwnService|null}} options tls: the worker's (TLS_CERT/TLS_KEY with
  *   ALPN http/1.1), null for cleartext
  * @returns {Promise<{close: () => Promise<void>, forceClose: () => void}>}
  * @throws {NodeJS.ErrnoException} from listen (EADDRINUSE, ...)
  */
-export async function startBaselineHttp({ host, port, tls }) {
+export async function startBaselineHttp({ host, port, tls, own = null }) {
   const payloads = scenarioPayloads({ port, workerPid: process.pid });
   const bodies = new Map(Object.values(SCENARIOS).map(({ httpPath, rpc, request }) => [
     httpPath, Buffer.from(JSON.stringify(payloads.get(scenarioKey(rpc, request)).json)),
   ]));
+  const ownPath = own?.rpc.path;
+  const nextOwn = own ? inTurn(own.responses.messages.map((m) => Buffer.from(toJsonText(own.rpc.responseType, m)))) : null;
   /** @type {http.RequestListener} */
   const onRequest = (req, res) => {
+    if (req.method === 'POST' && req.url === ownPath) {
+      req.resume(); // read the request off the wire, as the compared listener does
+      req.once('end', () => {
+        const answer = nextOwn();
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': answer.length });
+        res.end(answer);
+      });
+      return;
+    }
     const body = req.method === 'GET' ? bodies.get(req.url) : undefined;
     if (!body) {
       res.writeHead(404).end();

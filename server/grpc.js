@@ -14,6 +14,7 @@ import { gzipResponses } from './grpc-gzip.js';
 import { GRPC_HEALTH_SERVICES } from './health.js';
 import { servedRequests } from './served.js';
 import { admitAnswer } from './memory-budget.js';
+import { inTurn } from '../proto/own/service.js';
 
 /**
  * grpc-js's Server, with the HTTP/2 bounds of server/h2-guard.js on each HTTP/2 server it builds.
@@ -92,10 +93,52 @@ export const requireRequestMessage = (method, call) => {
   return call;
 };
 
+// A request message of the user's RPC that did not decode: grpc-js would answer INTERNAL for a deserializer that throws.
+const UNDECODABLE = Symbol('undecodable');
+
+/**
+ * The user's own RPC as a grpc-js service (docs/own-message.md): protobufjs decodes each request and encodes each
+ * answer from its message object, the next response sample in turn. A request that does not decode is answered
+ * INVALID_ARGUMENT with the decoder's reason.
+ * @param {import('../proto/own/service.js').OwnService} own
+ * @returns {{definition: grpc.ServiceDefinition, implementation: grpc.UntypedServiceImplementation}}
+ */
+function ownService({ rpc, responses }) {
+  const { requestType, responseType } = rpc;
+  const next = inTurn(responses.messages.map((message, i) => ({ message, bytes: responses.protobufBytes[i] })));
+  /** @type {grpc.ServiceDefinition} */
+  const definition = {
+    [rpc.method]: {
+      path: rpc.path, originalName: rpc.method, requestStream: false, responseStream: false,
+      requestSerialize: (message) => /** @type {Buffer} */ (requestType.encode(message).finish()),
+      requestDeserialize: (bytes) => {
+        try {
+          return requestType.decode(bytes);
+        } catch (err) {
+          return { [UNDECODABLE]: err.message };
+        }
+      },
+      responseSerialize: (message) => /** @type {Buffer} */ (responseType.encode(message).finish()),
+      responseDeserialize: (bytes) => responseType.decode(bytes),
+    },
+  };
+  const invalid = (why) => ({ code: grpc.status.INVALID_ARGUMENT, details: `the request is not a valid ${requestType.fullName.slice(1)}: ${why}` });
+  const implementation = {
+    [rpc.method](call, callback) {
+      servedRequests.grpc++;
+      if (call.request[UNDECODABLE] !== undefined) return callback(invalid(call.request[UNDECODABLE]));
+      const answer = next();
+      return admitAnswer(answer.bytes) ? callback(null, answer.message) : callback(OVER_BUDGET);
+    },
+  };
+  return { definition, implementation };
+}
+
 /**
  * Builds and starts the gRPC server of one worker.
  * @param {{host: string, port: number, log: import('pino').Logger,
- *   health: import('./health.js').Health, settings: import('./settings.js').ServerSettings, tls: ReturnType<typeof import('./tls.js').tlsServerOptions>}} options
+ *   health: import('./health.js').Health, settings: import('./settings.js').ServerSettings, tls: ReturnType<typeof import('./tls.js').tlsServerOptions>,
+ *   own?: import('../proto/own/service.js').OwnService|null}} options `own` (RPC set): the user's RPC is served too (ownService)
  *   `tls` (the worker's: TLS_CERT/TLS_KEY with ALPN h2) serves TLS, null h2c; `settings` gives the limit MAX_BODY_BYTES (largest request message), GRPC_CODEC, GRPC_CHANNELZ,
  *   COMPRESSION (gzip: responses gzipped for clients that list gzip in grpc-accept-encoding, server/grpc-gzip.js)
  *   and the HTTP/2 bounds (H2_*)
@@ -105,7 +148,7 @@ export const requireRequestMessage = (method, call) => {
  * @throws {Error & {code: string}} EADDRINUSE (or the bind's reason) when the port cannot be bound; EGZIP when
  *   COMPRESSION=gzip and this grpc-js cannot be made to compress
  */
-export async function startGrpc({ host, port, log, health, settings, tls }) {
+export async function startGrpc({ host, port, log, health, settings, tls, own = null }) {
   // grpc-js compresses no response itself; with COMPRESSION=gzip its first interceptor does (server/grpc-gzip.js).
   const gzip = settings.COMPRESSION === 'gzip' ? gzipResponses() : null;
   // Larger messages are refused with RESOURCE_EXHAUSTED before they are decoded.
@@ -154,6 +197,10 @@ export async function startGrpc({ host, port, log, health, settings, tls }) {
     // Every other RPC a scenario uses (proto/payload.js), each answering by its request's one parameter.
     ...Object.fromEntries(rpcsOf(SCENARIOS).filter((rpc) => rpc !== 'GetUser').map((rpc) => [rpc, byRequest(rpc)])),
   });
+  if (own) {
+    const { definition: ownDefinition, implementation } = ownService(own);
+    server.addService(ownDefinition, implementation);
+  }
   new ReflectionService(reflectionPackageDefinition()).addToServer(server);
   const healthService = new HealthImplementation();
   health.subscribe((serving) => {

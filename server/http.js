@@ -11,6 +11,8 @@ import { servedRequests } from './served.js';
 import { guardedHttp1Server } from './h1-guard.js';
 import { GZIP_LEVEL } from './compression.js';
 import { admitAnswer } from './memory-budget.js';
+import { fromJson, toJsonText } from '../proto/own/samples.js';
+import { inTurn } from '../proto/own/service.js';
 
 /**
  * A large answer refused by the memory budget (server/memory-budget.js): 503 with Retry-After, and the connection
@@ -45,22 +47,74 @@ const ENCODINGS = {
   },
 };
 
+// The user's own RPC (docs/own-message.md), per encoding: the content type of both bodies, how the request is decoded
+// (strictly: a bad one throws, naming the field) and how the answer is encoded from its message, on every request.
+const OWN_CODECS = {
+  json: {
+    type: 'application/json', parseAs: /** @type {'string'} */ ('string'),
+    decode: (type, body) => fromJson(type, body),
+    encode: (type, message) => toJsonText(type, message),
+    sizes: (responses) => responses.jsonBytes,
+  },
+  protobuf: {
+    type: 'application/x-protobuf', parseAs: /** @type {'buffer'} */ ('buffer'),
+    decode: (type, body) => type.decode(body),
+    encode: (type, message) => type.encode(message).finish(),
+    sizes: (responses) => responses.protobufBytes,
+  },
+};
+
+/**
+ * Serves the user's own RPC as `POST /package.Service/Method` (the shape of Connect's unary call): the request decoded
+ * from the encoding's content type (400 naming the field when it does not decode; 415 for another content type), the
+ * next response sample in turn encoded from its message object.
+ * @param {import('fastify').FastifyInstance} app
+ * @param {import('../proto/own/service.js').OwnService} own
+ * @param {'json'|'protobuf'} encoding
+ * @returns {Promise<void>}
+ */
+async function serveOwnRpc(app, { rpc, responses }, encoding) {
+  const { type, parseAs, decode, encode, sizes } = OWN_CODECS[encoding];
+  const { requestType, responseType } = rpc;
+  const bytes = sizes(responses);
+  const next = inTurn(responses.messages.map((message, i) => ({ message, bytes: bytes[i] })));
+  // Encapsulated: the demo's routes keep fastify's own parsers.
+  await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser(type, { parseAs }, (request, body, done) => {
+      try {
+        done(null, decode(requestType, body));
+      } catch (err) {
+        done(Object.assign(new Error(`the request is not a valid ${requestType.fullName.slice(1)}: ${err.message}`), { statusCode: 400, code: 'ERR_BAD_REQUEST_MESSAGE' }));
+      }
+    });
+    scope.post(rpc.path, (request, reply) => {
+      servedRequests.http++;
+      const answer = next();
+      if (!admitAnswer(answer.bytes)) return overBudget(reply);
+      return reply.type(type).send(encode(responseType, answer.message));
+    });
+  });
+}
+
 /**
  * Builds and starts the HTTP server of one worker.
  * @param {{host: string, port: number, log: import('pino').Logger,
  *   health: import('./health.js').Health, settings: import('./settings.js').ServerSettings,
- *   tls: ReturnType<typeof import('./tls.js').tlsServerOptions>, http2?: boolean, encoding?: 'json'|'protobuf'}} options
+ *   tls: ReturnType<typeof import('./tls.js').tlsServerOptions>, http2?: boolean, encoding?: 'json'|'protobuf',
+ *   own?: import('../proto/own/service.js').OwnService|null}} options
  *   `settings` gives the limits: MAX_BODY_BYTES, MAX_CONNECTIONS, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, and
  *   COMPRESSION (gzip: responses gzipped for clients that send `Accept-Encoding: gzip`);
  *   `http2` serves cleartext HTTP/2 instead of HTTP/1.1; `encoding` 'protobuf' serves the
  *   protobuf message as application/x-protobuf instead of its proto3 JSON mapping; `tls` (the worker's, from the
- *   listener's ALPN protocol) serves HTTPS, or HTTP/2 over TLS with no HTTP/1.1 fallback
+ *   listener's ALPN protocol) serves HTTPS, or HTTP/2 over TLS with no HTTP/1.1 fallback; `own` (RPC set) serves the
+ *   user's RPC too (serveOwnRpc)
  * @returns {Promise<{close: () => Promise<import('./h1-guard.js').DrainCounts>, forceClose: () => void}>} `close` stops
  *   accepting and resolves once in-flight requests are answered, with how they ended; `forceClose` drops the
  *   connections left
  * @throws {NodeJS.ErrnoException} from listen (EADDRINUSE, EACCES, ...)
  */
-export async function startHttp({ host, port, log, health, settings, tls, http2 = false, encoding = 'json' }) {
+export async function startHttp({ host, port, log, health, settings, tls, http2 = false, encoding = 'json', own = null }) {
   // fastify logs each request and its listen address at info; keep those for debug runs only.
   const requestLogging = logsRequests(log.level);
   const fastifyLog = log.child({ listener: 'http' }, { level: requestLogging ? log.level : 'warn' });
@@ -131,6 +185,7 @@ export async function startHttp({ host, port, log, health, settings, tls, http2 
       return reply.code(400).send({ statusCode: 400, error: 'Bad Request', message: `${param} must be one of ${served.join(', ')}` });
     });
   }
+  if (own) await serveOwnRpc(app, own, encoding);
   app.get(HEALTH_PATH, (request, reply) => (health.serving
     ? reply.send({ status: 'SERVING' })
     : reply.code(503).send({ status: 'NOT_SERVING' })));

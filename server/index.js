@@ -19,6 +19,18 @@ try {
   console.error(`server: ${err.message}`);
   process.exit(2);
 }
+// The user's own service (RPC, PROTO, ...): a bad schema or sample is one line, before any worker starts. Each worker
+// loads it again for itself (server/worker.js).
+if (cluster.isPrimary && settings.RPC) {
+  const { loadOwnService } = await import('../proto/own/service.js');
+  try {
+    loadOwnService(settings);
+  } catch (err) {
+    if (err.code !== 'ERR_OWN_SERVICE') throw err;
+    console.error(`server: ${err.message}`);
+    process.exit(1);
+  }
+}
 if (cluster.isPrimary) {
   const { runPrimary } = await import('./primary.js');
   runPrimary(settings);

@@ -80,6 +80,10 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
  * @property {string|undefined} TLS_KEY path
  * @property {'TLSv1.2'|'TLSv1.3'} TLS_MIN_VERSION
  * @property {boolean} TLS_SESSION_TICKETS
+ * @property {string|undefined} PROTO path
+ * @property {string|undefined} PROTO_PATH directories, `:`-separated
+ * @property {string|undefined} RPC `package.Service/Method`
+ * @property {string|undefined} RESPONSE path
  */
 
 /**
@@ -253,6 +257,31 @@ export function serverSettingSpecs(cores = os.availableParallelism()) {
         + 'not keep), so no session resumes and every handshake is a full one (docs/tls.md)',
       example: 'false',
     }),
+    // The user's own service (issue 37, docs/own-message.md): loaded and checked once in the primary before any worker starts.
+    PROTO: withDefaultText(str({
+      default: undefined,
+      desc: 'the user\'s schema: a .proto file (its imports searched in PROTO_PATH), or a FileDescriptorSet (`.binpb`, `.pb`: '
+        + '`buf build -o`, `protoc --include_imports --descriptor_set_out`); with RPC, the listeners serve that RPC beside the demo\'s',
+      example: 'proto/otlp/opentelemetry/proto/collector/trace/v1/trace_service.proto',
+    }), 'unset: the demo\'s scenarios only'),
+    PROTO_PATH: withDefaultText(str({
+      default: undefined,
+      desc: 'import directories of PROTO, `:`-separated, searched in order as protoc\'s `-I`; `google/protobuf/*.proto` are always there',
+      example: 'proto/otlp',
+    }), 'unset: the directory of PROTO'),
+    RPC: withDefaultText(str({
+      default: undefined,
+      desc: 'the unary RPC of PROTO to serve, `package.Service/Method`: gRPC at that path, and JSON over HTTP as '
+        + '`POST /package.Service/Method` in the proto3 JSON mapping (the shape of Connect\'s unary JSON call); the '
+        + 'listeners that cannot serve it (server/listeners.js `ownRpc`) are refused in MODE',
+      example: 'opentelemetry.proto.collector.trace.v1.TraceService/Export',
+    }), 'unset'),
+    RESPONSE: withDefaultText(str({
+      default: undefined,
+      desc: 'the answers to RPC, served in turn: a file in the proto3 JSON mapping (one object, a JSON array of objects, '
+        + 'or NDJSON) or binary (`.binpb`: length-delimited messages)',
+      example: 'responses.ndjson',
+    }), 'unset: the empty response message'),
     H2_CLOSE_GRACE_MS: durationMs({
       default: 1000,
       desc: 'how long (ms) an idle PING may go unanswered before the connection is destroyed, and the longest wait for the '
@@ -274,6 +303,18 @@ export function readSettings(env = process.env) {
   if (settings.HEADERS_TIMEOUT_MS > settings.REQUEST_TIMEOUT_MS) {
     throw new SettingsError(`invalid setting HEADERS_TIMEOUT_MS="${settings.HEADERS_TIMEOUT_MS}": `
       + `must not exceed REQUEST_TIMEOUT_MS (${settings.REQUEST_TIMEOUT_MS})`);
+  }
+  if (Boolean(settings.RPC) !== Boolean(settings.PROTO)) {
+    throw new SettingsError(settings.RPC ? `invalid setting RPC="${settings.RPC}": needs PROTO, the schema that defines it`
+      : `invalid setting PROTO="${settings.PROTO}": needs RPC, the method of it to serve (package.Service/Method)`);
+  }
+  if (!settings.RPC && (settings.RESPONSE || settings.PROTO_PATH)) {
+    throw new SettingsError(`invalid setting ${settings.RESPONSE ? 'RESPONSE' : 'PROTO_PATH'}: needs PROTO and RPC`);
+  }
+  const cannot = settings.RPC ? listenersOf(settings.MODE).filter((n) => !LISTENERS[n].ownRpc) : [];
+  if (cannot.length) {
+    throw new SettingsError(`invalid setting MODE="${settings.MODE}": ${cannot.join(', ')} cannot serve RPC (an own service); `
+      + `drop ${cannot.length > 1 ? 'them' : 'it'} from MODE, or leave RPC unset`);
   }
   // Read and checked here, once per process, so that a bad certificate stops the server before any worker starts.
   if (tlsMaterial(settings)) {

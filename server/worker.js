@@ -109,13 +109,15 @@ export async function runWorker(settings) {
   }
 
   try {
+    // The user's own RPC and its answers, decoded once per worker (the primary checked them before forking).
+    const own = settings.RPC ? (await import('../proto/own/service.js')).loadOwnService(settings) : null;
     for (const name of listenersOf(settings.MODE)) {
       const { protocol, start, alpn } = LISTENERS[name];
       const port = portOf(settings, name);
       try {
         // TLS_CERT/TLS_KEY with the one ALPN protocol the registry names; settings.js refused TLS for a listener with none.
         const tls = alpn ? tlsServerOptions(settings, alpn) : null;
-        open.push(await start({ host: settings.HOST, port, log, health, settings, tls }));
+        open.push(await start({ host: settings.HOST, port, log, health, settings, tls, own }));
       } catch (err) {
         // Only the address's own errors read as "cannot be bound"; anything else is named as what it is.
         if (BIND_ERRORS.has(err.code)) throw new ListenError(protocol, `${settings.HOST}:${port}`, err.code);

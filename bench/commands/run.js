@@ -27,6 +27,9 @@ import { columnKey, MODES } from '../modes.js';
 import { fileStamp, formatNumber } from '../format.js';
 import { measureClientCeiling } from '../passes/calibrate.js';
 import { ensureTool, ensureTools } from '../tools.js';
+import { prepareOwn, scenariosOf } from '../own-service.js';
+import { loadOwnService } from '../../proto/own/service.js';
+import { proveEquality } from '../passes/equality.js';
 
 /**
  * What the job needs before it starts, checked at once: the tools of the passes asked for, and root for a link.
@@ -36,6 +39,8 @@ import { ensureTool, ensureTools } from '../tools.js';
  */
 export async function preflight(settings) {
   serverNodes(settings); // every release of NODE_VERSIONS, before anything starts
+  // An own service's schema, RPC and samples: a bad one is one line (ERR_OWN_SERVICE) before anything starts.
+  for (const { source } of scenariosOf(settings)) if (source) loadOwnService(source);
   const listeners = settings.MODES.map((mode) => MODES[mode].listener);
   if (settings.CAPACITY === '1') await requireCapacityTools(listeners);
   // The default: provisioned before anything starts too, though the pass may not be needed (no column client-bound).
@@ -51,7 +56,7 @@ export async function preflight(settings) {
     }
   }
   if (settings.link) requireLinkTools(); // root and ip netns, before anything starts
-  if (settings.SERVERS > 1) await requireBalancer();
+  if (settings.SERVERS > 1) await requireBalancer(settings);
   if (settings.PROFILE && settings.TARGET === 'remote' && !settings.REMOTE_ADMIN_HOST) {
     throw new BenchError('PROFILE=1 profiles the server through its admin endpoint: set REMOTE_ADMIN_HOST to the remote server\'s');
   }
@@ -81,11 +86,14 @@ export async function main(settings) {
     const nodes = serverNodes(settings);
     if (nodes.length) console.error(`server Node releases: ${nodes.map((n) => `${n.release} → ${n.version} (${n.path})`).join(', ')}`);
     const columns = columnsOf(settings, nodes);
-    const progress = progressOf(settings.SCENARIO.length * settings.REPEATS * columns.length * placements.length);
+    const scenarios = scenariosOf(settings);
+    const progress = progressOf(scenarios.length * settings.REPEATS * columns.length * placements.length);
     const reports = [];
-    for (const scenario of settings.SCENARIO) {
+    for (const { scenario, source } of scenarios) {
+      const own = source ? await prepareOwn(source, scratch, scenario) : null;
+      if (own) await proveOwnEquality(own, settings, cores, placement);
       const runs = placements.map(() => Object.fromEntries(columns.map(({ key }) => [key, []])));
-      const ceilings = await clientCeilings(columns, scenario, settings, cores, scratch);
+      const ceilings = await clientCeilings(columns, scenario, settings, cores, scratch, own);
       // Columns (and placements) interleaved (A B A B ...), so a drift of the machine over time touches all alike.
       for (let repeat = 1; repeat <= settings.REPEATS; repeat++) {
         for (const [p, { placement: where, where: name, via }] of placements.entries()) {
@@ -93,7 +101,7 @@ export async function main(settings) {
             const label = `${prefix}-${name}-${scenario}-${stamp}-r${repeat}`;
             progress.next(`${scenario} · ${key}${via ? ` · ${via.title}` : ''} · run ${repeat} of ${settings.REPEATS}`);
             const clientCeiling = ceilings[key];
-            runs[p][key].push(await readSummary(await measureCell({ mode, scenario, label, compression, node, clientCeiling }, settings, cores, scratch, where, linkCheck)));
+            runs[p][key].push(await readSummary(await measureCell({ mode, scenario, label, compression, node, clientCeiling, own }, settings, cores, scratch, where, linkCheck)));
           }
         }
       }
@@ -103,7 +111,7 @@ export async function main(settings) {
         for (const column of bound.length ? columns : []) {
           console.error(`capacity pass (CAPACITY=auto: k6 was client-bound, by its ceiling or its CPU, for ${bound.join(', ')}) · ${scenario} · ${column.key}`
             + `${via ? ` · ${via.title}` : ''}`);
-          const capacity = await measureColumnCapacity({ ...column, scenario }, settings, cores, where);
+          const capacity = await measureColumnCapacity({ ...column, scenario, own }, settings, cores, where);
           const figures = runs[p][column.key];
           figures[figures.length - 1] = await readSummary(await withCapacity(figures.at(-1).file, { ...capacity, client_bound: bound }));
         }
@@ -132,6 +140,25 @@ export async function main(settings) {
 /** @typedef {import('../passes/cell.js').ServerNode} ServerNode */
 
 /**
+ * Proves, before an own service is measured, that every mode's twin answers its response samples (bench/passes/equality.js),
+ * each server started where the placement puts the measured ones, and says so in one line.
+ * @param {import('../own-service.js').OwnRun} own
+ * @param {import('../settings/bench.js').BenchSettings} settings
+ * @param {ReturnType<typeof splitCores>} cores
+ * @param {import('../placement/placement.js').Placement} placement
+ * @returns {Promise<void>}
+ * @throws {BenchError} naming the twin, the sample and the field where an answer differs
+ */
+async function proveOwnEquality(own, settings, cores, placement) {
+  const { rpc, requests, responses } = own.service;
+  const { calls } = await proveEquality(settings.MODES, own, (mode) => placement.start(mode, {
+    workers: settings.WORKERS, cpus: cores.serverCpus, settings: own.server,
+  }));
+  console.error(`${rpc.name}: ${requests.messages.length} request and ${responses.messages.length} response sample(s); every twin answered `
+    + `the response samples, the same messages (${Object.entries(calls).map(([mode, n]) => `${mode} ${n} calls`).join(', ')})`);
+}
+
+/**
  * The client's ceiling of each column of a scenario (bench/passes/calibrate.js), measured once per mode and compression
  * (the Node release of the server does not change the client), before the scenario's measured runs.
  * @param {ReturnType<typeof columnsOf>} columns
@@ -139,17 +166,18 @@ export async function main(settings) {
  * @param {import('../settings/bench.js').BenchSettings} settings
  * @param {ReturnType<typeof splitCores>} cores
  * @param {string} scratch
+ * @param {import('../own-service.js').OwnRun|null} own the scenario's own service, which the bare listeners serve too
  * @returns {Promise<Record<string, import('../passes/calibrate.js').ClientCeiling>>} by column key
  * @throws {BenchError} when a calibration run fails
  */
-async function clientCeilings(columns, scenario, settings, cores, scratch) {
+async function clientCeilings(columns, scenario, settings, cores, scratch, own) {
   const byMode = new Map();
   /** @type {Record<string, import('../passes/calibrate.js').ClientCeiling>} */
   const ceilings = {};
   for (const { key, mode, compression } of columns) {
     const id = `${mode}+${compression}`;
     if (!byMode.has(id)) {
-      const ceiling = await measureClientCeiling({ mode, scenario, compression }, settings, cores, scratch);
+      const ceiling = await measureClientCeiling({ mode, scenario, compression, own }, settings, cores, scratch);
       console.error(ceiling.rps === null ? `client's ceiling · ${scenario} · ${key}: not measured (${ceiling.reason})`
         : `client's ceiling · ${scenario} · ${key}: ${formatNumber(ceiling.rps, 0)} req/s against ${ceiling.listener}`
           + `${ceiling.k6_cpu_pct === null ? '' : `, k6 at ${ceiling.k6_cpu_pct.toFixed(0)}% of its core`}`

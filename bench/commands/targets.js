@@ -10,7 +10,7 @@
 // Each ratio is taken per repeat (REPEATS, interleaved, the order reversed every other repeat); the report gives the
 // median and min-max. Each mode's listener runs twice per repeat, around its peer (ours, peer, ours again, bare): the
 // A/A row, ours again ÷ ours, is what the machine alone moves a ratio by, to read the others against.
-// Exits 1 when a median misses its target. Settings: REPEATS, DURATION, WARMUP, VUS (as bench.sh).
+// Exits 1 when a median misses its target, or a target could not be measured. Settings: REPEATS, DURATION, WARMUP, VUS (as bench.sh).
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -77,7 +77,7 @@ export async function preflight(settings = {}) {
 
 /**
  * Measures every target (bench/cli.js targets), prints the table and writes it to RESULTS_DIR;
- * sets exit code 1 when a median misses its target.
+ * sets exit code 1 when a median misses its target or a target was not measured.
  * @param {import('../settings/bench.js').BenchSettings} settings checked by bench/cli.js, K6_BIN provisioned
  * @returns {Promise<void>}
  * @throws {BenchError} when a server or a load generator fails
@@ -128,7 +128,8 @@ export async function main(settings) {
     await writeFile(`${base}.md`, markdown);
     await writeFile(`${base}.json`, `${JSON.stringify({ setup, provenance, results, decomposition_runs: runs, many_streams_runs: manyRuns }, null, 2)}\n`);
     process.stdout.write(`written: ${base}.md, ${base}.json\n`);
-    if (results.some((r) => r.met === false)) process.exitCode = 1;
+    // A target missed, or not measured (no finite ratio: its table says so), is not met.
+    if (results.some((r) => r.required !== null && r.met !== true)) process.exitCode = 1;
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }

@@ -52,7 +52,8 @@ export function calibrationGap({ compression, bare }, settings, cores) {
  * where the measured server is), a 1 s warm-up, then CALIBRATE of the mode's local script at VUS, pinned like k6's
  * measured runs, always closed-model (the most the client can do; with RATE the measured run asks less). With TLS=1 the
  * bare server serves TLS (certificates made for the calibration, TLS_SESSION_TICKETS as the job's) and k6 verifies them.
- * @param {{mode: string, scenario: string, compression: 'off'|'gzip'}} column
+ * @param {{mode: string, scenario: string, compression: 'off'|'gzip', own?: import('../own-service.js').OwnRun|null}} column
+ *   own: an own service, which the bare listeners serve as pre-encoded bytes in turn
  * @param {import('../settings/bench.js').BenchSettings} settings VUS, WORKERS, CONNECTIONS, CALIBRATE, K6_BIN, K6_INSTANCES,
  *   TLS, TLS_SESSION_TICKETS
  * @param {ReturnType<typeof import('../settings/cores.js').splitCores>} cores
@@ -60,7 +61,7 @@ export function calibrationGap({ compression, bare }, settings, cores) {
  * @returns {Promise<ClientCeiling>} with rps null and a reason when the column cannot be calibrated
  * @throws {BenchError} when the bare server does not start or k6 fails against it
  */
-export async function measureClientCeiling({ mode, scenario, compression }, settings, cores, scratch) {
+export async function measureClientCeiling({ mode, scenario, compression, own = null }, settings, cores, scratch) {
   const { bare } = MODES[mode];
   const base = { listener: bare, duration: settings.CALIBRATE, vus: settings.VUS };
   const gap = calibrationGap({ compression, bare }, settings, cores);
@@ -68,7 +69,7 @@ export async function measureClientCeiling({ mode, scenario, compression }, sett
   const certs = settings.TLS ? await jobCertificates() : null;
   const tls = k6Tls(certs);
   const server = await startServer({
-    env: { ...serverEnv(null, { workers: settings.WORKERS, settings: serverTlsSettings(certs, settings.TLS_SESSION_TICKETS) }), MODE: bare },
+    env: { ...serverEnv(null, { workers: settings.WORKERS, settings: { ...serverTlsSettings(certs, settings.TLS_SESSION_TICKETS), ...own?.server } }), MODE: bare },
     cpus: cores.serverCpus,
   }).catch(async (err) => { await certs?.remove(); throw err; });
   try {
@@ -76,7 +77,7 @@ export async function measureClientCeiling({ mode, scenario, compression }, sett
     const run = async (duration, summaryFile) => {
       const args = k6Args(mode, {
         host, vus: settings.VUS, duration, summaryFile,
-        vars: { SCENARIO: scenario, CONNECTIONS: settings.CONNECTIONS, ...tls.vars },
+        vars: { ...(own ? own.k6 : { SCENARIO: scenario }), CONNECTIONS: settings.CONNECTIONS, ...tls.vars },
       });
       const result = await runK6({ k6: settings.K6_BIN, args, env: tls.env, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount, quiet: true });
       if (result.code !== 0) {

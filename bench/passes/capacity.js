@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { grpcFrame, methodOf } from '../../proto/index.js';
 import { rpcPath, SCENARIOS } from '../../proto/payload.js';
+import { toJsonText } from '../../proto/own/samples.js';
 import { BenchError } from '../errors.js';
 import { pinned } from '../processes.js';
 import { LISTENERS } from '../../server/listeners.js';
@@ -34,17 +35,20 @@ export function requireCapacityTools(listeners, why = 'the capacity pass') {
  * The capacity pass of CAPACITY=auto, for one column after its scenario's k6 runs: the column's server started afresh
  * where the placement puts it, warmed up for WARMUP and measured for DURATION by its native tool (pinned like k6, at
  * VUS connections), then stopped.
- * @param {{mode: string, scenario: string, compression?: 'off'|'gzip', node?: {path: string}|null}} column
+ * @param {{mode: string, scenario: string, compression?: 'off'|'gzip', node?: {path: string}|null,
+ *   own?: import('../own-service.js').OwnRun|null}} column
  * @param {import('../settings/bench.js').BenchSettings} settings
  * @param {ReturnType<typeof import('../settings/cores.js').splitCores>} cores
  * @param {import('../placement/placement.js').Placement} placement
  * @returns {Promise<Awaited<ReturnType<typeof measureCapacity>> & {pass: 'auto'}>} as measureCapacity; pass: which setting ran it
  * @throws {BenchError} when the server does not start or the tool fails
  */
-export async function measureColumnCapacity({ mode, scenario, compression = 'off', node = null }, settings, cores, placement) {
-  const cell = await placement.start(mode, { workers: settings.WORKERS, cpus: cores.serverCpus, compression, node: node?.path });
+export async function measureColumnCapacity({ mode, scenario, compression = 'off', node = null, own = null }, settings, cores, placement) {
+  const cell = await placement.start(mode, { workers: settings.WORKERS, cpus: cores.serverCpus, compression, node: node?.path, settings: own?.server });
   try {
-    const load = { listener: MODES[mode].listener, scenario, host: cell.host, connections: settings.VUS, cpus: cores.k6Cpus, compression, tls: Boolean(cell.tls) };
+    const load = {
+      listener: MODES[mode].listener, scenario, host: cell.host, connections: settings.VUS, cpus: cores.k6Cpus, compression, tls: Boolean(cell.tls), own,
+    };
     const warmupS = durationMs(settings.WARMUP) / 1000;
     if (warmupS > 0) await measureCapacity({ ...load, durationS: Math.max(1, Math.round(warmupS)) });
     return { ...(await measureCapacity({ ...load, durationS: durationMs(settings.DURATION) / 1000 })), pass: 'auto' };
@@ -57,36 +61,41 @@ export async function measureColumnCapacity({ mode, scenario, compression = 'off
  * Loads one listener with its native tool for a while, at a fixed concurrency
  * (one request in flight per connection, like a k6 VU, unless `streams` says more).
  * @param {{listener: string, scenario: string, host: string, connections: number, durationS: number, cpus?: string,
- *   compression?: 'off'|'gzip', streams?: number, tls?: boolean}} options
+ *   compression?: 'off'|'gzip', streams?: number, tls?: boolean, own?: import('../own-service.js').OwnRun|null}} options
  *   listener: a listener's name (server/listeners.js: its `load` says which tool and request); cpus: taskset CPU list for the tool;
  *   streams: requests in flight per HTTP/2 connection (h2load -m; default 1; wrk has one per connection whatever it says);
  *   compression: gzip asks for gzipped responses as k6 does (`Accept-Encoding: gzip`, or gzip in `grpc-accept-encoding`);
- *   tls: the listener serves TLS (https://; h2load takes h2 by ALPN; neither tool verifies the certificate)
+ *   tls: the listener serves TLS (https://; h2load takes h2 by ALPN; neither tool verifies the certificate); own: an own
+ *   service's RPC is loaded instead of the scenario, every request its first request sample (JSON POSTed to
+ *   `/package.Service/Method`, or gRPC-framed protobuf): wrk and h2load send one body
  * @returns {Promise<{tool: string, rps: number, requests: number, failed: number, received_per_request: number,
  *   headers_per_request: number|null}>} rps in req/s; bytes per request as the tool counts them
  *   (h2load: all HTTP/2 traffic, with the header share; wrk: bytes read); failed: non-2xx
  *   or socket errors (h2load does not read grpc-status trailers)
  * @throws {BenchError} when the tool fails or prints nothing it can parse
  */
-export async function measureCapacity({ listener, scenario, host, connections, durationS, cpus, compression = 'off', streams = 1, tls = false }) {
+export async function measureCapacity({ listener, scenario, host, connections, durationS, cpus, compression = 'off', streams = 1, tls = false, own = null }) {
   const { tool, request } = LISTENERS[listener].load;
   const gzip = compression === 'gzip' ? ['-H', request === 'grpc' ? 'grpc-accept-encoding: gzip' : 'Accept-Encoding: gzip'] : [];
-  const { httpPath, rpc, request: message } = SCENARIOS[scenario];
   const scheme = tls ? 'https' : 'http';
   const dir = await mkdtemp(path.join(os.tmpdir(), 'capacity-'));
   try {
     let args;
-    if (tool === 'wrk' && request === 'connect') {
+    if (own) {
+      args = await ownLoadArgs({ tool, request, own, dir, connections, durationS, streams, gzip, url: `${scheme}://${host}${own.service.rpc.path}` });
+    } else if (tool === 'wrk' && request === 'connect') {
+      const { rpc, request: message } = SCENARIOS[scenario];
       // The Connect protocol's unary call: a POST of the request message in the proto3 JSON mapping.
       const script = path.join(dir, 'connect.lua');
       await writeFile(script, `wrk.method = "POST"\nwrk.body = ${luaString(JSON.stringify(message))}\n`
         + `wrk.headers["Content-Type"] = "application/json"\ndofile(${luaString(WRK_BYTES)})\n`);
       args = ['-t1', `-c${connections}`, `-d${durationS}s`, '-s', script, ...gzip, `${scheme}://${host}/${rpcPath(rpc)}`];
     } else if (tool === 'wrk') {
-      args = ['-t1', `-c${connections}`, `-d${durationS}s`, '-s', WRK_BYTES, ...gzip, `${scheme}://${host}${httpPath}`];
+      args = ['-t1', `-c${connections}`, `-d${durationS}s`, '-s', WRK_BYTES, ...gzip, `${scheme}://${host}${SCENARIOS[scenario].httpPath}`];
     } else if (request === 'get') {
-      args = ['-t1', '-c', String(connections), '-m', String(streams), '-D', String(durationS), ...gzip, `${scheme}://${host}${httpPath}`];
+      args = ['-t1', '-c', String(connections), '-m', String(streams), '-D', String(durationS), ...gzip, `${scheme}://${host}${SCENARIOS[scenario].httpPath}`];
     } else {
+      const { rpc, request: message } = SCENARIOS[scenario];
       const { resolvedRequestType: type } = methodOf(rpc);
       const body = path.join(dir, 'request.bin');
       await writeFile(body, grpcFrame(type.encode(type.fromObject(message)).finish()));
@@ -105,6 +114,27 @@ export async function measureCapacity({ listener, scenario, host, connections, d
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * wrk's or h2load's arguments for an own service's RPC: its first request sample POSTed, as JSON (the HTTP listeners:
+ * `Content-Type: application/json`) or gRPC-framed protobuf (the gRPC listeners).
+ * @returns {Promise<string[]>}
+ */
+async function ownLoadArgs({ tool, request, own, dir, connections, durationS, streams, gzip, url }) {
+  const { rpc, requests } = own.service;
+  const [first] = requests.messages;
+  if (tool === 'wrk') {
+    const script = path.join(dir, 'own.lua');
+    await writeFile(script, `wrk.method = "POST"\nwrk.body = ${luaString(toJsonText(rpc.requestType, first))}\n`
+      + `wrk.headers["Content-Type"] = "application/json"\ndofile(${luaString(WRK_BYTES)})\n`);
+    return ['-t1', `-c${connections}`, `-d${durationS}s`, '-s', script, ...gzip, url];
+  }
+  const body = path.join(dir, 'request.bin');
+  const grpcCall = request === 'grpc';
+  await writeFile(body, grpcCall ? grpcFrame(rpc.requestType.encode(first).finish()) : toJsonText(rpc.requestType, first));
+  const headers = grpcCall ? ['-H', 'content-type: application/grpc', '-H', 'te: trailers'] : ['-H', 'content-type: application/json'];
+  return ['-t1', '-c', String(connections), '-m', String(streams), '-D', String(durationS), '-d', body, ...headers, ...gzip, url];
 }
 
 /** A Lua string literal of a text (JSON.stringify's escapes are Lua's for what a path or a JSON body holds). */

@@ -47,7 +47,9 @@ const isZero = (duration) => /^(0+(\.0+)?(ms|s|m|h))+$/.test(duration);
  * (its admin endpoint read right before and right after it) and, over a link, the link's
  * byte and packet counters of the run, in the summary's `bench.run`.
  * @param {{mode: string, scenario: string, label: string, compression?: 'off'|'gzip',
- *   node?: ServerNode|null, clientCeiling?: import('./calibrate.js').ClientCeiling|null}} cell label
+ *   node?: ServerNode|null, clientCeiling?: import('./calibrate.js').ClientCeiling|null,
+ *   own?: import('../own-service.js').OwnRun|null}} cell own: the scenario is an own service (its server settings, k6's
+ *   variables, and its record in the summary, `bench.run.own`); label
  *   names the files; clientCeiling: the column's, recorded in the summary; compression: the server's COMPRESSION and what k6 asks for (default off); node: the Node release the
  *   server runs on (default null: the job's own)
  * @param {import('../settings/bench.js').BenchSettings} settings
@@ -59,8 +61,8 @@ const isZero = (duration) => /^(0+(\.0+)?(ms|s|m|h))+$/.test(duration);
  * @throws {BenchError} when the server does not start, its accounting cannot be read or names another Node release
  *   than it was started with, or k6 fails
  */
-export async function measureCell({ mode, scenario, label, compression = 'off', node = null, clientCeiling = null }, settings, cores, scratch, placement, linkCheck) {
-  const cell = await placement.start(mode, { workers: settings.WORKERS, cpus: cores.serverCpus, compression, node: node?.path });
+export async function measureCell({ mode, scenario, label, compression = 'off', node = null, clientCeiling = null, own = null }, settings, cores, scratch, placement, linkCheck) {
+  const cell = await placement.start(mode, { workers: settings.WORKERS, cpus: cores.serverCpus, compression, node: node?.path, settings: own?.server });
   const { host } = cell;
   // Replicas behind a balancer have an admin endpoint each; their windows are combined.
   const admins = cell.replicas ? cell.replicas.map((r) => r.admin) : cell.admin ? [cell.admin] : [];
@@ -69,7 +71,7 @@ export async function measureCell({ mode, scenario, label, compression = 'off', 
   /** k6's arguments for a run of the cell (the open model, RATE, for the measured run only). */
   const argsOf = ({ duration, rate = null, summaryFile, flags = [] }) => k6Args(mode, {
     target: placement.target, host, vus: settings.VUS, duration, rate, summaryFile, flags,
-    vars: { SCENARIO: scenario, CONNECTIONS: settings.CONNECTIONS, COMPRESSION: compression, ...timeoutVar(settings), ...tls.vars },
+    vars: { ...(own ? own.k6 : { SCENARIO: scenario }), CONNECTIONS: settings.CONNECTIONS, COMPRESSION: compression, ...timeoutVar(settings), ...tls.vars },
   });
   const { link } = placement;
   try {
@@ -101,7 +103,7 @@ export async function measureCell({ mode, scenario, label, compression = 'off', 
     if (run.code !== 0) throw new BenchError(`k6 run against ${host} failed (exit ${run.code}):\n${k6Failure(run.output, log)}`);
     const capacity = settings.CAPACITY === '1' ? await measureCapacity({
       listener: MODES[mode].listener, scenario, host, connections: settings.VUS, durationS: durationMs(settings.DURATION) / 1000, cpus: cores.k6Cpus,
-      compression, tls: Boolean(cell.tls),
+      compression, tls: Boolean(cell.tls), own,
     }) : undefined;
     const summary = run.summary ?? JSON.parse(await readFile(summaryFile, 'utf8'));
     const servers = cell.replicas
@@ -134,6 +136,7 @@ export async function measureCell({ mode, scenario, label, compression = 'off', 
       })),
       balancer: balancerRun,
       profile,
+      own: own?.record,
     };
     await writeFile(summaryFile, JSON.stringify(summary, null, 2));
     return summaryFile;

@@ -35,7 +35,9 @@ const LINK_ADMIN_PORT = 9100;
  * @typedef {object} Placement
  * @property {'local'|'remote'} target which k6 script runs: local.js on loopback, remote.js otherwise
  * @property {import('./link.js').Link|null} link the emulated link, if any
- * @property {(mode: string, options: {workers: number, cpus?: string, compression?: 'off'|'gzip', node?: string}) => Promise<Cell>} start
+ * @property {(mode: string, options: {workers: number, cpus?: string, compression?: 'off'|'gzip', node?: string,
+ *   settings?: Record<string, string>}) => Promise<Cell>} start settings: more server settings (an own service's,
+ *   bench/own-service.js); a remote server was started with them by its owner
  *   compression: the server's COMPRESSION (default off; set either way, so that the job's own environment never decides it);
  *   node: the node binary the server runs on (default the job's, process.execPath; a remote server runs on its own)
  * @property {() => Promise<object|null>} check the link as measured before the runs (null on loopback)
@@ -73,9 +75,9 @@ function loopbackPlacement(certs, settings) {
   return {
     target: 'local',
     link: null,
-    async start(mode, { workers, cpus, compression = 'off', node }) {
+    async start(mode, { workers, cpus, compression = 'off', node, settings: more = {} }) {
       const adminPort = await freePort();
-      const env = serverEnv([mode], { workers, adminPort, host: '127.0.0.1', compression, settings: tls.settings });
+      const env = serverEnv([mode], { workers, adminPort, host: '127.0.0.1', compression, settings: { ...tls.settings, ...more } });
       const server = await launch(mode, env, { cpus, node });
       const port = portOfMode(server, mode);
       return {
@@ -108,9 +110,10 @@ async function linkPlacement(settings, cores) {
   return {
     target: 'remote',
     link,
-    async start(mode, { workers, cpus, compression = 'off', node }) {
+    async start(mode, { workers, cpus, compression = 'off', node, settings: more = {} }) {
       const env = serverEnv([mode], {
-        ports, workers, host: link.bindHost, compression, adminPort: LINK_ADMIN_PORT, adminHost: link.serverAddress, settings: tls.settings,
+        ports, workers, host: link.bindHost, compression, adminPort: LINK_ADMIN_PORT, adminHost: link.serverAddress,
+        settings: { ...tls.settings, ...more },
       });
       const server = await launch(mode, env, { cpus, node, wrap: (command, args) => link.command(command, args, null) });
       const port = portOfMode(server, mode);

@@ -7,6 +7,7 @@
 // over HAProxy's admin socket (its runtime API).
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -34,11 +35,84 @@ export const slotName = (index) => `replica${index + 1}`;
 export const replicaAddress = (index) => `127.0.0.${index + 2}`;
 
 /**
- * Provisions HAProxy before anything starts (scripts/ensure-tool.sh).
- * @returns {void}
- * @throws {BenchError} naming the command that installs it
+ * haproxy.cfg's maxconn, its `presetenv LB_MAXCONN` (Compose's `scale` profile runs with it): the bench's too, where the
+ * open-file limit holds it (balancerMaxconn).
  */
-export const requireBalancer = () => ensureTools(['haproxy'], 'SERVERS > 1 (the replicas behind HAProxy)');
+export const DEFAULT_BALANCER_MAXCONN = Number(readFileSync(HAPROXY_CONFIG, 'utf8').match(/^\s*presetenv LB_MAXCONN (\d+)\s*$/m)?.[1] ?? NaN);
+
+/**
+ * File descriptors HAProxy needs besides two per connection (the client's, and the server connection it may hold): about
+ * "doubling the maxconn value and adding a few tens" (HAProxy's doc/management.txt, "5. File-descriptor limitations");
+ * its source (compute_ideal_maxsock in src/haproxy.c, 2.6) counts 2 × maxconn + 10 reserved, one per listener and
+ * checked server, the admin socket's 10 connections, and 3 per thread (its epoll FD and wake-up pipe). Beyond 2 × maxconn
+ * HAProxy 2.6 asks for that many at start, and stops (`Cannot raise FD limit to N, limit is L`) when the limit is lower.
+ * @param {number} threads the threads HAProxy runs: one per CPU it may use
+ * @returns {number}
+ */
+const fdsBesidesConnections = (threads) => 64 + 3 * threads;
+
+/** Connections through the balancer beyond k6's VUs: setup()'s, and a margin. */
+const CONNECTION_MARGIN = 16;
+
+/**
+ * The open-file limit a process started from here gets: this process's hard limit (/proc/self/limits), which Node has
+ * raised its own soft limit to and HAProxy raises its own to (it takes the larger of the two).
+ * @param {string} [limits] the text of /proc/<pid>/limits (default this process's)
+ * @returns {number|null} open files; Infinity when unlimited; null when not known (no /proc)
+ */
+export function openFileLimit(limits) {
+  let text = limits;
+  try {
+    text ??= readFileSync('/proc/self/limits', 'utf8');
+  } catch {
+    return null;
+  }
+  const hard = text.match(/^Max open files\s+\S+\s+(\S+)/m)?.[1];
+  if (hard === undefined) return null;
+  return hard === 'unlimited' ? Infinity : Number(hard);
+}
+
+/**
+ * HAProxy's maxconn under an open-file limit: the most connections whose descriptors fit in it (fdsBesidesConnections),
+ * and at most DEFAULT_BALANCER_MAXCONN.
+ * @param {number|null} limit open files (openFileLimit); null: not known, DEFAULT_BALANCER_MAXCONN
+ * @param {number} [threads] CPUs HAProxy may run on (default: this process's)
+ * @returns {number} connections, 0 when the limit holds none
+ */
+export function balancerMaxconn(limit, threads = os.availableParallelism()) {
+  if (limit === null) return DEFAULT_BALANCER_MAXCONN;
+  return Math.max(0, Math.min(DEFAULT_BALANCER_MAXCONN, Math.floor((limit - fdsBesidesConnections(threads)) / 2)));
+}
+
+/**
+ * Provisions HAProxy before anything starts (scripts/ensure-tool.sh), and checks that the open-file limit holds the
+ * connections the run makes through it (k6's VUs; in the open model, RATE, up to 4 × VUS: k6/common.js maxVUs).
+ * @param {{VUS: number, RATE?: number|null}} [settings] the job's; without them, only the provisioning
+ * @returns {void}
+ * @throws {BenchError} naming the command that installs HAProxy, or the limit and the `ulimit -n` that raises it
+ */
+export function requireBalancer(settings) {
+  ensureTools(['haproxy'], 'SERVERS > 1 (the replicas behind HAProxy)');
+  if (!settings) return;
+  const needed = settings.VUS * (settings.RATE ? 4 : 1) + CONNECTION_MARGIN;
+  const short = balancerShort(needed, `VUS=${settings.VUS}${settings.RATE ? ', RATE: up to 4 × VUS' : ''}`);
+  if (short) throw short;
+}
+
+/**
+ * The one-line error when the open-file limit holds fewer connections through HAProxy than needed.
+ * @param {number} needed connections
+ * @param {string} why what makes them, e.g. `VUS=32`
+ * @returns {BenchError|null} null when the limit holds them, or is not known
+ */
+function balancerShort(needed, why) {
+  const limit = openFileLimit();
+  const maxconn = balancerMaxconn(limit);
+  if (maxconn >= needed) return null;
+  const fds = 2 * needed + fdsBesidesConnections(os.availableParallelism());
+  return new BenchError(`SERVERS > 1: the open-file limit here is ${limit}, which holds HAProxy to ${maxconn} connections, fewer than the `
+    + `${needed} this run makes through it (${why}): raise it first, e.g. ulimit -n ${fds} (above the hard limit, ulimit -Hn, only root can)`);
+}
 
 /**
  * One command on HAProxy's admin socket (its runtime API), answered in full.
@@ -83,6 +157,8 @@ export function requestsByServer(text, backend) {
  * @typedef {object} Balancer HAProxy in front of a cell's replicas
  * @property {number} pid
  * @property {string} version e.g. `2.6.12`
+ * @property {number|null} maxconn the connections it accepts at most, as it says (`show info`): balancerMaxconn of the
+ *   open-file limit
  * @property {() => number} cpuSeconds CPU time it has used so far (s)
  * @property {() => Promise<Record<string, number>>} requests requests per replica so far, by its own count
  */
@@ -96,7 +172,7 @@ export function replicasPlacement(settings) {
   return {
     target: 'local',
     link: null,
-    async start(mode, { workers, cpus, compression = 'off', node }) {
+    async start(mode, { workers, cpus, compression = 'off', node, settings: more = {} }) {
       const { listener } = MODES[mode];
       if (!FRONTENDS[listener]) {
         throw new BenchError(`SERVERS > 1: ${HAPROXY_CONFIG} has no frontend for the ${listener} listener of the ${mode} mode `
@@ -111,7 +187,7 @@ export function replicasPlacement(settings) {
       try {
         for (let i = 0; i < settings.SERVERS; i++) {
           const adminPort = await freePort();
-          const env = serverEnv([mode], { workers, adminPort, host: replicaAddress(i), compression });
+          const env = serverEnv([mode], { workers, adminPort, host: replicaAddress(i), compression, settings: more });
           let server;
           try {
             server = await startServer({ env, cpus, node });
@@ -142,13 +218,16 @@ export function replicasPlacement(settings) {
 /**
  * Starts HAProxy with deploy/haproxy/haproxy.cfg on 127.0.0.1 and adds the replicas to the
  * listener's backend, one per slot of its server-template, round robin; resolves once it balances.
+ * Its maxconn (LB_MAXCONN) is what the open-file limit holds (balancerMaxconn), so that it starts under a low limit.
  * @param {string} listener the backend (named after the listener: `http`, `grpc`)
  * @param {string[]} replicas host:port of each replica's listener
  * @param {string|undefined} cpus taskset CPU list (the server's)
  * @returns {Promise<Balancer & {port: number, stop: () => Promise<void>}>}
  * @throws {BenchError} with HAProxy's output when it does not start or refuses a server
  */
-async function startBalancer(listener, replicas, cpus) {
+export async function startBalancer(listener, replicas, cpus) {
+  const short = balancerShort(1, 'one at least');
+  if (short) throw short;
   const dir = await mkdtemp(path.join(os.tmpdir(), 'haproxy-'));
   const socket = path.join(dir, 'admin.sock');
   // Each frontend of haproxy.cfg on a free port; the listener's is the one k6 loads.
@@ -159,7 +238,7 @@ async function startBalancer(listener, replicas, cpus) {
   const proc = spawn(command, args, {
     env: {
       ...process.env, LB_BIND: '127.0.0.1', ...ports, HAPROXY_SOCKET: socket,
-      SERVERS: String(replicas.length),
+      SERVERS: String(replicas.length), LB_MAXCONN: String(balancerMaxconn(openFileLimit())),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -198,6 +277,7 @@ async function startBalancer(listener, replicas, cpus) {
     pid: proc.pid,
     port: Number(ports[FRONTENDS[listener]]),
     version: info.match(/^Version: (.+)$/m)?.[1] ?? 'unknown',
+    maxconn: Number(info.match(/^Maxconn: (\d+)$/m)?.[1] ?? NaN) || null,
     cpuSeconds: () => cpuSecondsOf(proc.pid),
     requests: async () => requestsByServer(await haproxyCommand(socket, 'show stat'), listener),
     stop,

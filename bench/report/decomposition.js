@@ -1,7 +1,7 @@
 // The decomposition's report (DECOMPOSE=1; bench/passes/decompose.js measures): each listener's RPS and bytes,
 // the ratios that isolate encoding, transport and framework, and the profiles beside their bare baselines.
 import { markdownTable } from 'markdown-table';
-import { formatNumber } from '../format.js';
+import { formatNumber, NOT_MEASURED } from '../format.js';
 import { spread } from './stats.js';
 import { PERFORMANCE_TARGETS } from '../performance-targets.js';
 import { profileBreakdown, renderBreakdown } from './profile.js';
@@ -63,7 +63,7 @@ export const pairedRatios = (runs, a, b) => runs[a].map((r, i) => r.rps / runs[b
  * @param {string} [load] how the listeners were loaded, for the title (default 'wrk/h2load': each at VUS connections, one
  *   request in flight on each)
  * @returns {{scenario: string, load: string, listeners: Record<string, object>, effects: Array<{effect: string, of: string, ratio: number,
- *   min: number, max: number, runs: number[], target: number|null, met: boolean|null}>,
+ *   min: number|null, max: number|null, runs: number[], target: number|null, met: boolean|null}>,
  *   profiles: Array<{pair: string[], breakdown: import('./profile.js').Breakdown}>, initial_heap_mb: number|null}} profiles: with
  *   PROFILE=1, each framework beside its bare baseline and its peer (PROFILED_PAIRS); initial_heap_mb: the runs' (null: not recorded)
  *   listeners[name].rps = {median, min, max} in req/s; cpu_us_per_request (µs), gc_ms_per_1k_requests (ms) and
@@ -86,7 +86,7 @@ export function decompositionReport(scenario, runs, load = 'wrk/h2load') {
       gc_ms_per_1k_requests: cost('gc_ms_per_1k_requests'),
       allocated_bytes_per_request: cost('allocated_bytes_per_request'),
       failed: list.reduce((sum, r) => sum + r.failed, 0),
-      received_per_request: spread(list.map((r) => r.received_per_request)).median,
+      received_per_request: spread(list.map((r) => r.received_per_request))?.median ?? null,
       headers_per_request: spread(headers)?.median ?? null,
     };
   }
@@ -94,8 +94,9 @@ export function decompositionReport(scenario, runs, load = 'wrk/h2load') {
   // so ratios pair up per repeat.
   const effects = EFFECTS.filter(([, a, b]) => runs[a]?.length && runs[b]?.length).map(([effect, a, b, target]) => {
     const ratios = pairedRatios(runs, a, b);
-    const { median: ratio, min, max } = spread(ratios);
-    return { effect, of: `${a}/${b}`, ratio, min, max, runs: ratios, target, met: target === null ? null : ratio >= target };
+    // No finite ratio (a listener that served nothing): null, said NOT_MEASURED in the table.
+    const { median: ratio = null, min = null, max = null } = spread(ratios) ?? {};
+    return { effect, of: `${a}/${b}`, ratio, min, max, runs: ratios, target, met: target === null || ratio === null ? null : ratio >= target };
   });
   // PROFILE=1: where each framework's CPU goes beside the bare server it is measured against.
   const profiled = (name) => (runs[name] ?? []).filter((r) => r.profile && r.requests > 0).map((r) => ({ profile: r.profile, requests: r.requests }));
@@ -135,7 +136,8 @@ export function renderDecomposition(report) {
     'failed', 'tool'], ...rows],
   { align: ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l'] });
   const effects = markdownTable([['effect isolated', 'RPS ratio, median (min–max) of the repeats', 'target'], ...report.effects.map((e) => [
-    `${e.effect} (\`${e.of}\`)`, `${fmt(e.ratio, 3)} (${fmt(e.min, 3)}–${fmt(e.max, 3)})`, e.target === null ? '' : `≥ ${e.target} ${e.met ? 'met' : 'MISSED'}`,
+    `${e.effect} (\`${e.of}\`)`, e.ratio === null ? NOT_MEASURED : `${fmt(e.ratio, 3)} (${fmt(e.min, 3)}–${fmt(e.max, 3)})`,
+    e.target === null ? '' : `≥ ${e.target} ${e.met === null ? NOT_MEASURED : e.met ? 'met' : 'MISSED'}`,
   ])], { align: ['l', 'r', 'l'] });
   const { repeats } = Object.values(report.listeners)[0];
   const heap = report.initial_heap_mb ? ` (initial heap ${report.initial_heap_mb} MiB per worker)` : '';

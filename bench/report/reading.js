@@ -1,5 +1,5 @@
 // A short plain-language reading of a report: what differs between two columns and why.
-import { formatNumber as round } from '../format.js';
+import { formatNumber as round, NOT_MEASURED } from '../format.js';
 
 /** k6 at this share of its core (%) or more is the bottleneck, not the server: the sign used where no client's ceiling was measured. */
 export const CLIENT_BOUND_PCT = 90;
@@ -28,8 +28,11 @@ export function boundNames(columns) {
 const boundSign = (m) => (m.client_bound_by === 'ceiling' && typeof m.client_share === 'number'
   ? `${m.client_share.toFixed(2)} of k6's ceiling` : `k6 at ${CLIENT_BOUND_PCT}% of its core or more`);
 
-const pct = (ratio) => `${ratio < 1 ? '−' : '+'}${Math.abs((ratio - 1) * 100).toFixed(0)}%`;
-const times = (ratio) => `${ratio.toFixed(2)}×`;
+const finite = (v) => typeof v === 'number' && Number.isFinite(v);
+const pct = (ratio) => (finite(ratio) ? `${ratio < 1 ? '−' : '+'}${Math.abs((ratio - 1) * 100).toFixed(0)}%` : 'n/a');
+const times = (ratio) => (finite(ratio) ? `${ratio.toFixed(2)}×` : 'n/a');
+/** A figure with fixed decimals, NOT_MEASURED when there is none (a run that did not measure it). */
+const fixed = (v, digits) => (finite(v) ? v.toFixed(digits) : NOT_MEASURED);
 
 /**
  * Sentences comparing column `key` with the baseline column `base` of a report.
@@ -56,42 +59,43 @@ export function readingOf(report, base, key) {
   const spreadLine = unsteady.length
     ? [`The runs of ${unsteady.join(' and ')} disagree on RPS (WIDE SPREAD, above the table): read this ratio with that in mind.`] : [];
   lines.push([rpsLine, ...spreadLine, ...clientLimit(report, base, key)].join(' '));
-  if (typeof a.capacity_rps === 'number' && typeof b.capacity_rps === 'number') {
+  if (finite(a.capacity_rps) && finite(b.capacity_rps) && a.capacity_rps > 0 && b.capacity_rps > 0) {
     lines.push(`Under native load generators (wrk for HTTP/1.1, h2load for gRPC, same concurrency) the servers reach ${round(b.capacity_rps)} vs `
       + `${round(a.capacity_rps)} req/s (${times(b.capacity_rps / a.capacity_rps)}), their own ceilings; k6 reached `
       + `${((b.rps / b.capacity_rps) * 100).toFixed(0)}% of it for ${key} and ${((a.rps / a.capacity_rps) * 100).toFixed(0)}% for ${base}, `
       + 'so where that share is low, k6 and not the server set the k6 figures.');
   }
   if (a.model === 'closed') {
-    lines.push(`In the closed model latency follows throughput (each VU waits for its answer): p50 ${b.latency_ms.p50.toFixed(2)} vs ${a.latency_ms.p50.toFixed(2)} ms, `
-      + `p99 ${b.latency_ms.p99.toFixed(2)} vs ${a.latency_ms.p99.toFixed(2)} ms; compare latency at a fixed rate with the open model (RATE).`);
+    lines.push(`In the closed model latency follows throughput (each VU waits for its answer): p50 ${fixed(b.latency_ms.p50, 2)} vs ${fixed(a.latency_ms.p50, 2)} ms, `
+      + `p99 ${fixed(b.latency_ms.p99, 2)} vs ${fixed(a.latency_ms.p99, 2)} ms; compare latency at a fixed rate with the open model (RATE).`);
   } else {
-    lines.push(`At the same arrival rate (${a.rate} req/s), p50 is ${b.latency_ms.p50.toFixed(2)} vs ${a.latency_ms.p50.toFixed(2)} ms and `
-      + `p99 ${b.latency_ms.p99.toFixed(2)} vs ${a.latency_ms.p99.toFixed(2)} ms.`);
+    lines.push(`At the same arrival rate (${a.rate} req/s), p50 is ${fixed(b.latency_ms.p50, 2)} vs ${fixed(a.latency_ms.p50, 2)} ms and `
+      + `p99 ${fixed(b.latency_ms.p99, 2)} vs ${fixed(a.latency_ms.p99, 2)} ms.`);
     if (a.dropped_iterations + b.dropped_iterations > 0) {
       lines.push(`Dropped iterations (${base} ${a.dropped_iterations}, ${key} ${b.dropped_iterations}) mean the rate was not sustained: lower RATE or raise VUS.`);
     }
   }
 
   const overhead = (m) => m.received_per_request - m.payload_bytes;
-  const received = `Bytes received per request: ${b.received_per_request.toFixed(0)} vs ${a.received_per_request.toFixed(0)} (${pct(b.received_per_request / a.received_per_request)}). `;
+  const received = `Bytes received per request: ${fixed(b.received_per_request, 0)} vs ${fixed(a.received_per_request, 0)} (${pct(b.received_per_request / a.received_per_request)}). `;
   // Compressed responses: the payload row is the payload before compression, so received minus it means nothing.
   lines.push((a.compression ?? 'off') !== 'off'
     ? `${received}Both ${a.compression}-compressed; before compression the payload is ${b.payload_bytes} vs ${a.payload_bytes} bytes `
       + `(${pct(b.payload_bytes / a.payload_bytes)}).`
     : `${received}Encoding alone: the payload is ${b.payload_bytes} vs ${a.payload_bytes} bytes (${pct(b.payload_bytes / a.payload_bytes)}). `
-      + `Protocol around it: about ${overhead(b).toFixed(0)} vs ${overhead(a).toFixed(0)} bytes per response of headers and framing.`);
-  lines.push(`Bytes sent per request: ${b.sent_per_request.toFixed(0)} vs ${a.sent_per_request.toFixed(0)} (${pct(b.sent_per_request / a.sent_per_request)}); `
+      + `Protocol around it: about ${fixed(overhead(b), 0)} vs ${fixed(overhead(a), 0)} bytes per response of headers and framing.`);
+  lines.push(`Bytes sent per request: ${fixed(b.sent_per_request, 0)} vs ${fixed(a.sent_per_request, 0)} (${pct(b.sent_per_request / a.sent_per_request)}); `
     + 'the requests carry no payload to speak of, so this is almost all headers and framing.');
-  if (typeof a.server_cpu_us_per_request === 'number' && typeof b.server_cpu_us_per_request === 'number') {
-    lines.push(`The server's own accounting of the measured run: ${b.server_cpu_us_per_request.toFixed(0)} vs `
-      + `${a.server_cpu_us_per_request.toFixed(0)} µs of server CPU per request (${times(b.server_cpu_us_per_request / a.server_cpu_us_per_request)}), `
-      + `${b.server_gc_ms_per_1k_requests.toFixed(1)} vs ${a.server_gc_ms_per_1k_requests.toFixed(1)} ms of GC pauses per 1000 requests, `
-      + `event-loop delay p99 ${b.server_eventloop_p99_ms.toFixed(2)} vs ${a.server_eventloop_p99_ms.toFixed(2)} ms and `
-      + `RSS peak ${b.server_rss_peak_mib.toFixed(0)} vs ${a.server_rss_peak_mib.toFixed(0)} MiB (worst worker).`);
-    if (a.server_worker_share_max_pct < 100 || b.server_worker_share_max_pct < 100) {
-      lines.push(`Each worker served ${b.server_worker_share_min_pct.toFixed(0)}–${b.server_worker_share_max_pct.toFixed(0)}% of the requests `
-        + `for ${key} and ${a.server_worker_share_min_pct.toFixed(0)}–${a.server_worker_share_max_pct.toFixed(0)}% for ${base}.`);
+  // The server's own accounting: where either column lacks it, the notes under the table say why (report.js).
+  if (finite(a.server_cpu_us_per_request) && finite(b.server_cpu_us_per_request)) {
+    lines.push(`The server's own accounting of the measured run: ${fixed(b.server_cpu_us_per_request, 0)} vs `
+      + `${fixed(a.server_cpu_us_per_request, 0)} µs of server CPU per request (${times(b.server_cpu_us_per_request / a.server_cpu_us_per_request)}), `
+      + `${fixed(b.server_gc_ms_per_1k_requests, 1)} vs ${fixed(a.server_gc_ms_per_1k_requests, 1)} ms of GC pauses per 1000 requests, `
+      + `event-loop delay p99 ${fixed(b.server_eventloop_p99_ms, 2)} vs ${fixed(a.server_eventloop_p99_ms, 2)} ms and `
+      + `RSS peak ${fixed(b.server_rss_peak_mib, 0)} vs ${fixed(a.server_rss_peak_mib, 0)} MiB (worst worker).`);
+    if ([a, b].every((m) => finite(m.server_worker_share_max_pct)) && (a.server_worker_share_max_pct < 100 || b.server_worker_share_max_pct < 100)) {
+      lines.push(`Each worker served ${fixed(b.server_worker_share_min_pct, 0)}–${fixed(b.server_worker_share_max_pct, 0)}% of the requests `
+        + `for ${key} and ${fixed(a.server_worker_share_min_pct, 0)}–${fixed(a.server_worker_share_max_pct, 0)}% for ${base}.`);
     }
   }
   if (a.connections === 'per-request') {
@@ -102,8 +106,9 @@ export function readingOf(report, base, key) {
 }
 
 /**
- * What the runs say of k6 as the limit of the two columns: client-bound (the median run at CLIENT_BOUND_PCT or more),
- * at the limit in some runs only, not measured, or below it.
+ * What the runs say of k6 as the limit of the two columns: client-bound (by the client's ceiling where it was measured, else
+ * by the median run's k6 CPU at CLIENT_BOUND_PCT or more), at the limit in some runs only, not measured (with why: the
+ * column's `not_measured`, rows.js), or below it.
  * @param {{modes: Record<string, object>}} report
  * @param {string} base baseline column key
  * @param {string} key compared column key
@@ -122,8 +127,9 @@ function clientLimit(report, base, key) {
       + (capacity ? 'the server capacity row (wrk/h2load), under the RPS row, shows the servers\' ceilings.'
         : 'no server capacity pass ran: CAPACITY=1 runs one (wrk/h2load), which shows the servers\' ceilings.'));
   }
-  // The two signs disagree: say so, as neither is proof alone.
-  for (const k of columns.filter((c) => mode(c).client_bound_by === 'ceiling' && mode(c).client_bound !== mode(c).client_bound_cpu)) {
+  // The two signs disagree: say so, as neither is proof alone. Where k6's CPU was not measured there is no disagreement.
+  for (const k of columns.filter((c) => mode(c).client_bound_by === 'ceiling' && finite(mode(c).k6_cpu_pct)
+    && mode(c).client_bound !== mode(c).client_bound_cpu)) {
     const m = mode(k);
     sentences.push(`For ${k}, k6's CPU (${m.k6_cpu_pct.toFixed(0)}%) says ${m.client_bound_cpu ? 'client-bound' : 'not client-bound'} `
       + `but the RPS is ${m.client_share.toFixed(2)} of the client's ceiling, which says ${m.client_bound ? 'client-bound' : 'not'}; the ceiling decides`
@@ -134,18 +140,31 @@ function clientLimit(report, base, key) {
     sentences.push(`For ${k}, k6 reached ${CLIENT_BOUND_PCT}% of its core in ${atLimit} of ${measured} runs, not in the median run: `
       + 'those runs measure k6 as much as the server.');
   }
-  // A summary of a k6 run started by hand (npm run compare of its files) records no k6 CPU: say so, claim nothing.
-  const unmeasured = columns.filter((k) => typeof mode(k).k6_cpu_pct !== 'number');
-  if (unmeasured.length) {
-    sentences.push(`k6's CPU was not measured for ${unmeasured.join(' and ')} (bash bench.sh measures it; a k6 run started by hand `
-      + 'records none), so whether k6 set the limit is not known.');
+  // k6's CPU not measured (a run too short to sample it, a k6 run started by hand): said, with why; the client's ceiling,
+  // where it was measured, decides alone, and where it was not either, nothing is claimed.
+  const noCpu = columns.filter((k) => !finite(mode(k).k6_cpu_pct));
+  const unjudged = columns.filter((k) => mode(k).client_bound_by == null);
+  if (noCpu.length) {
+    const why = [...new Set(noCpu.flatMap((k) => (mode(k).not_measured ?? []).filter((n) => n.fields.includes('k6_cpu_pct')).map((n) => n.reason)))];
+    const judged = noCpu.filter((k) => !unjudged.includes(k));
+    const says = [
+      judged.length ? `the client's ceiling decides${unjudged.length ? ` for ${judged.join(' and ')}` : ''}` : null,
+      unjudged.length ? `whether k6 set the limit is not known${judged.length ? ` for ${unjudged.join(' and ')}` : ''}` : null,
+    ].filter(Boolean);
+    sentences.push(`k6's CPU was not measured for ${noCpu.join(' and ')}${why.length ? ` (${why.join('; ')})` : ''}`
+      + `${judged.length ? `; ${says.join(', and ')}` : `, so ${says[0]}`}.`);
   }
-  const below = columns.filter((k) => !unmeasured.includes(k));
-  const byCeiling = below.every((k) => mode(k).client_bound_by === 'ceiling');
+  const below = columns.filter((k) => !unjudged.includes(k));
+  const byCeiling = below.filter((k) => mode(k).client_bound_by === 'ceiling');
+  const byCpu = below.filter((k) => mode(k).client_bound_by === 'cpu');
   if (!bound.length && below.length && mode(base).model !== 'open' && !capacity) {
-    sentences.push((byCeiling ? `k6 stayed below ${CLIENT_BOUND_SHARE} of its ceiling in the median run`
-      : `k6 used less than ${CLIENT_BOUND_PCT}% of its core in the median run`) + `${unmeasured.length ? ` for ${below.join(' and ')}` : ''}; `
-      + 'CAPACITY=1 shows whether the servers could serve more.');
+    // Each column by the sign that judged it, named where not every column shares it.
+    const named = (ks) => (ks.length < columns.length ? ` for ${ks.join(' and ')}` : '');
+    const parts = [
+      byCeiling.length ? `k6 stayed below ${CLIENT_BOUND_SHARE} of its ceiling in the median run${named(byCeiling)}` : null,
+      byCpu.length ? `k6 used less than ${CLIENT_BOUND_PCT}% of its core in the median run${named(byCpu)}` : null,
+    ].filter(Boolean);
+    sentences.push(`${parts.join(' and ')}; CAPACITY=1 shows whether the servers could serve more.`);
   }
   return sentences;
 }

@@ -1,19 +1,31 @@
 // The report as Markdown: the table (median and min–max of each cell), the notes and warnings above and below
 // it, and the sections of the optional passes (compression, replicas, k6 instances, the link).
+import { renderOwnSizes } from './own.js';
 import { markdownTable } from 'markdown-table';
-import { formatNumber } from '../format.js';
+import { formatNumber, NOT_MEASURED } from '../format.js';
 import { MODES, modeLabel } from '../modes.js';
 import { GZIP_LEVEL } from '../../server/compression.js';
 import { formatRate } from '../settings/network.js';
 import { renderBreakdown } from './profile.js';
 
-import { ROWS, WIDE_SPREAD, valueAt } from './rows.js';
+import { isNotMeasured, ROWS, WIDE_SPREAD, valueAt } from './rows.js';
 
 
 const number = formatNumber;
 
+/**
+ * One cell of a column: its median, with the (min–max) of repeated runs where they differ; NOT_MEASURED where the column
+ * lacks the figure (rows.js MEASUREMENTS; the notes say why), 'n/a' where it does not apply.
+ * @param {{repeats: number, spread: Record<string, {min: number, max: number}>, not_measured?: object[]}} mode a column of the report
+ * @param {string} field
+ * @param {number} digits
+ * @param {'median'|'sum'} how
+ * @returns {string}
+ */
 function cell(mode, field, digits, how) {
-  const value = number(valueAt(mode, field), digits);
+  const median = valueAt(mode, field);
+  if (typeof median !== 'number' && isNotMeasured(mode, field)) return NOT_MEASURED;
+  const value = number(median, digits);
   const spread = mode.spread[field];
   if (mode.repeats < 2 || how === 'sum' || !spread || number(spread.min, digits) === number(spread.max, digits)) return value;
   return `${value} (${number(spread.min, digits)}–${number(spread.max, digits)})`;
@@ -64,7 +76,8 @@ export function renderMarkdown(report) {
   const notes = [...report.notes, ...(recorded ? [provenanceLine(recorded, keys.map((k) => report.modes[k].node))] : []), ...unrecorded];
   // Under the scenario's title, so that with several scenarios it is not read as the previous one's.
   const verdict = report.verdict?.length ? `**Verdict.**\n\n${report.verdict.map((v) => `- ${v}`).join('\n')}\n\n` : '';
-  return `${warnings}${setup}${title}${verdict}${link}${renderWideSpread(report)}${table}\n\n${reading}${instances}${notes.map((n) => `- ${n}`).join('\n')}\n`;
+  const own = report.own ? renderOwnSizes(report.own) : '';
+  return `${warnings}${setup}${title}${verdict}${own}${link}${renderWideSpread(report)}${table}\n\n${reading}${instances}${notes.map((n) => `- ${n}`).join('\n')}\n`;
 }
 
 /** The warning above the table for columns whose runs disagree (aggregate's `wide_spread`); '' when none do. */
@@ -135,10 +148,10 @@ function renderInstances(report) {
     for (const [r, run] of runs.entries()) {
       for (const [i, one] of run.instances.entries()) {
         rows.push([key, String(r + 1), `${i + 1}: ${one.segment}, cpu ${one.cpus ?? 'any'}`, number(one.requests, 0), number(one.rps, 0),
-          number(one.latency_ms.p99, 2), number(one.k6_cpu ? one.k6_cpu.utilization * 100 : null, 0), '']);
+          number(one.latency_ms.p99, 2), one.k6_cpu ? number(one.k6_cpu.utilization * 100, 0) : NOT_MEASURED, '']);
       }
       rows.push([key, String(r + 1), '**merged**', number(run.merged.requests, 0), number(run.merged.rps, 0), number(run.merged.p99_ms, 2),
-        number(run.merged.k6_cpu_pct, 0), number(run.merged.server_requests, 0)]);
+        typeof run.merged.k6_cpu_pct === 'number' ? number(run.merged.k6_cpu_pct, 0) : NOT_MEASURED, number(run.merged.server_requests, 0)]);
     }
   }
   return `**k6 instances.** Each run was split over k6 processes by execution segment; merged: counters summed, `
@@ -172,9 +185,9 @@ function renderLink(report) {
   for (const [pair, ratio] of Object.entries(report.ratios)) {
     const predicted = ratio['RPS ceiling from bandwidth, link bytes (req/s)'];
     if (typeof predicted !== 'number') continue;
-    lines.push(`- ${pair} RPS ratio: measured ${ratio['RPS (req/s)'].toFixed(2)}; predicted for a bandwidth-bound pair `
-      + `${predicted.toFixed(2)} from link bytes per request (frames, headers and ACKs included), `
-      + `${ratio['RPS ceiling from bandwidth, k6 bytes (req/s)'].toFixed(2)} from k6's bytes per request`);
+    lines.push(`- ${pair} RPS ratio: measured ${number(ratio['RPS (req/s)'], 2)}; predicted for a bandwidth-bound pair `
+      + `${number(predicted, 2)} from link bytes per request (frames, headers and ACKs included), `
+      + `${number(ratio['RPS ceiling from bandwidth, k6 bytes (req/s)'], 2)} from k6's bytes per request`);
   }
   return `**Link.**\n\n${lines.join('\n')}\n\n`;
 }

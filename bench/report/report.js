@@ -9,7 +9,7 @@ import { profileBreakdown } from './profile.js';
 import { replicaShares } from './summary.js';
 import { formatNumber } from '../format.js';
 
-import { ROWS, aggregate, valueAt } from './rows.js';
+import { ROWS, aggregate, notMeasured, valueAt } from './rows.js';
 
 /**
  * The JSON report: each mode's combined figures and every column's ratio to the first.
@@ -21,7 +21,8 @@ import { ROWS, aggregate, valueAt } from './rows.js';
  *   ratios: Record<string, Record<string, number|null>>, client_bound: string[], notes: string[],
  *   reading: string[], verdict: string[], link: object|null, provenance: object|null, k6_instances: Record<string, object[]>|null,
  *   name: string, via: object|null, replicas: Record<string, object[]>|null, compression: ReturnType<typeof compressionOf>,
- *   profile: object|null}}
+ *   profile: object|null, own: import('../own-service.js').OwnRecord|null}}
+ *   own: an own service's record (its sizes table; bench/own-service.js), null for the demo's scenarios;
  *   ratios[`${key}/${first}`][row label] = column median / first column median (with compressed columns, the pairs of
  *   ratioPairs instead); reading: plain-language sentences comparing each column with the first (of its compression); verdict: at most
  *   four plain sentences on the first gRPC/HTTP pair, each only where its figures support it (verdict.js); link: the link section's
@@ -30,10 +31,15 @@ import { ROWS, aggregate, valueAt } from './rows.js';
  *   report's name among a job's (its scenario, `-via-haproxy` through the balancer); via: as given; replicas: per
  *   column, each replica's share of each run and HAProxy's own count (replicasOf); compression: raw against gzip per
  *   mode (compressionOf; null without compressed columns); profile: with PROFILE=1, each column's server CPU per
- *   request by package and its top functions (profileOf)
+ *   request by package and its top functions (profileOf); modes[key].not_measured: the figures the column lacks (k6's
+ *   CPU, the server's accounting, a capacity pass, the client's ceiling), each with its null fields and why
+ *   (rows.js notMeasured)
  */
 export function buildReport(columns, { generatedAt = new Date(), via = null } = {}) {
   const modes = Object.fromEntries(columns.map(({ key, runs }) => [key, aggregate(runs)]));
+  // What each column lacks of the figures a run may fail to measure, and why: read by the table, the notes, the reading and the verdict.
+  const missing = notMeasured(modes);
+  for (const [key, mode] of Object.entries(modes)) mode.not_measured = missing[key];
   const [base] = columns.map((c) => c.key);
   /** @type {Record<string, Record<string, number|null>>} */
   const ratios = {};
@@ -63,6 +69,8 @@ export function buildReport(columns, { generatedAt = new Date(), via = null } = 
     k6_instances: splitRuns(modes),
     compression: compressionOf(modes, pairs),
     profile: profileOf(modes), // PROFILE=1 (bench/report/profile.js)
+    // An own service's record (bench/own-service.js): its sizes table and provenance; null for the demo's scenarios.
+    own: columns[0]?.runs.find((r) => r.run?.own)?.run.own ?? null,
     notes: [...unfairness(modes), ...nodeMismatch(modes, pairs), ...unevenWorkers(modes), ...(via ? [via.note] : []), ...notesOf(modes, clientBound)],
     reading: [], // filled below: the sentences read the report's own figures
     verdict: [], // likewise: at most four sentences on the first gRPC/HTTP pair (bench/report/verdict.js)
@@ -295,9 +303,13 @@ function notesOf(modes, clientBound) {
     }
   }
   for (const [key, mode] of Object.entries(modes)) {
-    if (mode.target === 'remote' && mode.server_requests === null) {
-      notes.push(`${key}: the server's own figures (CPU, memory, GC per request) were not measured: `
-        + 'set REMOTE_ADMIN_HOST to the remote server\'s admin endpoint (ADMIN_PORT, ADMIN_HOST) to have them');
+    // What the column lacks (rows.js MEASUREMENTS), one note per reason: its cells in the table say only NOT_MEASURED.
+    const byReason = new Map();
+    for (const n of mode.not_measured) byReason.set(n.reason, [...(byReason.get(n.reason) ?? []), n]);
+    for (const [reason, missing] of byReason) {
+      const names = missing.map((n) => n.what);
+      const list = names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : names[0];
+      notes.push(`${key}: ${list} ${names.length > 1 || missing[0].plural ? 'were' : 'was'} not measured: ${reason}`);
     }
   }
   for (const [key, mode] of Object.entries(modes)) {

@@ -1,6 +1,7 @@
 // The report's rows, each a figure of a column with its JSON field, and how a column's repeated runs combine
 // into them (median and spread, or sum): the registry the table, the JSON and docs/report.md derive from.
 import { CLIENT_BOUND_PCT, CLIENT_BOUND_SHARE } from './reading.js';
+import { SERVER_FIELDS } from './server-stats.js';
 import { spread, wideSpread } from './stats.js';
 
 
@@ -167,6 +168,89 @@ export const ROWS = Object.freeze([
   { label: 'toxiproxy CPU (% of the server cores)', field: 'proxy_cpu_pct', digits: 1, how: 'median',
     what: 'toxiproxy\'s CPU over the run (/proc) ÷ the server\'s cores, which it shares: it stands in for the network' },
 ]);
+
+/** Why a summary of a k6 run started by hand (npm run k6, then npm run compare) lacks what the main job records about a run. */
+const BY_HAND = 'a k6 run started by hand records none';
+
+/**
+ * @typedef {object} Measurement a figure of a run that the run may lack, measured beside k6's own figures, which a summary
+ *   always has (bench/report/summary.js throws without them)
+ * @property {string} what how the report names it, in a sentence (`k6's CPU was not measured`)
+ * @property {boolean} plural whether `what` takes `were`
+ * @property {string} sign the field that is null when it was not measured
+ * @property {readonly string[]} fields every field of the report's columns that it gives (null then)
+ * @property {boolean} onDemand a pass a setting or the job runs for some columns only (CAPACITY): not measured only in a
+ *   column of a report whose other columns have it; the others are measured in every run unless they fail or a setting
+ *   turns them off
+ * @property {(run: any, figures: {target: string, server_requests: number|null}) => string} reason why a run lacks it, from
+ *   what the run recorded (bench.run; undefined for a run by hand) and its figures
+ */
+
+/**
+ * The figures a run may lack, each with the fields it gives and why it can be missing: where a column lacks one the table
+ * says NOT_MEASURED (bench/format.js) in its cells, a note under the table gives the reason, and the JSON holds null in its
+ * fields and the reason in `modes.<mode>.not_measured`.
+ * @type {ReadonlyArray<Readonly<Measurement>>}
+ */
+export const MEASUREMENTS = Object.freeze([
+  {
+    what: 'k6\'s CPU', plural: false, sign: 'k6_cpu_pct', fields: ['k6_cpu_pct'], onDemand: false,
+    // runK6 samples k6's CPU from 1 s into the run, every 250 ms (bench/processes.js); a split run has it if every instance has.
+    reason: (run) => (!run ? BY_HAND : 'the k6 run was too short to sample it'),
+  },
+  {
+    what: 'the server\'s own figures (CPU, memory, GC per request)', plural: true, sign: 'server_cpu_us_per_request', fields: SERVER_FIELDS, onDemand: false,
+    reason: (run, figures) => {
+      if (figures.target === 'remote' && !run?.server) return 'set REMOTE_ADMIN_HOST to the remote server\'s admin endpoint (ADMIN_PORT, ADMIN_HOST) to have them';
+      if (!run) return BY_HAND;
+      if (!run.server) return 'the run recorded no server accounting';
+      if (!run.server.workers?.length) return 'the server\'s admin endpoint listed no worker';
+      if (figures.server_requests === 0) return 'the server counted no request in the measured window';
+      return 'the server\'s admin endpoint left out some of its figures';
+    },
+  },
+  {
+    what: 'the server capacity (wrk/h2load)', plural: false, sign: 'capacity_rps', fields: ['capacity_rps'], onDemand: true,
+    reason: (run) => (!run ? BY_HAND : !run.capacity ? 'no capacity pass ran for it' : 'the capacity pass recorded no rate'),
+  },
+  {
+    what: 'the client\'s ceiling', plural: false, sign: 'client_ceiling_rps', fields: ['client_ceiling_rps', 'client_share'], onDemand: false,
+    reason: (run) => (!run ? BY_HAND : run.client_ceiling?.reason ?? (run.client_ceiling ? 'the calibration recorded no rate' : 'the run recorded no calibration')),
+  },
+]);
+
+/**
+ * @typedef {object} NotMeasured one of MEASUREMENTS a column lacks, as its JSON gives it (`modes.<mode>.not_measured`)
+ * @property {string} what
+ * @property {boolean} plural
+ * @property {string[]} fields its fields, null in the column
+ * @property {string} reason why, from the column's runs (several reasons joined by `; `)
+ */
+
+/**
+ * The MEASUREMENTS each column of a report lacks: those null in the column (in every run, as a median leaves nulls out) and
+ * due there (a pass run on demand only where another column has it), with why.
+ * @param {Record<string, ReturnType<typeof aggregate>>} modes the report's columns
+ * @returns {Record<string, NotMeasured[]>} by column key, in MEASUREMENTS order
+ */
+export function notMeasured(modes) {
+  const columns = Object.values(modes);
+  return Object.fromEntries(Object.entries(modes).map(([key, mode]) => [key, MEASUREMENTS
+    .filter(({ sign, onDemand }) => typeof mode[sign] !== 'number' && (!onDemand || columns.some((m) => typeof m[sign] === 'number')))
+    .map(({ what, plural, fields, reason }) => ({
+      what, plural, fields: [...fields],
+      reason: [...new Set(mode.runs.map((r) => reason(r.run, { target: mode.target, ...r.figures })))].join('; '),
+    }))]));
+}
+
+/**
+ * Whether a field is null in a column because one of MEASUREMENTS is missing there (NOT_MEASURED), not because it does
+ * not apply (a cleartext column's TLS handshakes, the closed model's dropped iterations: 'n/a').
+ * @param {{not_measured?: NotMeasured[]}} mode a column of a report
+ * @param {string} field
+ * @returns {boolean}
+ */
+export const isNotMeasured = (mode, field) => (mode.not_measured ?? []).some((n) => n.fields.includes(field));
 
 /**
  * The value of a dotted field (`latency_ms.p50`) of a column's figures, undefined when absent.

@@ -240,28 +240,35 @@ export function serverFigures(window) {
   if (workers.length === 0) {
     return /** @type {ServerFigures} */ (Object.fromEntries(SERVER_FIELDS.map((f) => [f, null])));
   }
-  const sum = (pick) => workers.reduce((a, w) => a + pick(w), 0);
-  const most = (pick) => Math.max(...workers.map(pick));
+  // A figure some worker's reading lacks (a server whose admin endpoint left a metric out; NaN, recorded in JSON, reads
+  // back as null) is null, never a sum or maximum of the others, nor NaN.
+  const known = (values) => (values.every((v) => typeof v === 'number' && Number.isFinite(v)) ? values : null);
+  const sum = (pick) => known(workers.map(pick))?.reduce((a, n) => a + n, 0) ?? null;
+  const most = (pick) => { const values = known(workers.map(pick)); return values ? Math.max(...values) : null; };
+  const scaled = (v, factor) => (v === null ? null : v * factor);
   const requests = sum((w) => w.requests);
-  const perRequest = (total) => (requests > 0 ? total / requests : null);
-  const user = sum((w) => w.cpu_user_s) + (window.primary?.cpu_user_s ?? 0);
-  const system = sum((w) => w.cpu_system_s) + (window.primary?.cpu_system_s ?? 0);
+  const perRequest = (total) => (requests > 0 && total !== null ? total / requests : null);
+  const primary = (field) => window.primary?.[field] ?? 0;
+  const userWorkers = sum((w) => w.cpu_user_s);
+  const systemWorkers = sum((w) => w.cpu_system_s);
+  const user = userWorkers === null ? null : userWorkers + primary('cpu_user_s');
+  const system = systemWorkers === null ? null : systemWorkers + primary('cpu_system_s');
   const gcMs = sum((w) => w.gc_pause_ms);
   const shares = workers.map((w) => (requests > 0 ? (w.requests / requests) * 100 : null));
   const tls = handshakesOf(workers);
   return {
     server_requests: requests,
-    server_cpu_us_per_request: perRequest((user + system) * 1e6),
-    server_cpu_user_us_per_request: perRequest(user * 1e6),
-    server_cpu_system_us_per_request: perRequest(system * 1e6),
-    server_rss_peak_mib: most((w) => w.rss_peak_bytes) / MIB,
-    server_rss_end_mib: most((w) => w.rss_end_bytes) / MIB,
-    server_heap_peak_mib: most((w) => w.heap_used_peak_bytes) / MIB,
-    server_heap_end_mib: most((w) => w.heap_used_end_bytes) / MIB,
+    server_cpu_us_per_request: perRequest(user === null || system === null ? null : (user + system) * 1e6),
+    server_cpu_user_us_per_request: perRequest(scaled(user, 1e6)),
+    server_cpu_system_us_per_request: perRequest(scaled(system, 1e6)),
+    server_rss_peak_mib: scaled(most((w) => w.rss_peak_bytes), 1 / MIB),
+    server_rss_end_mib: scaled(most((w) => w.rss_end_bytes), 1 / MIB),
+    server_heap_peak_mib: scaled(most((w) => w.heap_used_peak_bytes), 1 / MIB),
+    server_heap_end_mib: scaled(most((w) => w.heap_used_end_bytes), 1 / MIB),
     server_eventloop_p50_ms: most((w) => w.eventloop_p50_ms),
     server_eventloop_p99_ms: most((w) => w.eventloop_p99_ms),
     server_gc_ms: gcMs,
-    server_gc_ms_per_1k_requests: perRequest(gcMs * 1000),
+    server_gc_ms_per_1k_requests: perRequest(scaled(gcMs, 1000)),
     server_heap_allocated_bytes_per_request: perRequest(sum((w) => w.heap_allocated_bytes)),
     server_tls_handshakes_per_1k_requests: tls.total > 0 ? perRequest(tls.total * 1000) : null,
     server_tls_resumed_pct: tls.total > 0 ? (tls.resumed / tls.total) * 100 : null,

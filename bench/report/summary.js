@@ -6,6 +6,7 @@ import { responseTypeOf, withoutDefaults } from '../../proto/index.js';
 import { SummaryError } from '../errors.js';
 import { serverFigures } from './server-stats.js';
 import { MODES } from '../modes.js';
+import { NOT_MEASURED } from '../format.js';
 
 const PERCENTILES = { p50: 'med', p90: 'p(90)', p95: 'p(95)', p99: 'p(99)' };
 
@@ -175,7 +176,9 @@ export function figuresOf(file, data) {
     data_received_bytes: received,
     sent_per_request: perRequest(sent),
     received_per_request: perRequest(received),
-    payload_bytes: payloadBytes(file, mode, data.setup_data),
+    // An own service's: the median response sample, as the twin of the mode encodes it (bench/own-service.js).
+    payload_bytes: data.bench?.run?.own?.payload_bytes?.[MODES[mode].payload === 'json-body' ? 'json' : 'protobuf']
+      ?? payloadBytes(file, mode, data.setup_data),
     scenario: data.bench?.scenario ?? 'user',
     connections: data.bench?.connections ?? 'reuse',
     model: data.bench?.model ?? 'closed',
@@ -186,18 +189,21 @@ export function figuresOf(file, data) {
     node_release: data.bench?.run?.node?.release ?? null,
     // k6 reports dropped_iterations only when the open model dropped some.
     dropped_iterations: data.bench?.model === 'open' ? data.metrics.dropped_iterations?.values?.count ?? 0 : null,
-    capacity_rps: data.bench?.run?.capacity?.rps ?? null,
-    client_ceiling_rps: data.bench?.run?.client_ceiling?.rps ?? null,
+    capacity_rps: finiteOrNull(data.bench?.run?.capacity?.rps),
+    client_ceiling_rps: finiteOrNull(data.bench?.run?.client_ceiling?.rps),
     interrupted: data.bench?.run?.k6_interrupted ?? null,
     ...wireFigures(data.bench?.run?.wire, sent, received),
-    k6_cpu_pct: data.bench?.run?.k6_cpu ? data.bench.run.k6_cpu.utilization * 100 : null,
+    k6_cpu_pct: finiteOrNull(data.bench?.run?.k6_cpu?.utilization * 100),
     ...serverFigures(data.bench?.run?.server),
     ...replicaFigures(data.bench?.run),
     run: data.bench?.run,
   };
   const ceiling = figures.client_ceiling_rps;
-  return { ...figures, client_share: ceiling ? figures.rps / ceiling : null, ...linkFigures(figures, data.bench?.run) };
+  return { ...figures, client_share: ceiling > 0 ? figures.rps / ceiling : null, ...linkFigures(figures, data.bench?.run) };
 }
+
+/** A recorded figure as the report takes it: a finite number, or null (not recorded, or not a number: NaN became null in JSON). */
+const finiteOrNull = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
 /**
  * Each replica's share of the requests the replicas served in a run, by their own counts.
@@ -221,7 +227,7 @@ function replicaFigures(run) {
   return {
     server_replica_share_min_pct: Math.min(...shares),
     server_replica_share_max_pct: Math.max(...shares),
-    balancer_cpu_us_per_request: typeof run.balancer?.cpu_s === 'number' ? (run.balancer.cpu_s * 1e6) / total : null,
+    balancer_cpu_us_per_request: finiteOrNull(run.balancer?.cpu_s) !== null ? (run.balancer.cpu_s * 1e6) / total : null,
   };
 }
 
@@ -244,7 +250,7 @@ const LIMIT_SHARE = 0.8;
  */
 export function limitOf(shares) {
   const measured = Object.entries(shares).filter(([, v]) => typeof v === 'number');
-  if (measured.length === 0) return 'not measured';
+  if (measured.length === 0) return NOT_MEASURED;
   const [name, share] = measured.reduce((a, b) => (b[1] > a[1] ? b : a));
   const pct = `${Math.round(share * 100)}%`;
   return share >= LIMIT_SHARE ? `${name} (${pct})` : `none reached ${LIMIT_SHARE * 100}% (largest: ${name} ${pct})`;
@@ -334,11 +340,13 @@ function payloadBytes(file, mode, setupData) {
 /**
  * The payload size in bytes from a summary's setup_data (see payloadBytes).
  * @param {'http'|'grpc'} mode
- * @param {{sampleBytes?: number, sample?: object, rpc?: string}|undefined} setupData
- * @returns {number} bytes
+ * @param {{sampleBytes?: number, sample?: object, rpc?: string, own?: boolean}|undefined} setupData
+ * @returns {number|null} bytes; null for an own service's run (its sizes are in bench.run.own)
  * @throws {Error} when setup_data holds no sample
  */
 export function payloadBytesOf(mode, setupData) {
+  // An own service's scripts sample no payload the demo's types can measure; the job records its sizes (bench.run.own).
+  if (setupData?.own) return null;
   if (MODES[mode]?.payload === 'json-body') {
     if (!Number.isInteger(setupData?.sampleBytes)) throw new Error('has no setup_data.sampleBytes (the body sampled in setup())');
     return setupData.sampleBytes;

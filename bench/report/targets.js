@@ -4,20 +4,21 @@ import { markdownTable } from 'markdown-table';
 import { renderDecomposition } from './decomposition.js';
 import { provenanceLine } from './render.js';
 import { spread } from './stats.js';
+import { NOT_MEASURED } from '../format.js';
 
 /**
  * One target's row: the median and range of its per-repeat ratios, and whether the median meets it.
  * @param {string} target what is compared
- * @param {number[]} ratios one RPS ratio per repeat
+ * @param {number[]} ratios one RPS ratio per repeat; one that is not a finite number (a run of no requests) is left out
  * @param {number|null} required the least median, or null for a ratio shown without a target
  * @param {{group?: string, control?: boolean}} [of] group: the load its runs shared (e.g. 'grpc (h2load -c8 -m32)');
  *   control: the row is that group's A/A control (the same code run twice), no target
- * @returns {{target: string, median: number, min: number, max: number, runs: number[], required: number|null, met: boolean|null,
- *   group: string|null, control: boolean}}
+ * @returns {{target: string, median: number|null, min: number|null, max: number|null, runs: number[], required: number|null,
+ *   met: boolean|null, group: string|null, control: boolean}} median, min, max null (and met null) when no ratio was measured
  */
 export const targetRow = (target, ratios, required, { group = null, control = false } = {}) => {
-  const { median, min, max } = spread(ratios);
-  return { target, median, min, max, runs: ratios, required, met: required === null ? null : median >= required, group, control };
+  const { median = null, min = null, max = null } = spread(ratios) ?? {};
+  return { target, median, min, max, runs: ratios, required, met: required === null || median === null ? null : median >= required, group, control };
 };
 
 /**
@@ -28,7 +29,7 @@ export const targetRow = (target, ratios, required, { group = null, control = fa
  */
 export function noiseOf(results, group) {
   const control = results.find((r) => r.control && r.group === group);
-  return control ? Math.max(Math.abs(control.min - 1), Math.abs(control.max - 1)) : null;
+  return control && control.median !== null ? Math.max(Math.abs(control.min - 1), Math.abs(control.max - 1)) : null;
 }
 
 
@@ -42,12 +43,14 @@ export function renderTargets({ results, setup, decompositions, provenance }) {
   const fmt = (n) => n.toFixed(3);
   // A verdict nearer its target than the same code's two runs were apart is one this run cannot settle: said, not hidden.
   const result = (r) => {
+    if (r.median === null) return r.required === null ? '' : NOT_MEASURED;
     const verdict = { true: 'met', false: 'MISSED', null: '' }[String(r.met)];
     const noise = r.required === null ? null : noiseOf(results, r.group);
     return noise !== null && Math.abs(r.median - r.required) < noise ? `${verdict} (within the A/A's ±${(noise * 100).toFixed(0)}%)` : verdict;
   };
+  const ratio = (r) => (r.median === null ? NOT_MEASURED : `${fmt(r.median)} (${fmt(r.min)}–${fmt(r.max)})`);
   const table = markdownTable([['target', 'RPS ratio, median (min–max)', 'required', 'result'],
-    ...results.map((r) => [r.target, `${fmt(r.median)} (${fmt(r.min)}–${fmt(r.max)})`, r.required === null ? '' : `≥ ${r.required}`, result(r)])],
+    ...results.map((r) => [r.target, ratio(r), r.required === null ? '' : `≥ ${r.required}`, result(r)])],
   { align: ['l', 'r', 'r', 'l'] });
   const aa = results.some((r) => r.control)
     ? '\n\nThe A/A rows run the same code twice: their farthest run from 1 is what the machine alone moved a ratio by in that '

@@ -1,7 +1,8 @@
 // The verdict: at most four plain sentences above the table, on the first gRPC/HTTP pair of a report, each
-// built only from figures that support it (and left out when they are missing or contradict it).
+// built only from figures that support it (and left out when they contradict it); a figure a run did not measure
+// (rows.js MEASUREMENTS) is said to be NOT_MEASURED, with why, where the sentence would have used it.
 import { boundNames, CLIENT_BOUND_PCT, CLIENT_BOUND_SHARE } from './reading.js';
-import { formatNumber } from '../format.js';
+import { formatNumber, NOT_MEASURED } from '../format.js';
 
 /** The most sentences a verdict has. */
 export const VERDICT_LINES = 4;
@@ -10,6 +11,22 @@ const SHORT = { http: 'HTTP', grpc: 'gRPC' };
 const num = (v) => typeof v === 'number' && Number.isFinite(v);
 const times = (ratio) => `${ratio.toFixed(ratio >= 10 ? 0 : ratio >= 1 ? 1 : 2)}×`;
 const wide = (m, field) => (m.wide_spread ?? []).some((w) => w.field === field);
+
+/**
+ * Why the pair's columns lack a figure (rows.js notMeasured), e.g. 'HTTP and gRPC: the k6 run was too short to sample it';
+ * null when neither lacks it.
+ * @param {Array<[object, string]>} columns [column of the report, its short name]
+ * @param {string} field one of the figure's fields
+ * @returns {string|null}
+ */
+function whyMissing(columns, field) {
+  const missing = columns.map(([m, name]) => [name, (m.not_measured ?? []).find((n) => n.fields.includes(field))?.reason]).filter(([, why]) => why);
+  if (!missing.length) return null;
+  const reasons = [...new Set(missing.map(([, why]) => why))];
+  // One reason for all: said once.
+  return reasons.length === 1 ? `${missing.map(([name]) => name).join(' and ')}: ${reasons[0]}`
+    : missing.map(([name, why]) => `${name}: ${why}`).join('; ');
+}
 
 /**
  * The first gRPC/HTTP pair of a report: the first HTTP column, and the first gRPC column of the same compression and
@@ -31,7 +48,7 @@ function limitName(m) {
   const names = new Set((m.limits ?? []).map((l) => (l.startsWith('none reached') ? 'none' : l.replace(/ \(.*$/, ''))));
   if (names.size !== 1) return null;
   const [name] = names;
-  return name === 'not measured' ? null : name;
+  return name === NOT_MEASURED ? null : name;
 }
 
 /**
@@ -50,6 +67,8 @@ export function verdictOf(report) {
   if (report.notes.some((n) => n.startsWith('NOT COMPARABLE')) || report.provenance?.differences?.length) return [];
   if (a.failed + b.failed + a.checks_failed + b.checks_failed > 0) return [];
   const lines = [];
+  /** @type {Array<[object, string]>} */
+  const named = [[a, 'HTTP'], [b, 'gRPC']];
 
   const parts = [];
   if (num(a.server_cpu_us_per_request) && num(b.server_cpu_us_per_request) && a.server_cpu_us_per_request > 0
@@ -60,14 +79,24 @@ export function verdictOf(report) {
     const gzip = a.compression && a.compression !== 'off' ? ` (${a.compression}-compressed)` : '';
     parts.push(`${times(b.received_per_request / a.received_per_request)} the received bytes${gzip}`);
   }
-  if (parts.length) lines.push(`Per request, gRPC used ${parts.join(' and ')} of JSON over HTTP.`);
+  // The server's accounting missing in a column (rows.js MEASUREMENTS): said, with why, rather than left out.
+  const noServer = whyMissing(named, 'server_cpu_us_per_request');
+  const serverMissing = noServer ? `server CPU ${NOT_MEASURED} (${noServer})` : null;
+  if (parts.length) lines.push(`Per request, gRPC used ${parts.join(' and ')} of JSON over HTTP${serverMissing ? `; ${serverMissing}` : ''}.`);
+  else if (serverMissing) lines.push(`Per request: ${serverMissing}.`);
 
   const link = report.link && report.link.name !== 'remote' ? report.link : null;
   const overLink = report.link ? ` over the same ${link ? 'link' : 'network'}` : '';
   // A ceiling below what k6 reached is no ceiling (a failing or disturbed pass): then nothing is said of it.
-  if (num(a.capacity_rps) && num(b.capacity_rps) && a.capacity_rps >= a.rps && b.capacity_rps >= b.rps) {
+  const ceiling = (m) => num(m.capacity_rps) && m.capacity_rps >= m.rps;
+  if (ceiling(a) && ceiling(b)) {
     lines.push(`Servers' ceilings (wrk/h2load${overLink}): HTTP ${formatNumber(a.capacity_rps)}, gRPC ${formatNumber(b.capacity_rps)} req/s `
       + `(${(b.capacity_rps / a.capacity_rps).toFixed(2)}).`);
+  } else if (named.some(([m]) => ceiling(m)) && whyMissing(named, 'capacity_rps')) {
+    // The pass ran for one column only: its ceiling, and the other's as not measured.
+    const each = named.map(([m, name]) => (ceiling(m) ? `${name} ${formatNumber(m.capacity_rps)} req/s`
+      : `${name} ${NOT_MEASURED} (${(m.not_measured ?? []).find((n) => n.fields.includes('capacity_rps'))?.reason ?? 'below what k6 reached'})`));
+    lines.push(`Servers' ceilings (wrk/h2load${overLink}): ${each.join(', ')}.`);
   }
 
   const rpsRatio = num(a.rps) && num(b.rps) && a.rps > 0 && a.model === 'closed' ? (b.rps / a.rps).toFixed(2) : null;
@@ -78,7 +107,16 @@ export function verdictOf(report) {
       lines.push(`Over the ${link ? `${link.name} link` : 'network to the remote server'}, ${hit('http', limits[0])} and ${hit('grpc', limits[1])}; `
         + `the k6 RPS ratio gRPC/HTTP is ${rpsRatio}.`);
     }
-  } else if (rpsRatio && num(a.k6_cpu_pct) && num(b.k6_cpu_pct)) {
+  } else if (rpsRatio && (a.client_bound_by == null || b.client_bound_by == null)) {
+    // Neither sign of the client's limit measured in a column (k6's CPU and the client's ceiling): nothing claimed, and said so.
+    const unjudged = named.filter(([m]) => m.client_bound_by == null);
+    const why = [...new Set(unjudged.flatMap(([m]) => (m.not_measured ?? []).filter((n) => n.fields.includes('k6_cpu_pct')
+      || n.fields.includes('client_ceiling_rps')).map((n) => n.reason)))];
+    const bound = named.filter(([m]) => m.client_bound);
+    lines.push(`${bound.length ? `The k6 RPS row is client-bound for ${boundNames(bound)}; for the other, w` : 'W'}hether the k6 RPS row measures k6 `
+      + `or the server${bound.length ? '' : 's'} is not known: neither k6's CPU nor the client's ceiling was measured for `
+      + `${unjudged.map(([, name]) => name).join(' and ')}${why.length ? ` (${why.join('; ')})` : ''}; the k6 RPS ratio gRPC/HTTP is ${rpsRatio}.`);
+  } else if (rpsRatio) {
     const boundModes = [[a, 'http'], [b, 'grpc']].filter(([m]) => m.client_bound);
     const bound = boundNames(boundModes.map(([m, mode]) => [m, SHORT[mode]]));
     if (boundModes.length) {

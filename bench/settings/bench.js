@@ -8,6 +8,8 @@ import { linkSpec, PROFILES, rate, rttMs } from './network.js';
 import { DEFAULTS as HOSTS } from '../../config.js';
 import { COMPRESSIONS, GZIP_LEVEL } from '../../server/compression.js';
 import { sharedSpec } from './shared.js';
+import { BUILT_IN_SERVICES } from '../../proto/own/builtins.js';
+import { LISTENERS } from '../../server/listeners.js';
 import { allowedCpus, splitCores } from './cores.js';
 import { duration, nodeReleases } from './validators.js';
 
@@ -38,6 +40,11 @@ const capacityMode = makeValidator((input) => {
  * @property {string[]} MODES
  * @property {string[]} NODE_VERSIONS Node releases the server runs under, one column each per mode ([]: the job's own node)
  * @property {string[]} SCENARIO
+ * @property {string|undefined} PROTO
+ * @property {string|undefined} PROTO_PATH
+ * @property {string|undefined} RPC
+ * @property {string|undefined} REQUEST
+ * @property {string|undefined} RESPONSE
  * @property {'reuse'|'per-request'} CONNECTIONS
  * @property {string} REQUEST_TIMEOUT k6 duration
  * @property {'off'|'gzip'} COMPRESSION
@@ -119,6 +126,35 @@ export function benchSettingSpecs(cores = splitCores(allowedCpus())) {
       example: '20,24.21.0',
     }), 'unset: the server runs on the job\'s own Node'),
     SCENARIO: sharedSpec('SCENARIO', 'run', cores),
+    // The user's own service (issue 37, docs/own-message.md): checked by the pre-flight, which loads it.
+    PROTO: withDefaultText(str({
+      default: undefined,
+      desc: 'your schema: a .proto file, or a FileDescriptorSet (`.binpb`, `.pb`: `buf build -o`, `protoc --include_imports '
+        + '--descriptor_set_out`); with RPC, the job measures that RPC in place of SCENARIO (docs/own-message.md)',
+      example: 'api/orders/v1/orders.proto',
+    }), 'unset'),
+    PROTO_PATH: withDefaultText(str({
+      default: undefined,
+      desc: 'import directories of PROTO, `:`-separated, as protoc\'s `-I`; the well-known types (`google/protobuf/*.proto`) are always there',
+      example: 'api:third_party',
+    }), 'unset: the directory of PROTO'),
+    RPC: withDefaultText(str({
+      default: undefined,
+      desc: 'the unary RPC of PROTO to measure, `package.Service/Method`: gRPC against JSON over HTTP (`POST /package.Service/Method`, '
+        + 'the proto3 JSON mapping both ways); its table and files are named after it',
+      example: 'acme.orders.v1.OrderService/GetOrder',
+    }), 'unset: the SCENARIO list'),
+    REQUEST: withDefaultText(str({
+      default: undefined,
+      desc: 'request samples, sent in turn: the proto3 JSON mapping (one object, a JSON array of objects, or NDJSON), or binary '
+        + '(`.binpb`: length-delimited messages, as ghz\'s `-B` takes); at most 10,000 messages and 64 MiB, 4 MiB a message',
+      example: 'requests.ndjson',
+    }), 'unset: the empty request message'),
+    RESPONSE: withDefaultText(str({
+      default: undefined,
+      desc: 'response samples, served in turn by both twins; the same forms and limits as REQUEST',
+      example: 'responses.json',
+    }), 'unset: the empty response message'),
     CONNECTIONS: sharedSpec('CONNECTIONS', 'run', cores),
     REQUEST_TIMEOUT: sharedSpec('REQUEST_TIMEOUT', 'run', cores),
     COMPRESSION: str({
@@ -230,6 +266,26 @@ export function benchSettingSpecs(cores = splitCores(allowedCpus())) {
 }
 
 /**
+ * Why the settings of an own service (RPC, or a built-in one in SCENARIO) cannot run as asked, in one line, or null.
+ * The modes loaded must serve it (server/listeners.js `ownRpc`); the passes that load every listener refuse it.
+ * @param {object} settings the job's, read
+ * @param {Record<string, string|undefined>} env what was set
+ * @returns {string|null}
+ */
+function ownServiceGap(settings, env) {
+  const given = ['PROTO', 'PROTO_PATH', 'REQUEST', 'RESPONSE'].filter((name) => settings[name] !== undefined);
+  if (!settings.RPC && given.length) return `${given.join(', ')} ${given.length > 1 ? 'are' : 'is'} read with RPC (package.Service/Method): set RPC too`;
+  if (settings.RPC && !settings.PROTO) return `RPC=${settings.RPC} needs PROTO, the .proto file or FileDescriptorSet that defines it`;
+  if (settings.RPC && env.SCENARIO) return 'RPC measures that RPC in place of SCENARIO: set one or the other';
+  const own = settings.RPC ? `RPC=${settings.RPC}` : settings.SCENARIO.filter((s) => BUILT_IN_SERVICES[s]).map((s) => `SCENARIO=${s}`)[0];
+  if (!own) return null;
+  const mode = settings.MODES.find((m) => !LISTENERS[MODES[m].listener].ownRpc);
+  if (mode) return `${own}: the ${mode} mode cannot serve an own service (server/listeners.js ownRpc); leave it out of MODES`;
+  if (settings.DECOMPOSE) return `${own}: DECOMPOSE=1 loads the demo's listeners and peers only; run it without DECOMPOSE`;
+  return null;
+}
+
+/**
  * Reads and checks the main job's settings.
  * @param {Record<string, string|undefined>} [env] default `process.env`
  * @returns {BenchSettings}
@@ -273,6 +329,8 @@ export function readBenchSettings(env = process.env) {
   if (settings.K6_INSTANCES > settings.VUS) {
     throw new BenchError(`K6_INSTANCES=${settings.K6_INSTANCES} is more than VUS=${settings.VUS}: each k6 instance needs at least one VU`);
   }
+  const ownGap = ownServiceGap(settings, env);
+  if (ownGap) throw new BenchError(ownGap);
   // WORKERS's default is one per server core, and with K6_INSTANCES the server may keep fewer.
   const workers = env.WORKERS ? settings.WORKERS : splitCores(allowedCpus(), settings.K6_INSTANCES).serverCoreCount;
   return { ...settings, WORKERS: workers, link };

@@ -5,6 +5,7 @@ import { bool, str } from 'envalid';
 import { positiveInt, withDefaultText } from '../../server/env.js';
 import { CONNECTION_POLICIES, DEFAULT_REQUEST_TIMEOUT } from '../../k6/settings.js';
 import { SCENARIOS } from '../../proto/payload.js';
+import { BUILT_IN_SERVICES } from '../../proto/own/builtins.js';
 import { DEFAULT_MODES, MODE_NAMES } from '../modes.js';
 import { SERVER_CORES_TEXT } from './cores.js';
 import { duration, listOf } from './validators.js';
@@ -69,8 +70,10 @@ const SHARED = Object.freeze({
     },
   },
   SCENARIO: {
-    validator: listOf(Object.keys(SCENARIOS)),
-    desc: `payload scenarios, comma-separated from ${Object.keys(SCENARIOS).map((s) => `\`${s}\``).join(', ')} (proto/payload.js)`,
+    validator: listOf([...Object.keys(SCENARIOS), ...Object.keys(BUILT_IN_SERVICES)]),
+    desc: `payload scenarios, comma-separated from ${Object.keys(SCENARIOS).map((s) => `\`${s}\``).join(', ')} (proto/payload.js), `
+      + `and the built-in own services ${Object.keys(BUILT_IN_SERVICES).map((s) => `\`${s}\``).join(', ')} (proto/own/builtins.js, `
+      + 'docs/own-message.md; the main job only)',
     example: 'users-100,blob-32k',
     jobs: { run: { default: ['user'], more: '; one table each' }, sweep: { default: ['user'], more: '; one heat map each per RTT' } },
   },

@@ -1,6 +1,7 @@
 // The sweep's settings (npm run sweep, bench/commands/sweep.js; docs/sweep.md's table is generated from the specs).
 // Each cell of the sweep is one main-job link (bench/settings/network.js's units): its settings are turned into the
 // main job's for the cell (cellEnv), so that the main job's own checks and defaults apply to every cell.
+import { BUILT_IN_SERVICES } from '../../proto/own/builtins.js';
 import { bool, makeValidator } from 'envalid';
 import { positiveInt, readEnv, withDefaultText } from '../../server/env.js';
 import { BenchError } from '../errors.js';
@@ -121,6 +122,11 @@ export function readSweepSettings(env = process.env) {
       + 'and TLS=1 bash bench.sh with BANDWIDTH and RTT for a link over TLS (docs/tls.md)');
   }
   const settings = { ...readEnv(env, sweepSettingSpecs(), BenchError) };
+  const own = settings.SCENARIO.find((s) => BUILT_IN_SERVICES[s]);
+  if (own) {
+    throw new BenchError(`SCENARIO=${own}: npm run sweep maps the demo's scenarios only (its model is fed their bytes); measure an own `
+      + 'service over a link with bash bench.sh and BANDWIDTH and RTT (docs/own-message.md)');
+  }
   if (env.SWEEP_RATE !== undefined && env.SWEEP_VUS !== undefined) {
     throw new BenchError('SWEEP_RATE (open model) and SWEEP_VUS (closed model) are each a heat map\'s rows: set one of them');
   }

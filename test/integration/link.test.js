@@ -17,12 +17,15 @@ import { makeRunCertificates } from '../../bench/tls.js';
 import { ensureTool } from '../../bench/tools.js';
 import { LISTENERS, portEnv } from '../../server/listeners.js';
 import { k6Bin, k6Run } from '../helpers/k6.js';
+import { runnableBy } from '../helpers/scratch.js';
 import { isAlive, ROOT } from '../helpers/server.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const run = promisify(execFile);
 const root = process.getuid?.() === 0;
 const skip = root ? false : 'needs root for ip netns and tc (CI runs as root)';
+/** The user the tests drop root to (setpriv). */
+const NOBODY = Object.freeze({ uid: 65534, gid: 65534 });
 
 /** Runs the main job; resolves with {code, stdout, stderr}. */
 async function bench(env, timeout = 180000) {
@@ -189,21 +192,23 @@ describe('the main job over a link', { skip }, () => {
     assert.ok(grpc.latency_ms.p50 >= 10, `p50 ${grpc.latency_ms.p50} ms`);
     assert.deepEqual(mine(), []);
   });
+});
 
-  test('a profile other than loopback without root stops with one line before anything starts', async () => {
-    const { code, stderr } = await (async () => {
-      try {
-        await run('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, 'bench/cli.js', 'run', '--check-settings'],
-          { cwd: ROOT, env: { ...process.env, NETWORK: 'wan' } });
-        return { code: 0, stderr: '' };
-      } catch (err) {
-        return { code: err.code, stderr: err.stderr };
-      }
-    })();
-    assert.equal(code, 1);
-    assert.equal(stderr.trim().split('\n').length, 1, stderr);
-    assert.match(stderr, /run as root/);
-  });
+test('a profile other than loopback without root stops with one line before anything starts', { skip }, async (t) => {
+  // As nobody, from the repository or, where nobody cannot read it (a clone under /root), from a copy it can.
+  const { dir, node } = await runnableBy(NOBODY, (fn) => t.after(fn));
+  const { code, stderr } = await (async () => {
+    try {
+      await run('setpriv', [`--reuid=${NOBODY.uid}`, `--regid=${NOBODY.gid}`, '--clear-groups', node, 'bench/cli.js', 'run', '--check-settings'],
+        { cwd: dir, env: { ...process.env, NETWORK: 'wan' } });
+      return { code: 0, stderr: '' };
+    } catch (err) {
+      return { code: err.code, stderr: err.stderr };
+    }
+  })();
+  assert.equal(code, 1, stderr);
+  assert.equal(stderr.trim().split('\n').length, 1, stderr);
+  assert.match(stderr, /run as root/);
 });
 
 describe('TARGET=remote: servers already running on another machine', { skip }, () => {

@@ -169,7 +169,7 @@ test('compare of k6 runs started by hand (no k6 CPU in their summaries) says k6\
   const both = buildReport(columnsOf([manual('http', 200), manual('grpc', 100)]));
   assert.deepEqual(both.modes.http.k6_cpu_runs, { measured: 0, client_bound: 0 });
   const reading = both.reading.join(' ');
-  assert.match(reading, /k6's CPU was not measured for http and grpc \(bash bench\.sh measures it; a k6 run started by hand records none\), so whether k6 set the limit is not known\./);
+  assert.match(reading, /k6's CPU was not measured for http and grpc \(a k6 run started by hand records none\), so whether k6 set the limit is not known\./);
   assert.doesNotMatch(reading, /less than 90%/);
   // One column measured, the other not: each said of its own.
   const one = buildReport([{ key: 'http', runs: [run('http', 200)] }, { key: 'grpc', runs: [manual('grpc', 100)] }]).reading.join(' ');
@@ -335,16 +335,19 @@ test('verdict on loopback: cost per request, the servers\' ceilings and what the
     'The k6 RPS row is client-bound for HTTP and gRPC (k6 at 90% of its core or more), so it measures k6, not the servers.');
 });
 
-test('verdict: a sentence whose figures are missing is left out', () => {
+test('verdict: a sentence whose figures are missing is left out, or says they were not measured where a run lacks them', () => {
   // No capacity pass: no ceilings.
   assert.deepEqual(verdictReport().verdict, [CPU_BYTES, BOUND_HTTP]);
-  // No server accounting (TARGET=remote without REMOTE_ADMIN_HOST): bytes only.
+  // No server accounting: bytes, and the server CPU as not measured, with why (test/unit/report-missing.test.js: every such figure).
   assert.equal(verdictReport({ server_cpu_us_per_request: null }, { server_cpu_us_per_request: null }).verdict[0],
-    'Per request, gRPC used 0.28× the received bytes of JSON over HTTP.');
-  // One capacity figure only: no ceilings.
-  assert.ok(!verdictReport({ capacity_rps: 28155 }).verdict.some((v) => /ceilings/.test(v)));
-  // k6's CPU not measured (runs by hand): nothing on what the RPS row measures.
-  assert.deepEqual(verdictReport({ k6_cpu_pct: null }, { k6_cpu_pct: null }).verdict, [CPU_BYTES]);
+    'Per request, gRPC used 0.28× the received bytes of JSON over HTTP; server CPU not measured (HTTP and gRPC: a k6 run started by hand records none).');
+  // One capacity figure only: the other is not measured.
+  assert.ok(verdictReport({ capacity_rps: 28155 }).verdict.includes('Servers\' ceilings (wrk/h2load): HTTP 28,155 req/s, gRPC not measured '
+    + '(a k6 run started by hand records none).'));
+  // Neither k6's CPU nor the client's ceiling measured (runs by hand): nothing claimed of what the RPS row measures, and said so.
+  assert.deepEqual(verdictReport({ k6_cpu_pct: null }, { k6_cpu_pct: null }).verdict, [CPU_BYTES, 'Whether the k6 RPS row measures k6 or the '
+    + 'servers is not known: neither k6\'s CPU nor the client\'s ceiling was measured for HTTP and gRPC (a k6 run started by hand records none); '
+    + 'the k6 RPS ratio gRPC/HTTP is 0.49.']);
   // No gRPC/HTTP pair: nothing.
   assert.deepEqual(buildReport([{ key: 'grpc', runs: [run('grpc', 100)] }]).verdict, []);
   assert.doesNotMatch(renderMarkdown(buildReport([{ key: 'grpc', runs: [run('grpc', 100)] }])), /Verdict/);
@@ -404,7 +407,8 @@ test('verdict with gzip or NODE_VERSIONS columns: the first gRPC/HTTP pair only 
   // Columns of another compression only (compare of gzip runs): said of them.
   const onlyGzip = buildReport([{ key: 'http+gzip', runs: [run('http', 9000, { ...SERVER, compression: 'gzip', k6_cpu_pct: null })] },
     { key: 'grpc+gzip', runs: [run('grpc', 5000, { ...SERVER, compression: 'gzip', k6_cpu_pct: null })] }]);
-  assert.deepEqual(onlyGzip.verdict, ['Per request, gRPC used 0.28× the received bytes (gzip-compressed) of JSON over HTTP.']);
+  assert.equal(onlyGzip.verdict[0], 'Per request, gRPC used 0.28× the received bytes (gzip-compressed) of JSON over HTTP; server CPU not measured '
+    + '(HTTP and gRPC: a k6 run started by hand records none).');
 });
 
 test('client-bound by the client\'s ceiling where it was measured: the share decides, k6\'s CPU only without it; a disagreement is said', () => {

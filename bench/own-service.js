@@ -1,0 +1,134 @@
+// The main job's view of an own service (issue 37, docs/own-message.md): which scenarios are own services (RPC, or a
+// built-in one named in SCENARIO), and, for each, what every server it starts and every k6 run it makes are given, and
+// what every result records of it. Built once per scenario, before its first run; the passes take it as it is.
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { toJsonText } from '../proto/own/samples.js';
+import { sizeSpread } from '../proto/own/samples.js';
+import { BUILT_IN_SERVICES } from '../proto/own/builtins.js';
+import { loadOwnService } from '../proto/own/service.js';
+import { ROOT } from './root.js';
+
+/** Where the built-in services' paths are relative to. */
+const PROTO_DIR = path.join(ROOT, 'proto');
+
+/**
+ * The scenario name of an RPC, safe in file names: `package.Service.Method`.
+ * @param {string} rpc `package.Service/Method`
+ * @returns {string}
+ */
+export const scenarioOfRpc = (rpc) => rpc.replace('/', '.');
+
+/**
+ * @typedef {object} OwnSource the settings of one own service, paths absolute
+ * @property {string} PROTO
+ * @property {string} [PROTO_PATH] `:`-separated
+ * @property {string} RPC
+ * @property {string} [REQUEST]
+ * @property {string} [RESPONSE]
+ */
+
+/**
+ * The scenarios the main job measures, each with its own service's settings, or none for the demo's scenarios.
+ * @param {{SCENARIO: string[], PROTO?: string, PROTO_PATH?: string, RPC?: string, REQUEST?: string, RESPONSE?: string}} settings
+ * @returns {Array<{scenario: string, source: OwnSource|null}>} with RPC: that RPC alone, named by scenarioOfRpc
+ */
+export function scenariosOf(settings) {
+  if (settings.RPC) {
+    const abs = (p) => (p ? path.resolve(p) : undefined);
+    return [{
+      scenario: scenarioOfRpc(settings.RPC),
+      source: {
+        PROTO: abs(settings.PROTO), PROTO_PATH: settings.PROTO_PATH?.split(':').filter(Boolean).map((d) => path.resolve(d)).join(':'),
+        RPC: settings.RPC, REQUEST: abs(settings.REQUEST), RESPONSE: abs(settings.RESPONSE),
+      },
+    }];
+  }
+  return settings.SCENARIO.map((scenario) => {
+    const builtIn = BUILT_IN_SERVICES[scenario];
+    if (!builtIn) return { scenario, source: null };
+    const abs = (p) => (p ? path.join(PROTO_DIR, p) : undefined);
+    return {
+      scenario,
+      source: {
+        PROTO: abs(builtIn.proto), PROTO_PATH: builtIn.protoPath.map((d) => path.join(PROTO_DIR, d)).join(':'), RPC: builtIn.rpc,
+        REQUEST: abs(builtIn.request), RESPONSE: abs(builtIn.response),
+      },
+    };
+  });
+}
+
+/**
+ * @typedef {object} OwnRun an own service as the job runs it
+ * @property {import('../proto/own/service.js').OwnService} service loaded and checked
+ * @property {Record<string, string>} server the server settings that make every listener serve it (server/settings.js)
+ * @property {Record<string, string>} k6 the -e variables that make the k6 scripts send its requests (k6/common.js OWN)
+ * @property {OwnRecord} record what every summary of it carries (`bench.run.own`) and the report's sizes table reads
+ */
+
+/**
+ * @typedef {object} OwnRecord
+ * @property {string} rpc `package.Service/Method`
+ * @property {Array<{path: string, sha256: string}>} schema the schema's files with the SHA-256 of their bytes
+ * @property {{request: {file: string, sha256: string|null, count: number}, response: {file: string, sha256: string|null, count: number}}} samples
+ * @property {{request: SizeRow, response: SizeRow}} sizes bytes of each sample, over the samples
+ * @property {{json: number, protobuf: number}} payload_bytes the median response sample, in bytes: what the report's
+ *   payload row shows (one response's payload alone)
+ */
+
+/** @typedef {{json: {min: number, median: number, max: number}, protobuf: {min: number, median: number, max: number}}} SizeRow */
+
+/**
+ * Loads an own service and prepares its runs: the k6 request file (the request samples in the proto3 JSON mapping,
+ * binary ones converted) in `scratch`, the server settings and the record.
+ * @param {OwnSource} source
+ * @param {string} scratch a folder for the request file
+ * @param {string} scenario its name, for the file
+ * @returns {Promise<OwnRun>}
+ * @throws {import('../proto/own/schema.js').OwnServiceError} one line for a bad schema, RPC or sample
+ */
+export async function prepareOwn(source, scratch, scenario) {
+  const service = loadOwnService(source);
+  const { rpc, requests, responses } = service;
+  const requestsFile = path.join(scratch, `requests-${scenario}.json`);
+  await writeFile(requestsFile, `[${requests.messages.map((m) => toJsonText(rpc.requestType, m)).join(',\n')}]\n`);
+  const server = Object.fromEntries(Object.entries({
+    PROTO: source.PROTO, PROTO_PATH: source.PROTO_PATH, RPC: source.RPC, RESPONSE: source.RESPONSE,
+    // Both twins take a request as large as the largest sample (grpc-js's grpc.max_receive_message_length, fastify's
+    // bodyLimit): the server's default of 64 KiB would refuse an OTLP batch a real collector takes.
+    MAX_BODY_BYTES: String(Math.max(65536, ...requests.jsonBytes, ...requests.protobufBytes)),
+  }).filter(([, v]) => v));
+  const k6 = {
+    RPC: rpc.name, REQUESTS: requestsFile, SCENARIO: scenario,
+    ...k6Schema(source),
+  };
+  const sizeRow = (s) => ({ json: sizeSpread(s.jsonBytes), protobuf: sizeSpread(s.protobufBytes) });
+  const sampleOf = (s) => ({ file: s.file, sha256: s.sha256, count: s.messages.length });
+  return {
+    service,
+    server,
+    k6,
+    record: {
+      rpc: rpc.name,
+      schema: service.files,
+      samples: { request: sampleOf(requests), response: sampleOf(responses) },
+      sizes: { request: sizeRow(requests), response: sizeRow(responses) },
+      payload_bytes: { json: sizeSpread(responses.jsonBytes).median, protobuf: sizeSpread(responses.protobufBytes).median },
+    },
+  };
+}
+
+/**
+ * How k6's gRPC client loads the schema: a FileDescriptorSet by its path (client.loadProtoset), or the .proto relative
+ * to the import directory that holds it (client.load resolves the file and its imports against the directories).
+ * @param {OwnSource} source
+ * @returns {{PROTO: string, PROTO_PATH?: string}}
+ */
+function k6Schema({ PROTO, PROTO_PATH }) {
+  if (/\.(binpb|pb|protoset|desc)$/.test(PROTO)) return { PROTO };
+  const dirs = PROTO_PATH ? PROTO_PATH.split(':') : [path.dirname(PROTO)];
+  const home = dirs.find((d) => !path.relative(d, PROTO).startsWith('..'));
+  // A .proto outside every import directory: its own directory is searched first, as protoc does for its argument.
+  const all = home ? dirs : [path.dirname(PROTO), ...dirs];
+  return { PROTO: path.relative(home ?? path.dirname(PROTO), PROTO), PROTO_PATH: all.join(':') };
+}

@@ -1,0 +1,149 @@
+// Equality proven before an own service is measured (issue 37): each twin is called once per response sample, its
+// answers decoded, and each compared with the sample it should be. A comparison of two servers that answer different
+// messages would measure nothing; the job refuses it, naming the sample and the field.
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import http2 from 'node:http2';
+import grpc from '@grpc/grpc-js';
+import { BenchError } from '../errors.js';
+import { MODES } from '../modes.js';
+import { LISTENERS } from '../../server/listeners.js';
+import { firstDifference, fromJson, toJsonText } from '../../proto/own/samples.js';
+
+/** How long one call may take before the check gives up on the twin. */
+const CALL_TIMEOUT_MS = 10_000;
+
+/**
+ * Calls the twin a mode loads `count` times over one connection (so one worker answers, in turn) and decodes each answer.
+ * @param {string} mode a name of MODES
+ * @param {{host: string, tls: {caCert: string}|null}} cell where the mode's server is (placement.start)
+ * @param {import('../own-service.js').OwnRun} own
+ * @param {number} count calls
+ * @returns {Promise<import('protobufjs').Message[]>}
+ * @throws {Error} when a call fails or an answer does not decode
+ */
+async function callTwin(mode, cell, own, count) {
+  const { rpc, requests } = own.service;
+  const ca = cell.tls ? readFileSync(cell.tls.caCert) : null;
+  const bodies = requests.messages.map((m) => toJsonText(rpc.requestType, m));
+  const frames = requests.messages.map((m) => Buffer.from(rpc.requestType.encode(m).finish()));
+  const answers = [];
+  const { transport } = LISTENERS[MODES[mode].listener];
+  if (MODES[mode].payload === 'protobuf-message') {
+    const Client = grpc.makeGenericClientConstructor({
+      call: {
+        path: rpc.path, requestStream: false, responseStream: false, originalName: rpc.method,
+        requestSerialize: (b) => b, requestDeserialize: (b) => b, responseSerialize: (b) => b, responseDeserialize: (b) => b,
+      },
+    }, 'Twin');
+    const client = new Client(cell.host, ca ? grpc.credentials.createSsl(ca) : grpc.credentials.createInsecure());
+    try {
+      for (let i = 0; i < count; i++) {
+        const bytes = await new Promise((resolve, reject) => client.call(frames[i % frames.length], { deadline: Date.now() + CALL_TIMEOUT_MS },
+          (err, answer) => (err ? reject(new Error(`gRPC status ${err.code}: ${err.details}`)) : resolve(answer))));
+        answers.push(rpc.responseType.decode(bytes));
+      }
+    } finally {
+      client.close();
+    }
+    return answers;
+  }
+  const headers = { 'content-type': 'application/json' };
+  if (transport === 'HTTP/2') {
+    const session = http2.connect(`${ca ? 'https' : 'http'}://${cell.host}`, ca ? { ca } : {});
+    session.on('error', () => {});
+    try {
+      for (let i = 0; i < count; i++) {
+        answers.push(await new Promise((resolve, reject) => {
+          const stream = session.request({ ':method': 'POST', ':path': rpc.path, ...headers });
+          stream.setTimeout(CALL_TIMEOUT_MS, () => stream.close(http2.constants.NGHTTP2_CANCEL));
+          let status = 0;
+          const chunks = [];
+          stream.on('response', (h) => { status = Number(h[':status']); });
+          stream.on('data', (c) => chunks.push(c));
+          stream.on('error', reject);
+          stream.on('end', () => settle(status, Buffer.concat(chunks).toString('utf8'), rpc, resolve, reject));
+          stream.end(bodies[i % bodies.length]);
+        }));
+      }
+    } finally {
+      session.close();
+    }
+    return answers;
+  }
+  const agent = new (ca ? https : http).Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    for (let i = 0; i < count; i++) {
+      answers.push(await new Promise((resolve, reject) => {
+        const req = (ca ? https : http).request(`${ca ? 'https' : 'http'}://${cell.host}${rpc.path}`,
+          { method: 'POST', headers, agent, ca: ca ?? undefined, timeout: CALL_TIMEOUT_MS }, (res) => {
+            const chunks = [];
+            res.on('data', (c) => chunks.push(c));
+            res.on('end', () => settle(res.statusCode ?? 0, Buffer.concat(chunks).toString('utf8'), rpc, resolve, reject));
+          });
+        req.on('timeout', () => req.destroy(new Error(`no answer within ${CALL_TIMEOUT_MS} ms`)));
+        req.on('error', reject);
+        req.end(bodies[i % bodies.length]);
+      }));
+    }
+  } finally {
+    agent.destroy();
+  }
+  return answers;
+}
+
+/** Decodes a JSON twin's answer strictly, or rejects with its status and body. */
+function settle(status, body, rpc, resolve, reject) {
+  if (status !== 200) {
+    reject(new Error(`HTTP ${status}: ${body.slice(0, 200)}`));
+    return;
+  }
+  try {
+    resolve(fromJson(rpc.responseType, body));
+  } catch (err) {
+    reject(new Error(`the answer is not a ${rpc.responseType.fullName.slice(1)} in the proto3 JSON mapping: ${err.message}`));
+  }
+}
+
+/**
+ * Proves that every mode's twin answers the response samples, the same messages, before anything is measured: each
+ * twin is called once per sample (at least once per request sample too), over one connection, and answer i must be
+ * sample (k + i) mod n, where k is the sample its first answer is (0 for a server just started; a remote one may have
+ * served before).
+ * @param {string[]} modes names of MODES
+ * @param {import('../own-service.js').OwnRun} own
+ * @param {(mode: string) => Promise<{host: string, tls: {caCert: string}|null, stop: () => Promise<unknown>}>} start starts
+ *   (or finds) the mode's server
+ * @returns {Promise<{calls: Record<string, number>, samples: number}>} how many calls each mode's twin answered
+ * @throws {BenchError} naming the mode, the sample and the first field where an answer differs, or why a call failed
+ */
+export async function proveEquality(modes, own, start) {
+  const { rpc, responses, requests } = own.service;
+  const expected = responses.messages;
+  const count = Math.max(expected.length, requests.messages.length);
+  /** @type {Record<string, number>} */
+  const calls = {};
+  for (const mode of modes) {
+    const cell = await start(mode);
+    let answers;
+    try {
+      answers = await callTwin(mode, cell, own, count);
+    } catch (err) {
+      throw new BenchError(`${rpc.name}: the ${mode} twin at ${cell.host} failed the equality check: ${err.message}`);
+    } finally {
+      await cell.stop();
+    }
+    const offset = expected.findIndex((m) => firstDifference(rpc.responseType, m, answers[0]) === null);
+    for (let i = 0; i < answers.length; i++) {
+      const sample = ((offset < 0 ? 0 : offset) + i) % expected.length;
+      const where = firstDifference(rpc.responseType, expected[sample], answers[i]);
+      if (where !== null) {
+        throw new BenchError(`${rpc.name}: the ${mode} twin answered call ${i} with another message than RESPONSE sample ${sample} `
+          + `(first difference at ${where}); the twins must serve the same messages before they are compared`);
+      }
+    }
+    calls[mode] = answers.length;
+  }
+  return { calls, samples: expected.length };
+}

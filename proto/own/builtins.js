@@ -1,0 +1,53 @@
+// The built-in own services: real-world schemas and samples shipped with the project, run by name
+// (SCENARIO=otlp-traces, ...) exactly as a user's own would be with PROTO, PROTO_PATH, RPC, REQUEST and RESPONSE
+// (docs/own-message.md). Plain data with no imports: paths are relative to proto/.
+
+/**
+ * @typedef {object} BuiltInService
+ * @property {string} description what it is, for the docs and the SCENARIO setting
+ * @property {string} proto the .proto file
+ * @property {string[]} protoPath its import directories
+ * @property {string} rpc `package.Service/Method`
+ * @property {string|null} request the request samples (null: the empty message)
+ * @property {string|null} response the response samples (null: the empty message)
+ */
+
+/** @type {Readonly<Record<string, Readonly<BuiltInService>>>} */
+export const BUILT_IN_SERVICES = Object.freeze({
+  // OTLP export: what an OpenTelemetry SDK sends a collector, over OTLP/gRPC (port 4317) or OTLP/HTTP (4318, protobuf or
+  // JSON). The requests are opentelemetry-proto's examples (ids converted to base64, proto/otlp/SOURCE.md); a collector
+  // answers an empty Export*ServiceResponse when it accepts everything.
+  'otlp-traces': {
+    description: 'OTLP trace export (opentelemetry-proto\'s example request; an empty response)',
+    proto: 'otlp/opentelemetry/proto/collector/trace/v1/trace_service.proto',
+    protoPath: ['otlp'],
+    rpc: 'opentelemetry.proto.collector.trace.v1.TraceService/Export',
+    request: 'otlp/examples/traces.json',
+    response: null,
+  },
+  'otlp-metrics': {
+    description: 'OTLP metrics export (opentelemetry-proto\'s example request; an empty response)',
+    proto: 'otlp/opentelemetry/proto/collector/metrics/v1/metrics_service.proto',
+    protoPath: ['otlp'],
+    rpc: 'opentelemetry.proto.collector.metrics.v1.MetricsService/Export',
+    request: 'otlp/examples/metrics.json',
+    response: null,
+  },
+  'otlp-logs': {
+    description: 'OTLP logs export (opentelemetry-proto\'s example request; an empty response)',
+    proto: 'otlp/opentelemetry/proto/collector/logs/v1/logs_service.proto',
+    protoPath: ['otlp'],
+    rpc: 'opentelemetry.proto.collector.logs.v1.LogsService/Export',
+    request: 'otlp/examples/logs.json',
+    response: null,
+  },
+  // A response-heavy RPC: a page of 50 products per answer (proto/examples/catalog, made by scripts/catalog-examples.js).
+  catalog: {
+    description: 'a product catalog\'s ListProducts: small requests, pages of 50 products (about 22 kB of JSON) in answer',
+    proto: 'examples/catalog/v1/catalog.proto',
+    protoPath: ['.'],
+    rpc: 'examples.catalog.v1.CatalogService/ListProducts',
+    request: 'examples/catalog/requests.json',
+    response: 'examples/catalog/responses.ndjson',
+  },
+});

@@ -1,0 +1,174 @@
+// The user's request and response samples (issue 37): files in the proto3 JSON mapping (one object, a JSON array of
+// objects, or NDJSON) or binary (length-delimited messages, as ghz's -B takes), each parsed strictly for its message.
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import protobuf from 'protobufjs';
+import protojson from 'protobufjs/ext/protojson.js';
+import { median } from 'simple-statistics';
+import { OwnServiceError } from './schema.js';
+
+/**
+ * The bounds of a sample file: 10,000 messages and 64 MiB a file (issue 37); 4 MiB a message, gRPC's default maximum
+ * message size (grpc-js and grpc-go's `grpc.max_receive_message_length` default, 4 × 1024 × 1024 bytes).
+ */
+export const SAMPLE_LIMITS = Object.freeze({ messages: 10_000, fileBytes: 64 * 1024 * 1024, messageBytes: 4 * 1024 * 1024 });
+
+/** File name endings of binary samples: length-delimited messages (a varint length, then the message, repeated). */
+const BINARY = /\.(binpb|pb|bin)$/;
+
+/**
+ * The proto3 JSON mapping of a message as text: protobufjs's protojson (canonical names, 64-bit integers as strings,
+ * bytes as padded base64, well-known types as the spec writes them; fields at their default left out, as the spec's
+ * printers do by default).
+ * @param {protobuf.Type} type
+ * @param {protobuf.Message|object} message
+ * @returns {string}
+ */
+export const toJsonText = (type, message) => protojson.toJsonString(type, message);
+
+/**
+ * Parses a message from its proto3 JSON mapping, strictly: an unknown field, a wrong type, a 64-bit integer out of
+ * range, bad base64 or a bad timestamp throws, naming the field (protobufjs names it as `.package.Type.field`).
+ * @param {protobuf.Type} type
+ * @param {string|object} json the text, or a value JSON.parse made of it
+ * @returns {protobuf.Message}
+ * @throws {Error} the parser's reason
+ */
+export const fromJson = (type, json) => (typeof json === 'string' ? protojson.fromJsonString(type, json) : protojson.fromJson(type, json));
+
+/**
+ * @typedef {object} Samples
+ * @property {string} file the file, as given ('' for the default: one empty message)
+ * @property {string|null} sha256 of the file's bytes (null for the default)
+ * @property {protobuf.Message[]} messages in the file's order
+ * @property {number[]} protobufBytes each message's protobuf encoding, in bytes
+ * @property {number[]} jsonBytes each message's proto3 JSON mapping (compact, UTF-8), in bytes
+ */
+
+/**
+ * Reads a sample file for a message type.
+ * @param {string} setting the setting that named it, for errors (REQUEST, RESPONSE)
+ * @param {string|undefined} file the path; unset or '': one sample, the empty message
+ * @param {protobuf.Type} type
+ * @param {{messages: number, fileBytes: number, messageBytes: number}} [limits] default SAMPLE_LIMITS
+ * @returns {Samples}
+ * @throws {OwnServiceError} for a missing or empty file, one past the limits, or a sample not valid for its message:
+ *   the file, the sample's index (from 0) and the parser's field path and reason
+ */
+export function readSamples(setting, file, type, limits = SAMPLE_LIMITS) {
+  if (!file) return measured({ file: '', sha256: null, messages: [type.create({})] }, type, setting, limits);
+  const where = `${setting}=${file}`;
+  if (!existsSync(file) || !statSync(file).isFile()) throw new OwnServiceError(`${where}: no such file`);
+  const size = statSync(file).size;
+  if (size > limits.fileBytes) throw new OwnServiceError(`${where}: ${size} bytes, over the limit of ${limits.fileBytes} (64 MiB)`);
+  const bytes = readFileSync(file);
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  const messages = BINARY.test(file) ? binarySamples(where, bytes, type, limits) : jsonSamples(where, bytes.toString('utf8'), type, limits);
+  if (messages.length === 0) throw new OwnServiceError(`${where}: holds no sample`);
+  return measured({ file, sha256, messages }, type, setting, limits);
+}
+
+function measured(samples, type, setting, limits) {
+  const protobufBytes = samples.messages.map((m) => type.encode(m).finish().length);
+  const jsonBytes = samples.messages.map((m) => Buffer.byteLength(toJsonText(type, m)));
+  protobufBytes.forEach((n, i) => {
+    if (n > limits.messageBytes) {
+      throw new OwnServiceError(`${setting}=${samples.file}: sample ${i}: ${n} bytes encoded, over the limit of ${limits.messageBytes} (gRPC's default 4 MiB)`);
+    }
+  });
+  return { ...samples, protobufBytes, jsonBytes };
+}
+
+/** One object, a JSON array of objects, or NDJSON (one object a line; blank lines skipped). */
+function jsonSamples(where, text, type, limits) {
+  if (text.trim() === '') return [];
+  let values;
+  try {
+    const whole = JSON.parse(text);
+    values = Array.isArray(whole) ? whole : [whole];
+  } catch (err) {
+    const lines = text.split('\n');
+    // Not one JSON value: NDJSON, or a broken file (then the first line that does not parse is named).
+    if (lines.filter((l) => l.trim()).length < 2) throw new OwnServiceError(`${where}: not JSON (${err.message})`);
+    values = [];
+    lines.forEach((line, i) => {
+      if (line.trim() === '') return;
+      try {
+        values.push(JSON.parse(line));
+      } catch (lineErr) {
+        throw new OwnServiceError(`${where}: line ${i + 1}: not JSON (${lineErr.message})`);
+      }
+    });
+  }
+  if (values.length > limits.messages) throw new OwnServiceError(`${where}: ${values.length} samples, over the limit of ${limits.messages}`);
+  return values.map((value, i) => {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      throw new OwnServiceError(`${where}: sample ${i}: must be a JSON object (the message ${type.fullName.slice(1)})`);
+    }
+    try {
+      return fromJson(type, value);
+    } catch (err) {
+      throw new OwnServiceError(`${where}: sample ${i}: ${err.message}`);
+    }
+  });
+}
+
+/** Length-delimited messages: each a varint length, then that many bytes (protobuf's writeDelimited). */
+function binarySamples(where, bytes, type, limits) {
+  const reader = protobuf.Reader.create(bytes);
+  const messages = [];
+  while (reader.pos < reader.len) {
+    if (messages.length === limits.messages) throw new OwnServiceError(`${where}: more than ${limits.messages} samples, over the limit`);
+    const i = messages.length;
+    try {
+      const length = reader.uint32();
+      if (reader.pos + length > reader.len) throw new Error(`the length ${length} runs past the end of the file`);
+      messages.push(type.decode(bytes.subarray(reader.pos, reader.pos + length)));
+      reader.skip(length);
+    } catch (err) {
+      throw new OwnServiceError(`${where}: sample ${i}: not a length-delimited ${type.fullName.slice(1)} (${err.message})`);
+    }
+  }
+  return messages;
+}
+
+/**
+ * Where two messages of one type differ, as a path into their proto3 JSON mapping, or null when they are the same
+ * message: each is taken through its binary encoding first, so that a `float` field compares as the 32-bit value the
+ * wire carries (a JSON 0.1 and a decoded 0.10000000149011612 are one float), and map entries and JSON object members
+ * compare without regard to order.
+ * @param {protobuf.Type} type
+ * @param {protobuf.Message|object} a
+ * @param {protobuf.Message|object} b
+ * @returns {string|null} e.g. 'resourceSpans[0].scopeSpans[1].spans[3].traceId'
+ */
+export function firstDifference(type, a, b) {
+  const wire = (m) => protojson.toJson(type, type.decode(type.encode(m).finish()));
+  return differ(wire(a), wire(b), '');
+}
+
+function differ(x, y, at) {
+  if (x === y) return null;
+  if (typeof x !== 'object' || typeof y !== 'object' || x === null || y === null) return at || '(the message)';
+  if (Array.isArray(x) !== Array.isArray(y)) return at || '(the message)';
+  if (Array.isArray(x)) {
+    if (x.length !== y.length) return `${at} (${x.length} vs ${y.length} elements)`;
+    for (let i = 0; i < x.length; i++) {
+      const d = differ(x[i], y[i], `${at}[${i}]`);
+      if (d) return d;
+    }
+    return null;
+  }
+  for (const key of new Set([...Object.keys(x), ...Object.keys(y)])) {
+    const d = differ(x[key], y[key], at ? `${at}.${key}` : key);
+    if (d) return d;
+  }
+  return null;
+}
+
+/**
+ * min, median and max of a list of byte counts.
+ * @param {number[]} values at least one
+ * @returns {{min: number, median: number, max: number}}
+ */
+export const sizeSpread = (values) => ({ min: Math.min(...values), median: median(values), max: Math.max(...values) });

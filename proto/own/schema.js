@@ -1,0 +1,140 @@
+// The user's own service (issue 37): a schema given as a .proto file (with its import directories, as protoc's -I) or
+// as a FileDescriptorSet, and the one unary RPC of it that both twins serve. Everything here is the user's: nothing of
+// the message is known in advance. protobufjs 8 parses, encodes and decodes; its protojson extension is the proto3
+// JSON mapping (it passes every required ProtoJSON test of the protobuf conformance suite: its README's table).
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import protobuf from 'protobufjs';
+import 'protobufjs/ext/descriptor.js';
+
+/** A schema, an RPC or a sample the user gave that cannot be used: one line naming the file and the reason. */
+export class OwnServiceError extends Error {
+  /** @param {string} message what is wrong, naming the setting, the file and where in it */
+  constructor(message) {
+    super(message);
+    this.name = 'OwnServiceError';
+    this.code = 'ERR_OWN_SERVICE';
+  }
+}
+
+/** File name endings of a FileDescriptorSet (`buf build -o x.binpb`, `protoc --descriptor_set_out=x.pb`). */
+const DESCRIPTOR_SET = /\.(binpb|pb|protoset|desc)$/;
+
+/**
+ * @typedef {object} Schema
+ * @property {protobuf.Root} root every type, resolved
+ * @property {Array<{path: string, sha256: string}>} files what was read: the .proto files (imports included, the
+ *   well-known types bundled with protobufjs left out) or the descriptor set, each with the SHA-256 of its bytes
+ */
+
+/**
+ * Loads a schema: a .proto file with its imports, or a FileDescriptorSet.
+ * @param {{proto: string, protoPath?: string[]}} source proto: a path; protoPath: import directories searched in order
+ *   (protoc's -I); empty or absent: the .proto's own directory. `google/protobuf/*.proto` resolve to protobufjs's bundled
+ *   copies unless a directory holds them
+ * @returns {Schema}
+ * @throws {OwnServiceError} for a missing file, a syntax error (file and line, as protobufjs reports it), an import
+ *   found in no directory (naming PROTO_PATH), a type that resolves to nothing, or a descriptor set that does not decode
+ */
+export function loadSchema({ proto, protoPath = [] }) {
+  if (!existsSync(proto) || !statSync(proto).isFile()) throw new OwnServiceError(`PROTO=${proto}: no such file`);
+  const files = [];
+  const hashOf = (file) => files.push({ path: file, sha256: createHash('sha256').update(readFileSync(file)).digest('hex') });
+  let root;
+  if (DESCRIPTOR_SET.test(proto)) {
+    try {
+      root = protobuf.Root.fromDescriptor(readFileSync(proto));
+    } catch (err) {
+      throw new OwnServiceError(`PROTO=${proto}: not a FileDescriptorSet (${err.message})`);
+    }
+    hashOf(proto);
+  } else {
+    const dirs = protoPath.length ? protoPath.map((d) => path.resolve(d)) : [path.dirname(path.resolve(proto))];
+    root = new protobuf.Root();
+    // protobufjs parses each file right after resolving it, and names no file in a syntax error: the last one resolved is it.
+    let parsing = path.resolve(proto);
+    // protoc's resolution: an import is a path relative to one of the directories, the first that holds it wins.
+    root.resolvePath = (origin, target) => {
+      if (origin === '' || path.isAbsolute(target)) return (parsing = target);
+      for (const dir of dirs) {
+        const candidate = path.join(dir, target);
+        if (existsSync(candidate)) return (parsing = candidate);
+      }
+      if (target.startsWith('google/protobuf/')) return target; // protobufjs's bundled well-known types
+      throw new OwnServiceError(`${origin}: the import ${JSON.stringify(target)} is in none of PROTO_PATH's directories (${dirs.join(':')})`);
+    };
+    try {
+      root.loadSync(path.resolve(proto));
+    } catch (err) {
+      if (err instanceof OwnServiceError) throw err;
+      throw new OwnServiceError(`${parsing}: ${err.message}`);
+    }
+    for (const file of root.files) if (path.isAbsolute(file)) hashOf(file);
+  }
+  try {
+    root.resolveAll();
+  } catch (err) {
+    throw new OwnServiceError(`PROTO=${proto}: ${err.message}`);
+  }
+  return { root, files };
+}
+
+/**
+ * Every RPC of a schema, as `package.Service/Method`.
+ * @param {protobuf.Root} root
+ * @returns {string[]}
+ */
+export function rpcsOf(root) {
+  const out = [];
+  const walk = (ns) => {
+    for (const nested of ns.nestedArray) {
+      if (nested instanceof protobuf.Service) for (const m of nested.methodsArray) out.push(`${nested.fullName.slice(1)}/${m.name}`);
+      else if (nested instanceof protobuf.Namespace) walk(nested);
+    }
+  };
+  walk(root);
+  return out;
+}
+
+/**
+ * @typedef {object} Rpc
+ * @property {string} name `package.Service/Method`
+ * @property {string} path the HTTP/2 and HTTP path both twins serve it at: `/package.Service/Method`
+ * @property {string} service `package.Service`
+ * @property {string} method `Method`
+ * @property {protobuf.Type} requestType
+ * @property {protobuf.Type} responseType
+ */
+
+/**
+ * The unary RPC of a schema that the twins serve.
+ * @param {protobuf.Root} root a resolved schema
+ * @param {string} rpc `package.Service/Method`
+ * @returns {Rpc}
+ * @throws {OwnServiceError} for an RPC the schema lacks (listing those it has) or a streaming one (naming its kind)
+ */
+export function resolveRpc(root, rpc) {
+  const match = /^([A-Za-z_][\w.]*)\/([A-Za-z_]\w*)$/.exec(rpc);
+  if (!match) throw new OwnServiceError(`RPC=${rpc}: must be package.Service/Method, e.g. ${rpcsOf(root)[0] ?? 'acme.v1.Orders/Get'}`);
+  const [, serviceName, methodName] = match;
+  const service = root.lookup(serviceName);
+  const method = service instanceof protobuf.Service ? service.methods[methodName] : undefined;
+  if (!method) {
+    const rpcs = rpcsOf(root);
+    throw new OwnServiceError(`RPC=${rpc}: the schema has no such RPC; it has ${rpcs.length ? rpcs.join(', ') : 'none'}`);
+  }
+  if (method.requestStream || method.responseStream) {
+    const kind = method.requestStream && method.responseStream ? 'bidirectional streaming'
+      : method.requestStream ? 'client streaming' : 'server streaming';
+    throw new OwnServiceError(`RPC=${rpc}: is a ${kind} RPC; only unary RPCs are compared`);
+  }
+  return {
+    name: rpc,
+    path: `/${rpc}`,
+    service: serviceName,
+    method: methodName,
+    requestType: /** @type {protobuf.Type} */ (method.resolvedRequestType),
+    responseType: /** @type {protobuf.Type} */ (method.resolvedResponseType),
+  };
+}

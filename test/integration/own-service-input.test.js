@@ -1,0 +1,138 @@
+// An own service's bad input (issue 37): each is one line before anything starts, exit 1, from `node server` and from
+// the main job alike, never a stack trace. And at run time, a request that does not decode is answered INVALID_ARGUMENT
+// or 400 with the reason, and kills no worker.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { promisify } from 'node:util';
+import grpc from '@grpc/grpc-js';
+import { freePort, ROOT, startServer } from '../helpers/server.js';
+
+const run = promisify(execFile);
+const A = path.join(ROOT, 'test/fixtures/own/a');
+const B = path.join(ROOT, 'test/fixtures/own/b');
+const SHOP = path.join(A, 'shop/v1/shop.proto');
+const GOOD = { PROTO: SHOP, PROTO_PATH: `${A}:${B}`, RPC: 'shop.v1.ShopService/GetOrder' };
+
+let dir;
+before(async () => { dir = await mkdtemp(path.join(os.tmpdir(), 'own-input-')); });
+after(() => rm(dir, { recursive: true, force: true }));
+
+/** A file in the test's folder. */
+async function file(name, text) {
+  const at = path.join(dir, name);
+  await writeFile(at, text);
+  return at;
+}
+
+/**
+ * Runs a command with only these settings (and PATH), expecting it to stop.
+ * @returns {Promise<{code: number, stderr: string}>}
+ */
+async function stops(args, env) {
+  try {
+    await run(process.execPath, args, { cwd: ROOT, env: { PATH: process.env.PATH, ...env }, timeout: 60_000 });
+  } catch (err) {
+    return { code: err.code, stderr: err.stderr };
+  }
+  assert.fail(`${args.join(' ')} did not stop`);
+}
+
+/** Both the server and the job stop at once with exit 1 and one line matching `pattern`, no stack. */
+async function oneLine(env, pattern, { job = env } = {}) {
+  // Free ports, in case the server did not stop: it would then listen there, and the test fail on its exit.
+  const ports = { HTTP_PORT: String(await freePort()), GRPC_PORT: String(await freePort()) };
+  for (const [who, args, settings] of [['node server', ['server'], { ...env, HOST: '127.0.0.1', ...ports }],
+    ['the job', ['bench/cli.js', 'run', '--check-settings'], { ...job, K6_BIN: process.execPath, CAPACITY: '0' }]]) {
+    const { code, stderr } = await stops(args, settings);
+    const lines = stderr.trim().split('\n');
+    assert.equal(code, 1, `${who}: exit ${code}: ${stderr}`);
+    assert.equal(lines.length, 1, `${who}: not one line:\n${stderr}`);
+    assert.doesNotMatch(stderr, /\n\s+at /, `${who}: a stack trace`);
+    assert.match(lines[0], pattern, `${who}: ${lines[0]}`);
+  }
+}
+
+describe('bad input: one line before anything starts, from the server and the job', () => {
+  test('a .proto syntax error names the file and the line', async () => {
+    const proto = await file('broken.proto', 'syntax = "proto3";\npackage x;\nmessage M { string a = 1 }\n');
+    await oneLine({ PROTO: proto, RPC: 'x.S/M' }, new RegExp(`${proto}: illegal token '}'.*\\(line 3\\)`));
+  });
+
+  test('a missing import names PROTO_PATH', async () => {
+    await oneLine({ ...GOOD, PROTO_PATH: A }, /the import "common\/v1\/money\.proto" is in none of PROTO_PATH's directories/);
+  });
+
+  test('an RPC the schema lacks lists the RPCs it has', async () => {
+    await oneLine({ ...GOOD, RPC: 'shop.v1.ShopService/Nope' },
+      /RPC=shop\.v1\.ShopService\/Nope: the schema has no such RPC; it has shop\.v1\.ShopService\/GetOrder, shop\.v1\.ShopService\/WatchOrders/);
+  });
+
+  test('a streaming RPC is refused, naming its kind', async () => {
+    await oneLine({ ...GOOD, RPC: 'shop.v1.ShopService/WatchOrders' }, /is a server streaming RPC; only unary RPCs are compared/);
+  });
+
+  test('a sample not valid for its message: file, sample index, field and reason', async () => {
+    const cases = [
+      ['{"orderId":"a"}\n{"nope":1}\n', /sample 1: \.shop\.v1\.Order: unknown field: "nope"/],
+      ['[{"itemCount":"x"}]', /sample 0: \.shop\.v1\.Order\.itemCount: /],
+      ['[{"orderId":"a"},{"customerId":"99999999999999999999"}]', /sample 1: .*out of range for int64/],
+      ['{"createdAt":"2024-13-01T00:00:00Z"}', /sample 0: .*invalid timestamp/],
+    ];
+    for (const [i, [text, pattern]] of cases.entries()) {
+      const response = await file(`bad-${i}.json`, text);
+      await oneLine({ ...GOOD, RESPONSE: response }, new RegExp(`RESPONSE=${response}: ${pattern.source}`));
+    }
+    const request = await file('bad-request.ndjson', '{"orderId":"1"}\n{"orderId":5}\n');
+    const { code, stderr } = await stops(['bench/cli.js', 'run', '--check-settings'], { ...GOOD, REQUEST: request, K6_BIN: process.execPath, CAPACITY: '0' });
+    assert.equal(code, 1);
+    assert.match(stderr, new RegExp(`^bench: REQUEST=${request}: sample 1: \\.shop\\.v1\\.GetOrderRequest\\.orderId: .*\\n$`));
+  });
+
+  test('an empty sample file, and a sample over the size limit', async () => {
+    await oneLine({ ...GOOD, RESPONSE: await file('empty.json', '\n') }, /holds no sample/);
+    await oneLine({ ...GOOD, RESPONSE: await file('empty-array.json', '[]') }, /holds no sample/);
+    // 4 MiB and one byte of a string field: over gRPC's default maximum message size.
+    const huge = await file('huge.json', JSON.stringify({ customerNote: 'x'.repeat(4 * 1024 * 1024 + 1) }));
+    await oneLine({ ...GOOD, RESPONSE: huge }, /sample 0: \d+ bytes encoded, over the limit of 4194304/);
+  });
+
+  test('RPC without PROTO, and a listener that cannot serve an own service', async () => {
+    const { code, stderr } = await stops(['server'], { RPC: 'a.B/C' });
+    assert.equal(code, 2); // a settings error, as every other
+    assert.match(stderr, /invalid setting RPC="a\.B\/C": needs PROTO/);
+    const job = await stops(['bench/cli.js', 'run', '--check-settings'], { ...GOOD, MODES: 'http,connect-grpc', K6_BIN: process.execPath });
+    assert.match(job.stderr, /the connect-grpc mode cannot serve an own service/);
+  });
+});
+
+describe('at run time, a request that does not decode', () => {
+  let server;
+  before(async () => { server = await startServer({ MODE: 'http,grpc', ...GOOD, RESPONSE: path.join(ROOT, 'test/fixtures/own/responses.json') }); });
+  after(() => server?.stop());
+
+  test('HTTP: 400 naming the field; gRPC: INVALID_ARGUMENT with the reason; the worker lives and answers', async () => {
+    const [pid] = server.workerPids();
+    const post = (body) => fetch(`http://127.0.0.1:${server.ports.http}/shop.v1.ShopService/GetOrder`,
+      { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    for (const [body, pattern] of [['{"orderId":5}', /GetOrderRequest\.orderId/], ['{"nope":true}', /unknown field: "nope"/], ['{', /JSON/]]) {
+      const res = await post(body);
+      assert.equal(res.status, 400, body);
+      assert.match((await res.json()).message, pattern);
+    }
+    const client = new grpc.Client(`127.0.0.1:${server.ports.grpc}`, grpc.credentials.createInsecure());
+    const status = await new Promise((resolve) => {
+      // Field 1 as a varint where the schema has a string: not a GetOrderRequest.
+      client.makeUnaryRequest('/shop.v1.ShopService/GetOrder', (b) => b, (b) => b, Buffer.from([0x0a, 0xff]), (err) => resolve(err));
+    });
+    client.close();
+    assert.equal(status?.code, grpc.status.INVALID_ARGUMENT);
+    assert.match(status.details, /not a valid shop\.v1\.GetOrderRequest/);
+    const ok = await post('{"orderId":"1"}');
+    assert.equal(ok.status, 200);
+    assert.deepEqual(server.workerPids(), [pid]);
+  });
+});
