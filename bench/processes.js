@@ -150,6 +150,8 @@ export async function waitGone(pids, timeoutMs) {
  *   resolves with the first line from index `from` (default 0) that matches; rejects after
  *   `timeoutMs` (default 5000) or when the primary exits first, with the output
  * @property {() => number[]} workerPids pids of every worker that logged 'worker listening'
+ * @property {() => number[]} pids the primary's pid and workerPids (the pid of the command started: a wrapper such as taskset or
+ *   `ip netns exec` execs the server in its place)
  * @property {Promise<[number|null, string|null]>} exited exit code and signal of the primary, once
  *   its output is read (or 500 ms after its exit, if workers still hold the pipe)
  * @property {(options?: {timeoutMs?: number}) => Promise<number|null>} stop SIGTERM to the primary,
@@ -291,10 +293,19 @@ export async function startServer({ env = {}, cpus, readyTimeoutMs = 15000, node
     await exited;
   };
   return { proc, ports, httpPort: ports.http, grpcPort: ports.grpc, lines, stop, kill, exited, waitForLine, workerPids,
-    output: () => output, stderr: () => errors };
+    pids: () => [proc.pid, ...workerPids()], output: () => output, stderr: () => errors };
 }
 
-let clockTicks;
+let ticks;
+/**
+ * Ticks per second of the CPU times in /proc (USER_HZ: `getconf CLK_TCK`, normally 100; proc(5)), read once.
+ * @returns {number}
+ */
+export function clockTicks() {
+  ticks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
+  return ticks;
+}
+
 /**
  * CPU seconds (user + system) a live process has used so far, from /proc/<pid>/stat.
  * @param {number} pid
@@ -302,11 +313,10 @@ let clockTicks;
  * @throws {Error} when the process is gone
  */
 export function cpuSecondsOf(pid) {
-  clockTicks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   // Fields after the command name, which is in parentheses and may hold spaces; utime and stime are fields 14 and 15.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / clockTicks;
+  return (Number(fields[11]) + Number(fields[12])) / clockTicks();
 }
 
 /**

@@ -13,27 +13,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { mulberry32 } from '../bench/report/stats.js';
 
 /** Products per page, and pages. */
 export const PAGE_SIZE = 50;
 export const PAGES = 3;
 
 const FILTER = Object.freeze({ tags: ['outdoor', 'camping'] });
-
-/**
- * A seeded PRNG (mulberry32): the same seed gives the same sequence on every platform.
- * @param {number} seed 32-bit seed
- * @returns {() => number} uniform in [0, 1)
- */
-export function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6D2B79F5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const BRANDS = ['Nordkap', 'Alpenglow', 'Fjällgrå', 'Cascade Works', 'Trailhead', 'Sierra & Pine', 'Brume', 'Kestrel'];
 const PRODUCTS = [

@@ -13,6 +13,7 @@ import { GZIP_LEVEL } from './compression.js';
 import { admitAnswer } from './memory-budget.js';
 import { fromJson, toJsonText } from '../proto/own/samples.js';
 import { inTurn } from '../proto/own/service.js';
+import { requestOf } from '../proto/own/http-rule.js';
 
 /**
  * A large answer refused by the memory budget (server/memory-budget.js): 503 with Retry-After, and the connection
@@ -94,6 +95,56 @@ async function serveOwnRpc(app, { rpc, responses }, encoding) {
       if (!admitAnswer(answer.bytes)) return overBudget(reply);
       return reply.type(type).send(encode(responseType, answer.message));
     });
+  });
+  if (encoding === 'json' && rpc.bindings.length) await serveHttpRules(app, rpc, next);
+}
+
+/**
+ * The RPC's google.api.http routes, as grpc-gateway maps them (proto/own/http-rule.js): the request message made from
+ * the path's variables, the query and the body, then parsed strictly (400 naming the field); the answer the next
+ * response sample in the proto3 JSON mapping, as on the RPC's own route (the same turn).
+ * @param {import('fastify').FastifyInstance} app
+ * @param {import('../proto/own/schema.js').Rpc} rpc
+ * @param {() => {message: object, bytes: number}} next the response samples in turn
+ * @returns {Promise<void>}
+ */
+async function serveHttpRules(app, rpc, next) {
+  const routes = new Map(); // method and route, to the bindings that share it, tried in order
+  for (const b of rpc.bindings) routes.set(`${b.method} ${b.route}`, [...(routes.get(`${b.method} ${b.route}`) ?? []), b]);
+  const bad = (why) => Object.assign(new Error(`the request is not a valid ${rpc.requestType.fullName.slice(1)}: ${why}`),
+    { statusCode: 400, code: 'ERR_BAD_REQUEST_MESSAGE' });
+  await app.register(async (scope) => {
+    // The body is JSON, but not always the request message (`body: "field"`): parsed as JSON here, strictly below.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+      try {
+        done(null, body === '' ? undefined : JSON.parse(/** @type {string} */ (body)));
+      } catch (err) {
+        done(bad(err.message));
+      }
+    });
+    for (const [key, bindings] of routes) {
+      const [method, url] = key.split(' ');
+      scope.route({
+        method, url,
+        handler: (request, reply) => {
+          const [pathname, search = ''] = request.url.split('?', 2);
+          const hit = bindings.map((b) => [b, pathname.match(b.pattern)]).find(([, m]) => m);
+          if (!hit) return reply.callNotFound();
+          servedRequests.http++;
+          let message;
+          try {
+            message = fromJson(rpc.requestType, requestOf(hit[0], hit[1], new URLSearchParams(search), request.body));
+          } catch (err) {
+            throw bad(err.message);
+          }
+          void message; // decoded as a service would; the answer does not depend on it
+          const answer = next();
+          if (!admitAnswer(answer.bytes)) return overBudget(reply);
+          return reply.type('application/json').send(toJsonText(rpc.responseType, answer.message));
+        },
+      });
+    }
   });
 }
 

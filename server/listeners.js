@@ -77,13 +77,13 @@ export const LISTENERS = Object.freeze({
   'peer-http': {
     portSetting: 'PEER_HTTP_PORT', defaultPort: 3005, protocol: 'peer fastify',
     label: 'same JSON · HTTP/1.1 · plain fastify app (peer)',
-    transport: 'HTTP/1.1', load: { tool: 'wrk', request: 'get' }, alpn: null, hardened: false, probe: null, ownRpc: false,
+    transport: 'HTTP/1.1', load: { tool: 'wrk', request: 'get' }, alpn: null, hardened: false, probe: null, ownRpc: true,
     start: async (options) => (await import('./peer-http.js')).startPeerHttp(options),
   },
   'peer-grpc': {
     portSetting: 'PEER_GRPC_PORT', defaultPort: 4005, protocol: 'peer grpc-js',
     label: 'same protobuf · gRPC (HTTP/2) · plain grpc-js, proto-loader (peer)',
-    transport: 'HTTP/2', load: { tool: 'h2load', request: 'grpc' }, alpn: null, hardened: false, probe: null, ownRpc: false,
+    transport: 'HTTP/2', load: { tool: 'h2load', request: 'grpc' }, alpn: null, hardened: false, probe: null, ownRpc: true,
     start: async (options) => (await import('./peer-grpc.js')).startPeerGrpc(options),
   },
   'connect-grpc': {

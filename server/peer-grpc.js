@@ -4,23 +4,47 @@
 // project's hardening, interceptors or codec: "ours ÷ peer" in `npm run targets` is then what the project's own
 // code costs on top of the library (or saves: its prebuilt protobufjs messages skip that conversion).
 // The examples: https://github.com/grpc/grpc-node/blob/master/examples/helloworld/dynamic_codegen/greeter_server.js
+import { readFileSync } from 'node:fs';
 import grpc from '@grpc/grpc-js';
 import protoLoader from '@grpc/proto-loader';
 import { PROTO_PATH, scenarioKey, scenarioPayloads } from '../proto/index.js';
 import { SCENARIOS, SERVICE_NAME } from '../proto/payload.js';
 import { bindInsecure } from './grpc-bind.js';
+import { inTurn } from '../proto/own/service.js';
+
+/**
+ * Adds the user's RPC, as grpc-node's examples would serve it: proto-loader's definition, plain objects in turn.
+ * @param {import('@grpc/grpc-js').Server} server
+ * @param {import('../proto/own/service.js').OwnService} own
+ * @param {{PROTO?: string, PROTO_PATH?: string}} settings where the schema is
+ */
+function addOwnService(server, own, { PROTO, PROTO_PATH }) {
+  const packageDefinition = /\.(binpb|pb|protoset|desc)$/.test(PROTO)
+    ? protoLoader.loadFileDescriptorSetFromBuffer(readFileSync(PROTO), USUAL)
+    : protoLoader.loadSync(PROTO, { ...USUAL, includeDirs: (PROTO_PATH ?? '').split(':').filter(Boolean) });
+  const definition = /** @type {import('@grpc/grpc-js').ServiceDefinition} */ (/** @type {unknown} */ (packageDefinition[own.rpc.service]));
+  const method = definition[own.rpc.method];
+  // The samples as the plain objects such a server's data layer hands it, through the loader's own decoder.
+  const asObject = /\.(binpb|pb|protoset|desc)$/.test(PROTO) ? method : protoLoader.loadSync(PROTO,
+    { ...USUAL, defaults: false, includeDirs: (PROTO_PATH ?? '').split(':').filter(Boolean) })[own.rpc.service][own.rpc.method];
+  const next = inTurn(own.responses.messages.map((m) => asObject.responseDeserialize(Buffer.from(own.rpc.responseType.encode(m).finish()))));
+  server.addService(definition, { [own.rpc.method]: (call, callback) => callback(null, next()) });
+}
 
 /** The options grpc-node's examples pass to loadSync. */
 const USUAL = { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true };
 
 /**
  * Starts the peer grpc-js server of one worker: every RPC a scenario uses, answering its request's scenario with a
- * plain object; a request that selects no scenario gets INVALID_ARGUMENT.
- * @param {{host: string, port: number}} options
+ * plain object; a request that selects no scenario gets INVALID_ARGUMENT. With `own`, the user's RPC as such a server
+ * would serve it: its schema loaded by proto-loader's loadSync (PROTO_PATH as includeDirs) or, for a FileDescriptorSet,
+ * loadFileDescriptorSetFromBuffer, and the response samples as plain objects, in turn.
+ * @param {{host: string, port: number, settings?: {PROTO?: string, PROTO_PATH?: string},
+ *   own?: import('../proto/own/service.js').OwnService|null}} options
  * @returns {Promise<{close: () => Promise<void>, forceClose: () => void}>}
  * @throws {Error & {code?: string}} when the port cannot be bound (code: its errno, server/grpc-bind.js)
  */
-export async function startPeerGrpc({ host, port }) {
+export async function startPeerGrpc({ host, port, settings = {}, own = null }) {
   const definition = /** @type {any} */ (grpc.loadPackageDefinition(protoLoader.loadSync(PROTO_PATH, USUAL)));
   const { service } = SERVICE_NAME.split('.').reduce((pkg, name) => pkg[name], definition);
   // The very messages the other listeners send, as the plain objects such a server's data layer would hand it: the
@@ -44,6 +68,7 @@ export async function startPeerGrpc({ host, port }) {
   handlers.GetUser = (call, callback) => callback(null, user);
   const server = new grpc.Server();
   server.addService(service, handlers);
+  if (own) addOwnService(server, own, settings);
   await bindInsecure(server, host, port);
   return {
     close: () => new Promise((resolve) => { server.tryShutdown(() => resolve()); }),

@@ -29,6 +29,8 @@ import { MODE_NAMES, MODES } from '../modes.js';
 import { renderTargets, targetRow } from '../report/targets.js';
 import { measureK6Overhead } from '../passes/k6-overhead.js';
 import { LISTENERS } from '../../server/listeners.js';
+import { prepareOwn, scenariosOf } from '../own-service.js';
+import { loadOwnService } from '../../proto/own/service.js';
 
 /** The HTTP/2 load with many requests in flight per connection, beside one in flight on VUS connections (h2load -c8 -m32). */
 export const MANY_STREAMS = Object.freeze({ connections: 8, streams: 32 });
@@ -73,6 +75,9 @@ export async function preflight(settings = {}) {
   }
   await requireCapacityTools(DECOMPOSITION);
   if (!splitCores(allowedCpus()).k6Cpus) throw new BenchError('the targets need two cores: one for the server, one for the load generator');
+  const sources = scenariosOf(/** @type {any} */ (settings)).filter((s) => s.source);
+  if (sources.length > 1) throw new BenchError('npm run targets measures one own service at a time: name one in SCENARIO, or RPC');
+  for (const { source } of sources) loadOwnService(source); // a bad schema or sample: one line, before anything starts
 }
 
 /**
@@ -93,22 +98,28 @@ export async function main(settings) {
   });
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'targets-'));
   try {
+    // An own service (SCENARIO=otlp-traces, or RPC): the listeners and their peers serve it, the load tools ask for its
+    // first request sample, and the listeners that cannot serve it (connect-node's) are left out. Else the demo's User.
+    const { scenario, source } = scenariosOf(settings).find((s) => s.source) ?? { scenario: 'user', source: null };
+    const own = source ? await prepareOwn(source, scratch, scenario) : null;
+    const decomposed = own ? DECOMPOSITION.filter((l) => LISTENERS[l].ownRpc) : DECOMPOSITION;
     // The server keeps its accounting (always, in the decomposition pass), as in the main job: ours is measured with everything of ours on.
     const pass = {
-      scenario: 'user', settings: { ...settings, WORKERS: 1 }, cores,
+      scenario, settings: { ...settings, WORKERS: 1 }, cores, own,
       durationS: durationMs(settings.DURATION) / 1000, warmupS: durationMs(settings.WARMUP) / 1000,
     };
     const compared = MODE_NAMES.filter((mode) => MODES[mode].peer && MODES[mode].bare);
-    const runs = await measureDecomposition({ ...pass, listeners: targetRuns(compared, DECOMPOSITION) });
+    const runs = await measureDecomposition({ ...pass, listeners: targetRuns(compared, decomposed) });
     // The decomposition's table in the registry's order, the A/A runs last.
-    const decomposition = decompositionReport('user', Object.fromEntries(
-      [...DECOMPOSITION, ...Object.keys(runs)].filter((k, i, all) => all.indexOf(k) === i).map((k) => [k, runs[k]])));
+    const decomposition = decompositionReport(scenario, Object.fromEntries(
+      [...decomposed, ...Object.keys(runs)].filter((k, i, all) => all.indexOf(k) === i).map((k) => [k, runs[k]])));
     // The HTTP/2 modes again with many streams per connection: their listeners, interleaved per repeat.
     const http2Modes = compared.filter((mode) => LISTENERS[MODES[mode].listener].transport === 'HTTP/2');
     const manyLoad = `h2load -c${MANY_STREAMS.connections} -m${MANY_STREAMS.streams}`;
     const manyRuns = http2Modes.length === 0 ? {} : await measureDecomposition({ ...pass, ...MANY_STREAMS, listeners: targetRuns(http2Modes) });
-    // The k6 scripts of the modes that have a target (connect-grpc runs grpc's; connect-json's are the HTTP shape).
-    const k6Modes = MODE_NAMES.filter((mode) => PERFORMANCE_TARGETS[`k6-${mode}/k6-minimal-${mode}`]);
+    // The k6 scripts of the modes that have a target (connect-grpc runs grpc's; connect-json's are the HTTP shape); the
+    // minimal scripts load the demo's User only, so not for an own service.
+    const k6Modes = own ? [] : MODE_NAMES.filter((mode) => PERFORMANCE_TARGETS[`k6-${mode}/k6-minimal-${mode}`]);
     const k6 = await measureK6Overhead({ ...settings, WORKERS: 1 }, cores, scratch, k6Modes);
     const toolOf = (mode) => LISTENERS[MODES[mode].listener].load.tool;
     const results = [
@@ -117,10 +128,10 @@ export async function main(settings) {
       ...k6Modes.map((mode) => targetRow(
         `k6 ${MODES[mode].scripts.local} / ${MODES[mode].minimalScript}`, k6[mode], PERFORMANCE_TARGETS[`k6-${mode}/k6-minimal-${mode}`])),
     ];
-    const setup = `${settings.REPEATS} repeat(s), ${settings.DURATION} each after ${settings.WARMUP} warm-up, ${settings.VUS} connections/VUs; `
+    const setup = `${own ? `${own.service.rpc.name} (${scenario}); ` : ''}${settings.REPEATS} repeat(s), ${settings.DURATION} each after ${settings.WARMUP} warm-up, ${settings.VUS} connections/VUs; `
       + 'per repeat ours, its peer, ours again (the A/A row: the machine alone) and bare side by side, the order reversed every other repeat; '
       + `1 server worker, its initial heap ${DECOMPOSITION_HEAP_MB} MiB (WORKER_INITIAL_HEAP_MB); ${cores.description}`;
-    const decompositions = [decomposition, ...(http2Modes.length ? [decompositionReport('user', manyRuns, manyLoad)] : [])];
+    const decompositions = [decomposition, ...(http2Modes.length ? [decompositionReport(scenario, manyRuns, manyLoad)] : [])];
     const markdown = renderTargets({ results, setup, decompositions, provenance });
     process.stdout.write(`\n${markdown}`);
     await mkdir(settings.RESULTS_DIR, { recursive: true });

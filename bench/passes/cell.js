@@ -1,11 +1,11 @@
 // One measured cell of the main job (bench/commands/run.js): the server started where the placement puts it,
 // warmed up and measured by k6 (one process, or K6_INSTANCES merged), with what is read around the measured run:
-// the server's own accounting, profiles, the link's and the balancer's counters, capacity and wire bytes. Its
+// the server's own accounting, the machine's noise, profiles, the link's and the balancer's counters, capacity and wire bytes. Its
 // figures go into the k6 summary's `bench.run`; it renders nothing.
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { BenchError } from '../errors.js';
-import { runK6 } from '../processes.js';
+import { clockTicks, runK6 } from '../processes.js';
 import { durationMs } from '../settings/validators.js';
 import { measureCapacity } from './capacity.js';
 import { startCapture } from './wire.js';
@@ -13,6 +13,8 @@ import { figuresOf } from '../report/summary.js';
 import { executionSegments, mergeFiles, sampleOutputArgs } from './k6-split.js';
 import { combineWindows, serverWindow } from '../report/server-stats.js';
 import { scrapeServer } from './scrape.js';
+import { coreSides, readMachine } from './machine-noise.js';
+import { machineWindow } from '../report/machine-noise.js';
 import { slotName } from '../placement/replicas.js';
 import { startProfiles, stopProfiles } from './profile.js';
 import { PROFILE_INTERVAL_US } from '../../server/profiling.js';
@@ -44,7 +46,8 @@ const isZero = (duration) => /^(0+(\.0+)?(ms|s|m|h))+$/.test(duration);
 /**
  * One measured cell: server up (where the placement puts it), warm-up, measured run, server
  * down. Records the k6 CPU use, the core split, the server's own accounting of the measured run
- * (its admin endpoint read right before and right after it) and, over a link, the link's
+ * (its admin endpoint read right before and right after it), the machine's noise on the pinned cores over it (steal and
+ * other processes' CPU, bench/report/machine-noise.js) and, over a link, the link's
  * byte and packet counters of the run, in the summary's `bench.run`.
  * @param {{mode: string, scenario: string, label: string, compression?: 'off'|'gzip',
  *   node?: ServerNode|null, clientCeiling?: import('./calibrate.js').ClientCeiling|null,
@@ -91,14 +94,14 @@ export async function measureCell({ mode, scenario, label, compression = 'off', 
     let window;
     let wire;
     try {
-      window = await measuredWindow({ cell, link, admins, settings, label, mode, node, run: () => measuredRun({
+      window = await measuredWindow({ cell, link, admins, settings, label, mode, node, sides: coreSides(cores, placement), run: () => measuredRun({
         settings, cores, scratch, label, summaryFile, env: { ...dashboardEnv(settings, label), ...tls.env },
         argsOf: (file, flags) => argsOf({ duration: settings.DURATION, rate: settings.RATE, summaryFile: file, flags }),
       }) });
     } finally {
       wire = await capture?.stop();
     }
-    const { run, accounting, linkRun, windows, balancerRun, profile } = window;
+    const { run, accounting, linkRun, windows, balancerRun, profile, machine } = window;
     await writeFile(log, `--- measured run\n${run.output}`, { flag: 'a' });
     if (run.code !== 0) throw new BenchError(`k6 run against ${host} failed (exit ${run.code}):\n${k6Failure(run.output, log)}`);
     const capacity = settings.CAPACITY === '1' ? await measureCapacity({
@@ -128,6 +131,7 @@ export async function measureCell({ mode, scenario, label, compression = 'off', 
       capacity,
       wire,
       server: accounting,
+      machine,
       link: linkRecord(settings, placement, linkCheck, linkRun),
       replicas: cell.replicas?.map((r, i) => ({
         ...r,
@@ -147,20 +151,25 @@ export async function measureCell({ mode, scenario, label, compression = 'off', 
 
 /**
  * The measured run and what is read around it: the server's accounting right before and right after it (so the
- * warm-up is left out of the server's figures), the profiles (PROFILE=1), the link's counters and the balancer's.
+ * warm-up is left out of the server's figures), the profiles (PROFILE=1), the link's counters and the balancer's, and /proc
+ * for the machine's noise, read last before the run and first after it.
  * @param {{cell: import('../placement/placement.js').Cell, link: import('../placement/link.js').Link|null, admins: string[],
  *   settings: import('../settings/bench.js').BenchSettings, label: string, mode: string,
- *   node: ServerNode|null, run: () => ReturnType<typeof measuredRun>}} around run: starts the measured run
+ *   node: ServerNode|null, sides: ReturnType<typeof coreSides>, run: () => ReturnType<typeof measuredRun>}} around
+ *   run: starts the measured run; sides: the server's cores and k6's (machine-noise.js)
  * @returns {Promise<{run: Awaited<ReturnType<typeof measuredRun>>, accounting: object|undefined, linkRun: object|undefined,
- *   windows: object[], balancerRun: object|undefined, profile: object|undefined}>}
+ *   windows: object[], balancerRun: object|undefined, profile: object|undefined,
+ *   machine: import('../report/machine-noise.js').MachineNoise}>}
  * @throws {BenchError} when the accounting cannot be read, or names another Node release than the server was started with
  */
-async function measuredWindow({ cell, link, admins, settings, label, mode, node, run: measured }) {
+async function measuredWindow({ cell, link, admins, settings, label, mode, node, sides, run: measured }) {
   const before = await Promise.all(admins.map((a) => scrapeServer(a)));
   if (settings.PROFILE) await startProfiles(admins);
   const balancerBefore = cell.balancer && { cpu_s: cell.balancer.cpuSeconds(), requests: await cell.balancer.requests() };
   const linkBefore = link && { counters: link.counters(), proxyCpu: link.proxyCpuSeconds() };
+  const machineBefore = readMachine(cell.pids());
   const run = await measured();
+  const machine = machineWindow(machineBefore, readMachine(cell.pids()), sides, clockTicks());
   const linkRun = link ? linkDelta(link, linkBefore) : undefined;
   const after = await Promise.all(admins.map((a) => scrapeServer(a)));
   const profile = settings.PROFILE
@@ -173,7 +182,7 @@ async function measuredWindow({ cell, link, admins, settings, label, mode, node,
     throw new BenchError(`the ${mode} server reported Node ${accounting.node}, not the ${started} it was started with`);
   }
   const balancerRun = cell.balancer ? balancerRecord(cell.balancer, balancerBefore, await cell.balancer.requests()) : undefined;
-  return { run, accounting, linkRun, windows, balancerRun, profile };
+  return { run, accounting, linkRun, windows, balancerRun, profile, machine };
 }
 
 /** The link's byte and packet counters over the run, each way, and its proxy's CPU (s). */

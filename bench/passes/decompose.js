@@ -36,7 +36,9 @@ export const DECOMPOSITION = LISTENER_NAMES;
  * share its heap: a gRPC listener measured after grpc-js with proto-loader inherited that one's old space and
  * mark-compacts and served 20% less (docs/profiling.md, "Why ours ÷ peer swung").
  * @param {{scenario: string, settings: import('../settings/bench.js').BenchSettings, cores: ReturnType<import('../settings/cores.js').splitCores>,
- *   durationS: number, warmupS: number, listeners?: readonly string[], connections?: number, streams?: number}} options
+ *   durationS: number, warmupS: number, listeners?: readonly string[], connections?: number, streams?: number,
+ *   own?: import('../own-service.js').OwnRun|null}} options own: an own service, which every server serves and every
+ *   load asks for (its first request sample) in place of the scenario's
  *   listeners: the runs of each repeat, in turn: listener names, or againOf one for its A/A control (default: every
  *   listener once, DECOMPOSITION); connections: per listener (default VUS);
  *   streams: requests in flight per HTTP/2 connection (h2load -m, default 1). The server always keeps its accounting
@@ -48,7 +50,7 @@ export const DECOMPOSITION = LISTENER_NAMES;
  * @throws {BenchError} when a server does not start or a tool fails
  */
 export async function measureDecomposition({
-  scenario, settings, cores, durationS, warmupS, listeners = DECOMPOSITION, connections = settings.VUS, streams = 1,
+  scenario, settings, cores, durationS, warmupS, listeners = DECOMPOSITION, connections = settings.VUS, streams = 1, own = null,
 }) {
   const runs = Object.fromEntries(listeners.map((l) => [l, []]));
   const stamp = fileStamp();
@@ -62,7 +64,7 @@ export async function measureDecomposition({
       try {
         server = await startServer({
           env: serverEnv({ listener }, {
-            workers: settings.WORKERS, adminPort: Number(admin.split(':')[1]), settings: { WORKER_INITIAL_HEAP_MB: DECOMPOSITION_HEAP_MB },
+            workers: settings.WORKERS, adminPort: Number(admin.split(':')[1]), settings: { WORKER_INITIAL_HEAP_MB: DECOMPOSITION_HEAP_MB, ...own?.server },
           }),
           cpus: cores.serverCpus,
         });
@@ -70,7 +72,7 @@ export async function measureDecomposition({
         throw new BenchError(`the server (MODE=${listener}) did not start: ${err.message}`);
       }
       try {
-        const load = { listener, scenario, host: `127.0.0.1:${server.ports[listener]}`, connections, streams, cpus: cores.k6Cpus };
+        const load = { listener, scenario, host: `127.0.0.1:${server.ports[listener]}`, connections, streams, cpus: cores.k6Cpus, own };
         if (warmupS > 0) await measureCapacity({ ...load, durationS: warmupS });
         const before = await scrapeServer(admin);
         if (settings.PROFILE) await startProfiles([admin]);

@@ -25,6 +25,8 @@ const LINK_ADMIN_PORT = 9100;
  * @property {{iface: string, host: string}} capture where VERIFY_BYTES captures
  * @property {Record<string, string>|null} env what the job set in the server's environment (null: a server it did not start)
  * @property {() => Promise<unknown>} stop stops the server the cell started (nothing for a remote one)
+ * @property {() => number[]} pids the processes the job started for the cell on the server's cores, now: the server's primary and
+ *   every worker it logged (each replica's, and the balancer, with SERVERS > 1); empty for a remote server
  * @property {{caCert: string}|null} tls TLS=1: the CA certificate (PEM path) k6 verifies the server against; null: cleartext
  * @property {Array<{host: string, admin: string}>} [replicas] SERVERS > 1: each replica's listener and admin endpoint
  *   (bench/placement/replicas.js); `admin` is then null
@@ -82,7 +84,7 @@ function loopbackPlacement(certs, settings) {
       const port = portOfMode(server, mode);
       return {
         host: `127.0.0.1:${port}`, port, admin: `127.0.0.1:${adminPort}`, capture: { iface: 'lo', host: '127.0.0.1' }, env,
-        tls: tls.cell, stop: () => server.stop(),
+        tls: tls.cell, stop: () => server.stop(), pids: server.pids,
       };
     },
     check: async () => null,
@@ -119,7 +121,7 @@ async function linkPlacement(settings, cores) {
       const port = portOfMode(server, mode);
       return {
         host: link.hostOf(port), port, admin: `${link.serverAddress}:${LINK_ADMIN_PORT}`, env,
-        capture: { iface: link.hostIf, host: link.serverAddress }, tls: tls.cell, stop: () => server.stop(),
+        capture: { iface: link.hostIf, host: link.serverAddress }, tls: tls.cell, stop: () => server.stop(), pids: server.pids,
       };
     },
     check: () => link.check(),
@@ -141,7 +143,7 @@ function remotePlacement(settings) {
       const { host: address, port } = parseHost(remote, host);
       return {
         host, port, admin: settings.REMOTE_ADMIN_HOST || null, capture: { iface: 'any', host: address }, env: null,
-        tls: settings.TLS ? { caCert: settings.TLS_CA } : null, stop: async () => {},
+        tls: settings.TLS ? { caCert: settings.TLS_CA } : null, stop: async () => {}, pids: () => [],
       };
     },
     // Over a real link only the RTT can be measured without a probe on the far side: timed TCP connects.

@@ -208,6 +208,7 @@ export function replicasPlacement(settings) {
         balancer,
         tls: null, // TLS=1 is refused with SERVERS > 1 (bench/settings/bench.js)
         stop,
+        pids: () => [...started.flatMap(({ server }) => server.pids()), balancer.pid],
       };
     },
     check: async () => null,

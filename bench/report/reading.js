@@ -1,5 +1,6 @@
 // A short plain-language reading of a report: what differs between two columns and why.
 import { formatNumber as round, NOT_MEASURED } from '../format.js';
+import { CONFIDENCE, MIN_PAIRS, repeatsToSettle } from './stats.js';
 
 /** k6 at this share of its core (%) or more is the bottleneck, not the server: the sign used where no client's ceiling was measured. */
 export const CLIENT_BOUND_PCT = 90;
@@ -35,6 +36,62 @@ const times = (ratio) => (finite(ratio) ? `${ratio.toFixed(2)}×` : 'n/a');
 const fixed = (v, digits) => (finite(v) ? v.toFixed(digits) : NOT_MEASURED);
 
 /**
+ * @typedef {object} RatioClaim what a sentence may say of a ratio (ratioClaim)
+ * @property {boolean|null} settled the ratio's 95% interval excludes 1 (true) or includes it (false); null without an interval
+ * @property {string|null} note settled: the interval, to say beside the ratio ('95% interval 0.41× to 0.52×'); not settled:
+ *   what to say instead of the ratio's direction ('not settled at 5 repeats: 0.98×, its 95% interval 0.91× to 1.06× includes
+ *   no difference; about 12 repeats would likely settle it (an estimate: …)'); without an interval: why ('one run cannot
+ *   say: the interval needs REPEATS ≥ 3'); null where the report gives the ratio no interval at all (a summed row)
+ * @property {boolean} few no interval because the columns have fewer than MIN_PAIRS repeats (not because a figure is
+ *   missing from some runs): said once for a pair's reading
+ */
+
+/**
+ * What a sentence may say of a ratio of a report, by its 95% interval (`ratio_ci`, stats.js ratioInterval): a sentence
+ * states the ratio's direction only where the interval excludes 1, with the interval beside it; where the interval
+ * includes 1 it says "not settled at N repeats" instead, and how many repeats would likely settle it (stats.js
+ * repeatsToSettle, an estimate); with fewer than MIN_PAIRS repeats it claims neither, and says the interval needs more.
+ * @param {{ratio_ci?: Record<string, Record<string, import('./stats.js').Interval|null>>, modes: Record<string, {repeats: number}>}} report
+ * @param {string} base the baseline column
+ * @param {string} key the compared column
+ * @param {string} label the row (rows.js ROWS label, the key of `ratio_ci[pair]`)
+ * @param {number} ratio the ratio the sentence states: the two columns' medians, key ÷ base
+ * @param {(ratio: number) => string} show how the sentence writes a ratio (`0.47×`, `−53%`)
+ * @returns {RatioClaim}
+ * @throws {Error} when the report has no interval for the pair and row (a row label misspelt)
+ */
+export function ratioClaim(report, base, key, label, ratio, show) {
+  const pair = `${key}/${base}`;
+  if (!report.ratio_ci?.[pair] || !(label in report.ratio_ci[pair])) throw new Error(`the report has no interval of ${pair} for the row ${label}`);
+  const ci = report.ratio_ci[pair][label];
+  if (!ci || !finite(ratio)) return { settled: null, note: null, few: false };
+  if (ci.low === null || ci.high === null) {
+    const repeats = Math.min(report.modes[base].repeats, report.modes[key].repeats);
+    const few = ci.pairs >= repeats;
+    return { settled: null, few, note: few ? `${ci.why}: the interval needs REPEATS ≥ ${MIN_PAIRS}`
+      : `${ci.why}: both columns have it in ${ci.pairs} of ${repeats} runs, and the interval needs ${MIN_PAIRS}` };
+  }
+  const interval = `${CONFIDENCE * 100}% interval ${show(ci.low)} to ${show(ci.high)}`;
+  if (ci.settled) return { settled: true, note: interval, few: false };
+  // Every resample alike at 1 (the same figure in every run, as VUs): no difference, rather than a wait for more repeats.
+  if (ci.low === 1 && ci.high === 1) return { settled: false, note: `${show(ratio)}, no difference at ${ci.pairs} repeats`, few: false };
+  const n = repeatsToSettle(ci, ratio);
+  const more = n === null ? 'the medians are equal, so no number of repeats would settle it'
+    : `about ${n} repeats would likely settle it (an estimate: the interval narrows as 1/√n)`;
+  return { settled: false, note: `not settled at ${ci.pairs} repeats: ${show(ratio)}, its ${interval} includes no difference; ${more}`, few: false };
+}
+
+/**
+ * A ratio as a parenthesis states it: the ratio with its interval or why it has none, or, not settled, the claim's note alone.
+ * @param {RatioClaim} claim
+ * @param {string} shown the ratio as the sentence writes it
+ * @param {boolean} [quiet] leave out a `few` note (said once for the pair)
+ * @returns {string}
+ */
+export const stated = (claim, shown, quiet = false) => (claim.settled === false ? claim.note
+  : `${shown}${claim.note && !(quiet && claim.few) ? `; ${claim.note}` : ''}`);
+
+/**
  * Sentences comparing column `key` with the baseline column `base` of a report.
  * Byte overheads are derived: bytes per request minus the payload is what the
  * protocol adds (HTTP/1.1 text headers; HTTP/2 frames, HPACK headers, gRPC's
@@ -51,17 +108,28 @@ export function readingOf(report, base, key) {
   const failed = a.failed + b.failed + a.checks_failed + b.checks_failed;
   if (failed > 0) lines.push(`${failed} request(s) or check(s) failed: read the figures below with that in mind.`);
 
+  // Each ratio stated only as far as its interval settles it (ratioClaim); without one for want of repeats, said once here.
+  const claim = (label, field, show) => ratioClaim(report, base, key, label, b[field] / a[field], show);
+  const repeats = Math.min(a.repeats, b.repeats);
+  if (repeats < MIN_PAIRS) {
+    lines.push(`${repeats === 1 ? 'One run' : 'Two runs'} per column cannot say whether a ratio is settled: its interval needs REPEATS ≥ ${MIN_PAIRS}, `
+      + 'so the ratios here are as measured.');
+  }
+  const rps = claim('RPS (req/s)', 'rps', times);
+  const medians = `${round(b.rps)} vs ${round(a.rps)} req/s, medians`;
   const rpsLine = a.model === 'open'
     ? `Offered ${a.rate} req/s, ${key} completed ${round(b.rps)} and ${base} ${round(a.rps)} req/s (medians).`
-    : `${key} served ${times(b.rps / a.rps)} the RPS of ${base} (${round(b.rps)} vs ${round(a.rps)} req/s, medians).`;
+    : rps.settled === false ? `The RPS of ${key} against ${base} (${medians}) is ${rps.note}.`
+      : `${key} served ${times(b.rps / a.rps)} the RPS of ${base} (${stated(rps, medians, true)}).`;
   // The ratio is only as firm as the runs under each median (report.js WIDE_SPREAD, warned about above the table).
   const unsteady = [base, key].filter((k) => report.modes[k].wide_spread?.some((w) => w.field === 'rps'));
   const spreadLine = unsteady.length
     ? [`The runs of ${unsteady.join(' and ')} disagree on RPS (WIDE SPREAD, above the table): read this ratio with that in mind.`] : [];
   lines.push([rpsLine, ...spreadLine, ...clientLimit(report, base, key)].join(' '));
   if (finite(a.capacity_rps) && finite(b.capacity_rps) && a.capacity_rps > 0 && b.capacity_rps > 0) {
+    const capacity = claim('server capacity, wrk/h2load (req/s)', 'capacity_rps', times);
     lines.push(`Under native load generators (wrk for HTTP/1.1, h2load for gRPC, same concurrency) the servers reach ${round(b.capacity_rps)} vs `
-      + `${round(a.capacity_rps)} req/s (${times(b.capacity_rps / a.capacity_rps)}), their own ceilings; k6 reached `
+      + `${round(a.capacity_rps)} req/s (${stated(capacity, times(b.capacity_rps / a.capacity_rps), true)}), their own ceilings; k6 reached `
       + `${((b.rps / b.capacity_rps) * 100).toFixed(0)}% of it for ${key} and ${((a.rps / a.capacity_rps) * 100).toFixed(0)}% for ${base}, `
       + 'so where that share is low, k6 and not the server set the k6 figures.');
   }
@@ -77,19 +145,23 @@ export function readingOf(report, base, key) {
   }
 
   const overhead = (m) => m.received_per_request - m.payload_bytes;
-  const received = `Bytes received per request: ${fixed(b.received_per_request, 0)} vs ${fixed(a.received_per_request, 0)} (${pct(b.received_per_request / a.received_per_request)}). `;
+  const share = (label, field) => stated(claim(label, field, pct), pct(b[field] / a[field]), true);
+  const received = `Bytes received per request: ${fixed(b.received_per_request, 0)} vs ${fixed(a.received_per_request, 0)} `
+    + `(${share('received per request (bytes)', 'received_per_request')}). `;
+  const payload = share('payload per response (bytes)', 'payload_bytes');
   // Compressed responses: the payload row is the payload before compression, so received minus it means nothing.
   lines.push((a.compression ?? 'off') !== 'off'
     ? `${received}Both ${a.compression}-compressed; before compression the payload is ${b.payload_bytes} vs ${a.payload_bytes} bytes `
-      + `(${pct(b.payload_bytes / a.payload_bytes)}).`
-    : `${received}Encoding alone: the payload is ${b.payload_bytes} vs ${a.payload_bytes} bytes (${pct(b.payload_bytes / a.payload_bytes)}). `
+      + `(${payload}).`
+    : `${received}Encoding alone: the payload is ${b.payload_bytes} vs ${a.payload_bytes} bytes (${payload}). `
       + `Protocol around it: about ${fixed(overhead(b), 0)} vs ${fixed(overhead(a), 0)} bytes per response of headers and framing.`);
-  lines.push(`Bytes sent per request: ${fixed(b.sent_per_request, 0)} vs ${fixed(a.sent_per_request, 0)} (${pct(b.sent_per_request / a.sent_per_request)}); `
+  lines.push(`Bytes sent per request: ${fixed(b.sent_per_request, 0)} vs ${fixed(a.sent_per_request, 0)} (${share('sent per request (bytes)', 'sent_per_request')}); `
     + 'the requests carry no payload to speak of, so this is almost all headers and framing.');
   // The server's own accounting: where either column lacks it, the notes under the table say why (report.js).
   if (finite(a.server_cpu_us_per_request) && finite(b.server_cpu_us_per_request)) {
     lines.push(`The server's own accounting of the measured run: ${fixed(b.server_cpu_us_per_request, 0)} vs `
-      + `${fixed(a.server_cpu_us_per_request, 0)} µs of server CPU per request (${times(b.server_cpu_us_per_request / a.server_cpu_us_per_request)}), `
+      + `${fixed(a.server_cpu_us_per_request, 0)} µs of server CPU per request `
+      + `(${stated(claim('server CPU per request (µs)', 'server_cpu_us_per_request', times), times(b.server_cpu_us_per_request / a.server_cpu_us_per_request), true)}), `
       + `${fixed(b.server_gc_ms_per_1k_requests, 1)} vs ${fixed(a.server_gc_ms_per_1k_requests, 1)} ms of GC pauses per 1000 requests, `
       + `event-loop delay p99 ${fixed(b.server_eventloop_p99_ms, 2)} vs ${fixed(a.server_eventloop_p99_ms, 2)} ms and `
       + `RSS peak ${fixed(b.server_rss_peak_mib, 0)} vs ${fixed(a.server_rss_peak_mib, 0)} MiB (worst worker).`);

@@ -32,6 +32,34 @@ function cell(mode, field, digits, how) {
 }
 
 /**
+ * The mark of a ratio whose interval includes 1, as Go's benchstat marks a difference that is not significant.
+ */
+export const NOT_SETTLED_MARK = '~';
+
+/**
+ * A ratio cell: the ratio of medians, its 95% interval where the repeats give one (stats.js ratioInterval), and
+ * NOT_SETTLED_MARK where that interval includes 1; e.g. `0.47 [0.41–0.52]`, `0.98 [0.91–1.06] ~`.
+ * @param {number|null|undefined} ratio
+ * @param {import('./stats.js').Interval|null|undefined} ci
+ * @returns {string}
+ */
+function ratioCell(ratio, ci) {
+  const value = number(ratio, 2);
+  if (typeof ratio !== 'number' || typeof ci?.low !== 'number') return value;
+  return `${value} [${number(ci.low, 2)}–${number(ci.high, 2)}]${ci.settled ? '' : ` ${NOT_SETTLED_MARK}`}`;
+}
+
+/**
+ * The line under the table that says what the ratio cells' brackets are, and their mark where a cell has it.
+ * @param {boolean} marked some cell has NOT_SETTLED_MARK
+ * @returns {string}
+ */
+function ratioLegend(marked) {
+  return `Ratios: [low–high] is the ratio's 95% interval, a percentile bootstrap over the repeats paired by run (docs/report.md)`
+    + `${marked ? `; \`${NOT_SETTLED_MARK}\`: the interval includes 1, so these repeats do not settle which column is higher` : ''}.`;
+}
+
+/**
  * The report as a Markdown table with notes below it. A cell shows the median and,
  * for repeated runs, the (min–max) spread.
  * @param {ReturnType<typeof import('./report.js').buildReport>} report
@@ -52,9 +80,11 @@ export function renderMarkdown(report) {
   const rows = shown.map(({ label, field, digits, how }) => [
     label,
     ...keys.map((k) => cell(report.modes[k], field, digits, how)),
-    ...ratioKeys.map((r) => number(report.ratios[r][label], 2)),
+    ...ratioKeys.map((r) => ratioCell(report.ratios[r][label], report.ratio_ci?.[r]?.[label])),
   ]);
   const table = markdownTable([header, ...rows], { align: ['l', ...header.slice(1).map(() => 'r')] });
+  const cis = shown.flatMap(({ label }) => ratioKeys.map((r) => report.ratio_ci?.[r]?.[label])).filter((ci) => typeof ci?.low === 'number');
+  const legend = cis.length ? `${ratioLegend(cis.some((ci) => !ci.settled))}\n\n` : '';
   const m = report.modes[keys[0]];
   const load = m.model === 'open' ? `open model, ${m.rate} req/s` : `closed model, ${m.vus} VUs`;
   const via = report.via ? ` · ${report.via.title}` : '';
@@ -77,7 +107,7 @@ export function renderMarkdown(report) {
   // Under the scenario's title, so that with several scenarios it is not read as the previous one's.
   const verdict = report.verdict?.length ? `**Verdict.**\n\n${report.verdict.map((v) => `- ${v}`).join('\n')}\n\n` : '';
   const own = report.own ? renderOwnSizes(report.own) : '';
-  return `${warnings}${setup}${title}${verdict}${own}${link}${renderWideSpread(report)}${table}\n\n${reading}${instances}${notes.map((n) => `- ${n}`).join('\n')}\n`;
+  return `${warnings}${setup}${title}${verdict}${own}${link}${renderWideSpread(report)}${table}\n\n${legend}${reading}${instances}${notes.map((n) => `- ${n}`).join('\n')}\n`;
 }
 
 /** The warning above the table for columns whose runs disagree (aggregate's `wide_spread`); '' when none do. */

@@ -2,14 +2,16 @@
 // repeated runs, with their min-max spread) and the ratio of each column to the first, with the notes that say
 // when a ratio means less than it seems. Rows: rows.js; rendering: render.js; files: files.js.
 import { CLIENT_BOUND_PCT, readingOf } from './reading.js';
-import { verdictOf } from './verdict.js';
+import { verdictOf, verdictPair } from './verdict.js';
 import { columnKey, nodeOfKey, onNode } from '../modes.js';
 import { provenanceDifferences } from './provenance.js';
 import { profileBreakdown } from './profile.js';
 import { replicaShares } from './summary.js';
+import { disturbedNotes } from './machine-noise.js';
 import { formatNumber } from '../format.js';
 
 import { ROWS, aggregate, notMeasured, valueAt } from './rows.js';
+import { ratioInterval } from './stats.js';
 
 /**
  * The JSON report: each mode's combined figures and every column's ratio to the first.
@@ -18,13 +20,17 @@ import { ROWS, aggregate, notMeasured, valueAt } from './rows.js';
  * @param {{generatedAt?: Date, via?: {title: string, replicas: number, workers: number, balancer: string, note: string}|null}} [options]
  *   via: how the columns reached the servers when not directly (SERVERS > 1: through HAProxy to replicas)
  * @returns {{generated_at: string, scenario: string, order: string[], modes: Record<string, object>,
- *   ratios: Record<string, Record<string, number|null>>, client_bound: string[], notes: string[],
+ *   ratios: Record<string, Record<string, number|null>>, ratio_ci: Record<string, Record<string, import('./stats.js').Interval|null>>,
+ *   client_bound: string[], notes: string[],
  *   reading: string[], verdict: string[], link: object|null, provenance: object|null, k6_instances: Record<string, object[]>|null,
  *   name: string, via: object|null, replicas: Record<string, object[]>|null, compression: ReturnType<typeof compressionOf>,
  *   profile: object|null, own: import('../own-service.js').OwnRecord|null}}
  *   own: an own service's record (its sizes table; bench/own-service.js), null for the demo's scenarios;
  *   ratios[`${key}/${first}`][row label] = column median / first column median (with compressed columns, the pairs of
- *   ratioPairs instead); reading: plain-language sentences comparing each column with the first (of its compression); verdict: at most
+ *   ratioPairs instead); ratio_ci[pair][row label]: that ratio's 95% interval from the two columns' runs paired by repeat
+ *   (stats.js ratioInterval: {pairs, low, high, settled, why}; low, high and settled null with fewer than 3 pairs, `why`
+ *   saying so), null for a summed row, a ratio that is null, or a baseline not above 0 in a run; also for the verdict's
+ *   pair where the table has no ratio of it (MODES=grpc,http: `grpc/http` beside `ratios`' `http/grpc`); reading: plain-language sentences comparing each column with the first (of its compression); verdict: at most
  *   four plain sentences on the first gRPC/HTTP pair, each only where its figures support it (verdict.js); link: the link section's
  *   figures (null on loopback); provenance: what made the runs (bench/provenance.js); k6_instances: with
  *   K6_INSTANCES > 1, per column and run, the merged figures beside each k6 instance's (splitRuns); name: the
@@ -43,14 +49,28 @@ export function buildReport(columns, { generatedAt = new Date(), via = null } = 
   const [base] = columns.map((c) => c.key);
   /** @type {Record<string, Record<string, number|null>>} */
   const ratios = {};
+  /** @type {Record<string, Record<string, import('./stats.js').Interval|null>>} */
+  const ratioCi = {};
   const pairs = ratioPairs(columns.map((c) => c.key), modes);
-  for (const [key, over] of pairs) {
-    const ratio = (ratios[`${key}/${over}`] = {});
-    for (const { label, field } of ROWS) {
+  // The verdict's pair (its first gRPC/HTTP columns) has its intervals too, where it is no pair of the table's ratios.
+  const [http, grpc] = verdictPair({ order: columns.map((c) => c.key), modes }) ?? [];
+  /** @type {Array<[string, string]>} */
+  const extra = http && !pairs.some(([key, over]) => key === grpc && over === http) ? [[grpc, http]] : [];
+  const runsOf = (key) => columns.find((c) => c.key === key).runs;
+  for (const pair of [...pairs, ...extra]) {
+    const [key, over] = pair;
+    /** @type {Record<string, number|null>} */
+    const ratio = {};
+    const ci = (ratioCi[`${key}/${over}`] = {});
+    for (const { label, field, how } of ROWS) {
       const x = valueAt(modes[over], field);
       const y = valueAt(modes[key], field);
       ratio[label] = typeof x === 'number' && typeof y === 'number' && x !== 0 ? y / x : null;
+      // Per run, paired by repeat (the job interleaves the columns); a summed row (failures) is no median of runs.
+      ci[label] = how === 'median' && ratio[label] !== null
+        ? ratioInterval(runsOf(over).map((r) => valueAt(r, field)), runsOf(key).map((r) => valueAt(r, field))) : null;
     }
+    if (pairs.includes(pair)) ratios[`${key}/${over}`] = ratio;
   }
   const clientBound = columns.map((c) => c.key).filter((k) => modes[k].client_bound);
   const report = {
@@ -65,13 +85,14 @@ export function buildReport(columns, { generatedAt = new Date(), via = null } = 
     order: columns.map((c) => c.key),
     modes,
     ratios,
+    ratio_ci: ratioCi,
     client_bound: clientBound,
     k6_instances: splitRuns(modes),
     compression: compressionOf(modes, pairs),
     profile: profileOf(modes), // PROFILE=1 (bench/report/profile.js)
     // An own service's record (bench/own-service.js): its sizes table and provenance; null for the demo's scenarios.
     own: columns[0]?.runs.find((r) => r.run?.own)?.run.own ?? null,
-    notes: [...unfairness(modes), ...nodeMismatch(modes, pairs), ...unevenWorkers(modes), ...(via ? [via.note] : []), ...notesOf(modes, clientBound)],
+    notes: [...unfairness(modes), ...nodeMismatch(modes, pairs), ...unevenWorkers(modes), ...disturbedNotes(modes), ...(via ? [via.note] : []), ...notesOf(modes, clientBound)],
     reading: [], // filled below: the sentences read the report's own figures
     verdict: [], // likewise: at most four sentences on the first gRPC/HTTP pair (bench/report/verdict.js)
   };

@@ -3,6 +3,7 @@
 import { CLIENT_BOUND_PCT, CLIENT_BOUND_SHARE } from './reading.js';
 import { SERVER_FIELDS } from './server-stats.js';
 import { spread, wideSpread } from './stats.js';
+import { DISTURBED, disturbedRuns } from './machine-noise.js';
 
 
 /**
@@ -83,6 +84,22 @@ export const ROWS = Object.freeze([
   { label: 'k6 CPU (% of its cores)', field: 'k6_cpu_pct', digits: 0, how: 'median',
     what: 'k6\'s user + system CPU time over the run / (wall time × its cores); ≥ 90% in the median run marks the column client-bound '
       + '(`client_bound`); `k6_cpu_runs` counts the runs that reached it' },
+  // The machine's noise on the pinned cores over the k6 run (bench/report/machine-noise.js, from /proc): what a busy shared
+  // machine took from the server and k6 without a sign in their own figures.
+  { label: 'steal, server cores (%)', field: 'machine_steal_server_pct', digits: 1, how: 'median',
+    what: 'time the hypervisor ran something else on the server\'s pinned cores (`steal` of their `cpuN` lines in /proc/stat, read '
+      + 'right before and right after the k6 run) ÷ their time in that window. A run at '
+      + `${DISTURBED.steal * 100}% or more of steal, or ${DISTURBED.other * 100}% of other processes' CPU, on either side is named in a `
+      + 'DISTURBED note (`modes.<mode>.disturbed`); the parts of each figure are in each summary\'s `bench.run.machine`' },
+  { label: 'other processes\' CPU, server cores (%)', field: 'machine_other_server_pct', digits: 1, how: 'median',
+    what: 'busy time of the server\'s cores (the window\'s time less their idle, iowait and steal in /proc/stat) less the CPU time of the server\'s '
+      + 'own processes in the window (/proc/<pid>/stat of the primary, the workers and, with `SERVERS` > 1, HAProxy), ÷ the cores\' time: '
+      + 'other processes, the kernel\'s threads and the job\'s own (unpinned) process. Not measured over an emulated link' },
+  { label: 'steal, k6\'s cores (%)', field: 'machine_steal_k6_pct', digits: 1, how: 'median',
+    what: 'the same steal on k6\'s pinned cores' },
+  { label: 'other processes\' CPU, k6\'s cores (%)', field: 'machine_other_k6_pct', digits: 1, how: 'median',
+    what: 'the same on k6\'s cores, less k6\'s own CPU: the job\'s waited-for children\'s time (/proc/self/stat cutime + cstime), '
+      + 'as k6 starts and exits within the window' },
   // The server's own accounting of the measured window (bench/report/server-stats.js); the largest or worst worker where per worker.
   { label: 'requests served, server count', field: 'server_requests', digits: 0, how: 'median',
     what: 'the server\'s own count of requests over the measured window, warm-up left out (should equal k6\'s `requests`)' },
@@ -173,6 +190,16 @@ export const ROWS = Object.freeze([
 const BY_HAND = 'a k6 run started by hand records none';
 
 /**
+ * Why a run lacks one of the machine figures (bench/report/machine-noise.js): a run by hand or before the job read /proc, or the
+ * reason the run recorded (not pinned, TARGET=remote, an emulated link).
+ * @param {'server'|'k6'} side
+ * @param {'steal'|'other'} what
+ * @returns {(run: any) => string}
+ */
+const machineReason = (side, what) => (run) => (!run ? BY_HAND
+  : run.machine?.[side]?.[`${what}_reason`] ?? (run.machine ? 'the reading recorded no figure' : 'the run recorded no reading of /proc'));
+
+/**
  * @typedef {object} Measurement a figure of a run that the run may lack, measured beside k6's own figures, which a summary
  *   always has (bench/report/summary.js throws without them)
  * @property {string} what how the report names it, in a sentence (`k6's CPU was not measured`)
@@ -217,6 +244,16 @@ export const MEASUREMENTS = Object.freeze([
     what: 'the client\'s ceiling', plural: false, sign: 'client_ceiling_rps', fields: ['client_ceiling_rps', 'client_share'], onDemand: false,
     reason: (run) => (!run ? BY_HAND : run.client_ceiling?.reason ?? (run.client_ceiling ? 'the calibration recorded no rate' : 'the run recorded no calibration')),
   },
+  ...[['server', 'the server\'s cores'], ['k6', 'k6\'s cores']].flatMap(([side, cores]) => [
+    {
+      what: `steal on ${cores}`, plural: false, sign: `machine_steal_${side}_pct`, fields: [`machine_steal_${side}_pct`], onDemand: false,
+      reason: machineReason(/** @type {'server'|'k6'} */ (side), 'steal'),
+    },
+    {
+      what: `other processes' CPU on ${cores}`, plural: false, sign: `machine_other_${side}_pct`, fields: [`machine_other_${side}_pct`],
+      onDemand: false, reason: machineReason(/** @type {'server'|'k6'} */ (side), 'other'),
+    },
+  ]),
 ]);
 
 /**
@@ -277,7 +314,8 @@ function set(object, field, value) {
  *   core), `client_bound_by` ('ceiling', 'cpu' or null: neither measured), `client_bound_cpu` (the CPU sign alone), and `k6_cpu_runs` ({measured, client_bound}: the runs
  *   whose k6 CPU was measured, and of them those at ≥ 90%) and `wide_spread` (the checked rows whose runs disagree by more
  *   than WIDE_SPREAD of their median: {field, label, digits, median, min, max, range_pct, outliers: [{run (1-based, in
- *   `runs` order), file, value, off_pct (from the median)}]})
+ *   `runs` order), file, value, off_pct (from the median)}]}), `disturbed` (the runs whose pinned cores lost DISTURBED
+ *   or more of their time to steal or other processes: machine-noise.js Disturbance[])
  */
 export function aggregate(runs) {
   const [first] = runs;
@@ -317,6 +355,8 @@ export function aggregate(runs) {
   combined.client_bound = typeof share === 'number' ? share >= CLIENT_BOUND_SHARE : combined.client_bound_cpu;
   combined.k6_cpu_runs = { measured: cpu.length, client_bound: cpu.filter((v) => v >= CLIENT_BOUND_PCT).length };
   combined.limits = runs.map((r) => r.limit).filter(Boolean);
+  // The runs whose pinned cores lost DISTURBED or more to steal or other processes, for the report's DISTURBED note.
+  combined.disturbed = disturbedRuns(runs);
   combined.link = first.run?.link ?? null;
   combined.runs = runs.map((r) => ({
     file: r.file, run: r.run,

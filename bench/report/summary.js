@@ -5,6 +5,7 @@ import { HTTP_TIMED_OUT } from '../../k6/settings.js';
 import { responseTypeOf, withoutDefaults } from '../../proto/index.js';
 import { SummaryError } from '../errors.js';
 import { serverFigures } from './server-stats.js';
+import { machineFigures } from './machine-noise.js';
 import { MODES } from '../modes.js';
 import { NOT_MEASURED } from '../format.js';
 
@@ -50,6 +51,12 @@ const PERCENTILES = { p50: 'med', p90: 'p(90)', p95: 'p(95)', p99: 'p(99)' };
  * @property {number|null} data_sent_vs_wire_pct (data_sent_bytes / wire_sent_bytes − 1) × 100
  * @property {number|null} data_received_vs_wire_pct (data_received_bytes / wire_received_bytes − 1) × 100
  * @property {number|null} k6_cpu_pct k6's CPU use over the run, % of the cores it had (null when not measured)
+ * @property {number|null} machine_steal_server_pct steal on the server's pinned cores over the run, % of their time
+ *   (bench.run.machine, bench/report/machine-noise.js; null, like every machine_ figure, where not measured: why is there)
+ * @property {number|null} machine_other_server_pct CPU of processes other than the server and k6 on the server's cores, % of
+ *   their time
+ * @property {number|null} machine_steal_k6_pct steal on k6's pinned cores, % of their time
+ * @property {number|null} machine_other_k6_pct CPU of processes other than the server and k6 on k6's cores, % of their time
  * @property {number|null} server_requests requests the server's handlers counted in the measured window
  *   (the k6 run, warm-up excluded; null, like every server_ figure, when the run recorded no
  *   bench.run.server: see bench/report/server-stats.js for how each is made from it)
@@ -194,6 +201,7 @@ export function figuresOf(file, data) {
     interrupted: data.bench?.run?.k6_interrupted ?? null,
     ...wireFigures(data.bench?.run?.wire, sent, received),
     k6_cpu_pct: finiteOrNull(data.bench?.run?.k6_cpu?.utilization * 100),
+    ...machineFigures(data.bench?.run?.machine),
     ...serverFigures(data.bench?.run?.server),
     ...replicaFigures(data.bench?.run),
     run: data.bench?.run,

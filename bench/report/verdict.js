@@ -1,7 +1,7 @@
 // The verdict: at most four plain sentences above the table, on the first gRPC/HTTP pair of a report, each
 // built only from figures that support it (and left out when they contradict it); a figure a run did not measure
 // (rows.js MEASUREMENTS) is said to be NOT_MEASURED, with why, where the sentence would have used it.
-import { boundNames, CLIENT_BOUND_PCT, CLIENT_BOUND_SHARE } from './reading.js';
+import { boundNames, CLIENT_BOUND_PCT, CLIENT_BOUND_SHARE, ratioClaim, stated } from './reading.js';
 import { formatNumber, NOT_MEASURED } from '../format.js';
 
 /** The most sentences a verdict has. */
@@ -10,7 +10,10 @@ export const VERDICT_LINES = 4;
 const SHORT = { http: 'HTTP', grpc: 'gRPC' };
 const num = (v) => typeof v === 'number' && Number.isFinite(v);
 const times = (ratio) => `${ratio.toFixed(ratio >= 10 ? 0 : ratio >= 1 ? 1 : 2)}×`;
+/** A ratio's interval in the digits `times` gives the ratio itself (`0.90× to 1.02×`, not `0.90× to 1.0×`). */
+const timesLike = (ratio) => (v) => `${v.toFixed(ratio >= 10 ? 0 : ratio >= 1 ? 1 : 2)}×`;
 const wide = (m, field) => (m.wide_spread ?? []).some((w) => w.field === field);
+const fixed2 = (ratio) => ratio.toFixed(2);
 
 /**
  * Why the pair's columns lack a figure (rows.js notMeasured), e.g. 'HTTP and gRPC: the k6 run was too short to sample it';
@@ -70,19 +73,32 @@ export function verdictOf(report) {
   /** @type {Array<[object, string]>} */
   const named = [[a, 'HTTP'], [b, 'gRPC']];
 
+  // Each ratio stated as far as its 95% interval settles it (reading.js ratioClaim): a direction where it excludes 1, with the
+  // interval; "not settled at N repeats" instead where it includes 1; with too few repeats, the ratio and that it has no interval.
+  const claim = (label, field, show) => ratioClaim(report, pair[0], pair[1], label, b[field] / a[field], show);
   const parts = [];
   if (num(a.server_cpu_us_per_request) && num(b.server_cpu_us_per_request) && a.server_cpu_us_per_request > 0
     && !wide(a, 'server_cpu_us_per_request') && !wide(b, 'server_cpu_us_per_request')) {
-    parts.push(`${times(b.server_cpu_us_per_request / a.server_cpu_us_per_request)} the server CPU`);
+    const ratio = b.server_cpu_us_per_request / a.server_cpu_us_per_request;
+    parts.push({ what: 'the server CPU', ratio, claim: claim('server CPU per request (µs)', 'server_cpu_us_per_request', timesLike(ratio)) });
   }
   if (num(a.received_per_request) && num(b.received_per_request) && a.received_per_request > 0) {
     const gzip = a.compression && a.compression !== 'off' ? ` (${a.compression}-compressed)` : '';
-    parts.push(`${times(b.received_per_request / a.received_per_request)} the received bytes${gzip}`);
+    const ratio = b.received_per_request / a.received_per_request;
+    parts.push({ what: `the received bytes${gzip}`, ratio, claim: claim('received per request (bytes)', 'received_per_request', timesLike(ratio)) });
   }
   // The server's accounting missing in a column (rows.js MEASUREMENTS): said, with why, rather than left out.
   const noServer = whyMissing(named, 'server_cpu_us_per_request');
   const serverMissing = noServer ? `server CPU ${NOT_MEASURED} (${noServer})` : null;
-  if (parts.length) lines.push(`Per request, gRPC used ${parts.join(' and ')} of JSON over HTTP${serverMissing ? `; ${serverMissing}` : ''}.`);
+  const said = parts.filter((p) => p.claim.settled !== false);
+  // One note for all where they share it (too few repeats), else each named: the interval of each.
+  const notes = [...new Set(said.map((p) => p.claim.note).filter(Boolean))];
+  const note = notes.length > 1 ? said.filter((p) => p.claim.note).map((p) => `${p.what.replace(/^the /, '')} ${p.claim.note}`).join('; ') : notes[0];
+  const clauses = [
+    said.length ? `gRPC used ${said.map((p) => `${times(p.ratio)} ${p.what}`).join(' and ')} of JSON over HTTP${note ? ` (${note})` : ''}` : null,
+    ...parts.filter((p) => p.claim.settled === false).map((p) => `gRPC's ${p.what.replace(/^the /, '')} against JSON over HTTP is ${p.claim.note}`),
+  ].filter(Boolean);
+  if (clauses.length) lines.push(`Per request, ${clauses.join('; ')}${serverMissing ? `; ${serverMissing}` : ''}.`);
   else if (serverMissing) lines.push(`Per request: ${serverMissing}.`);
 
   const link = report.link && report.link.name !== 'remote' ? report.link : null;
@@ -90,8 +106,9 @@ export function verdictOf(report) {
   // A ceiling below what k6 reached is no ceiling (a failing or disturbed pass): then nothing is said of it.
   const ceiling = (m) => num(m.capacity_rps) && m.capacity_rps >= m.rps;
   if (ceiling(a) && ceiling(b)) {
+    const ratio = (b.capacity_rps / a.capacity_rps).toFixed(2);
     lines.push(`Servers' ceilings (wrk/h2load${overLink}): HTTP ${formatNumber(a.capacity_rps)}, gRPC ${formatNumber(b.capacity_rps)} req/s `
-      + `(${(b.capacity_rps / a.capacity_rps).toFixed(2)}).`);
+      + `(${stated(claim('server capacity, wrk/h2load (req/s)', 'capacity_rps', fixed2), ratio)}).`);
   } else if (named.some(([m]) => ceiling(m)) && whyMissing(named, 'capacity_rps')) {
     // The pass ran for one column only: its ceiling, and the other's as not measured.
     const each = named.map(([m, name]) => (ceiling(m) ? `${name} ${formatNumber(m.capacity_rps)} req/s`
@@ -99,7 +116,10 @@ export function verdictOf(report) {
     lines.push(`Servers' ceilings (wrk/h2load${overLink}): ${each.join(', ')}.`);
   }
 
-  const rpsRatio = num(a.rps) && num(b.rps) && a.rps > 0 && a.model === 'closed' ? (b.rps / a.rps).toFixed(2) : null;
+  // The k6 RPS ratio as a sentence may state it: `is 0.49 (95% interval …)`, or `is not settled at N repeats: …`.
+  const rpsClaim = num(a.rps) && num(b.rps) && a.rps > 0 && a.model === 'closed' ? claim('RPS (req/s)', 'rps', fixed2) : null;
+  const rpsRatio = rpsClaim && (rpsClaim.settled === false ? rpsClaim.note
+    : `${fixed2(b.rps / a.rps)}${rpsClaim.note ? ` (${rpsClaim.note})` : ''}`);
   if (report.link) {
     const limits = [a, b].map(limitName);
     if (limits.every(Boolean) && rpsRatio) {
@@ -128,7 +148,7 @@ export function verdictOf(report) {
       const near = [[a, 'http'], [b, 'grpc']].filter(([m]) => m.client_bound_cpu).map(([, mode]) => SHORT[mode]);
       lines.push(near.length
         ? `k6 stayed below ${CLIENT_BOUND_SHARE} of its ceiling (${shares}) but ran at ${CLIENT_BOUND_PCT}% of its core or more for `
-          + `${near.join(' and ')}: near the client's limit, so read the k6 RPS ratio gRPC/HTTP (${rpsRatio}) beside the servers' ceilings.`
+          + `${near.join(' and ')}: near the client's limit, so read the k6 RPS ratio gRPC/HTTP (${stated(rpsClaim, fixed2(b.rps / a.rps))}) beside the servers' ceilings.`
         : `k6 stayed below ${CLIENT_BOUND_SHARE} of its ceiling (${shares}), so the servers set the limit; the k6 RPS ratio gRPC/HTTP is ${rpsRatio}.`);
     } else if (a.client_bound_by !== 'ceiling' && b.client_bound_by !== 'ceiling'
       && (a.k6_cpu_runs?.client_bound ?? 0) + (b.k6_cpu_runs?.client_bound ?? 0) === 0 && !wide(a, 'rps') && !wide(b, 'rps')) {

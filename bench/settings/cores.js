@@ -6,16 +6,24 @@ export const SERVER_CORES_TEXT = 'one per server core (all cores but the last, w
 
 
 /**
+ * The CPU ids of a CPU list as taskset and /proc write it (`0,2-3`: ranges and single ids, comma-separated; cpuset(7)).
+ * @param {string} list e.g. '0', '0,1' or '0-2,4'
+ * @returns {number[]} ids, in the list's order; empty for an empty list
+ */
+export function cpuList(list) {
+  return list.split(',').filter((part) => part.trim() !== '').flatMap((part) => {
+    const [from, to = from] = part.split('-').map(Number);
+    return Array.from({ length: to - from + 1 }, (_, i) => from + i);
+  });
+}
+
+/**
  * CPUs this process may run on, from /proc/self/status (Linux), e.g. [0, 1].
  * @returns {number[]} ids; empty when unknown
  */
 export function allowedCpus() {
   try {
-    const list = readFileSync('/proc/self/status', 'utf8').match(/^Cpus_allowed_list:\s*(.+)$/m)?.[1] ?? '';
-    return list.split(',').flatMap((part) => {
-      const [from, to = from] = part.split('-').map(Number);
-      return Array.from({ length: to - from + 1 }, (_, i) => from + i);
-    });
+    return cpuList(readFileSync('/proc/self/status', 'utf8').match(/^Cpus_allowed_list:\s*(.+)$/m)?.[1] ?? '');
   } catch {
     return [];
   }

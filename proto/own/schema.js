@@ -4,9 +4,11 @@
 // JSON mapping (it passes every required ProtoJSON test of the protobuf conformance suite: its README's table).
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import protobuf from 'protobufjs';
 import 'protobufjs/ext/descriptor.js';
+import { httpBindingsOf } from './http-rule.js';
 
 /** A schema, an RPC or a sample the user gave that cannot be used: one line naming the file and the reason. */
 export class OwnServiceError extends Error {
@@ -17,6 +19,9 @@ export class OwnServiceError extends Error {
     this.code = 'ERR_OWN_SERVICE';
   }
 }
+
+/** protobufjs's package folder: it ships google/protobuf/descriptor.proto and google/api/{annotations,http}.proto. */
+const PROTOBUFJS_DIR = path.dirname(createRequire(import.meta.url).resolve('protobufjs/package.json'));
 
 /** File name endings of a FileDescriptorSet (`buf build -o x.binpb`, `protoc --descriptor_set_out=x.pb`). */
 const DESCRIPTOR_SET = /\.(binpb|pb|protoset|desc)$/;
@@ -61,7 +66,11 @@ export function loadSchema({ proto, protoPath = [] }) {
         const candidate = path.join(dir, target);
         if (existsSync(candidate)) return (parsing = candidate);
       }
-      if (target.startsWith('google/protobuf/')) return target; // protobufjs's bundled well-known types
+      if (protobuf.common.get(target)) return target; // the well-known types protobufjs bundles (Timestamp, Struct, ...)
+      // The other google/ files protobufjs ships (google/protobuf/descriptor.proto, google/api/annotations.proto and
+      // http.proto: what a google.api.http option imports), when no directory has its own copy.
+      const shipped = path.join(PROTOBUFJS_DIR, target);
+      if (target.startsWith('google/') && existsSync(shipped)) return (parsing = shipped);
       throw new OwnServiceError(`${origin}: the import ${JSON.stringify(target)} is in none of PROTO_PATH's directories (${dirs.join(':')})`);
     };
     try {
@@ -70,7 +79,7 @@ export function loadSchema({ proto, protoPath = [] }) {
       if (err instanceof OwnServiceError) throw err;
       throw new OwnServiceError(`${parsing}: ${err.message}`);
     }
-    for (const file of root.files) if (path.isAbsolute(file)) hashOf(file);
+    for (const file of root.files) if (path.isAbsolute(file) && !file.startsWith(PROTOBUFJS_DIR)) hashOf(file);
   }
   try {
     root.resolveAll();
@@ -105,6 +114,7 @@ export function rpcsOf(root) {
  * @property {string} method `Method`
  * @property {protobuf.Type} requestType
  * @property {protobuf.Type} responseType
+ * @property {import('./http-rule.js').HttpBinding[]} bindings its google.api.http routes ([] without a rule)
  */
 
 /**
@@ -129,9 +139,16 @@ export function resolveRpc(root, rpc) {
       : method.requestStream ? 'client streaming' : 'server streaming';
     throw new OwnServiceError(`RPC=${rpc}: is a ${kind} RPC; only unary RPCs are compared`);
   }
+  let bindings;
+  try {
+    bindings = httpBindingsOf(method);
+  } catch (err) {
+    throw new OwnServiceError(`RPC=${rpc}: ${err.message}`);
+  }
   return {
     name: rpc,
     path: `/${rpc}`,
+    bindings,
     service: serviceName,
     method: methodName,
     requestType: /** @type {protobuf.Type} */ (method.resolvedRequestType),

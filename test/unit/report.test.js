@@ -296,7 +296,8 @@ test('CAPACITY=auto runs the capacity pass after a scenario only when k6 was cli
   assert.deepEqual(near.client_bound, []);
   assert.deepEqual(autoCapacity({ CAPACITY: 'auto' }, near), ['http']);
   assert.ok(near.verdict.some((l) => l === 'k6 stayed below 0.9 of its ceiling (HTTP 0.89, gRPC 0.67) but ran at 90% of its core or more for HTTP: '
-    + 'near the client\'s limit, so read the k6 RPS ratio gRPC/HTTP (0.50) beside the servers\' ceilings.'), near.verdict.join('\n'));
+    + 'near the client\'s limit, so read the k6 RPS ratio gRPC/HTTP (0.50; one run cannot say: the interval needs REPEATS ≥ 3) beside the servers\' ceilings.'),
+  near.verdict.join('\n'));
   assert.match(near.reading.join(' '), /For http, k6's CPU \(100%\) says client-bound but the RPS is 0\.89 of the client's ceiling, which says not; the ceiling decides\./);
 });
 
@@ -320,8 +321,10 @@ const verdictReport = (http = {}, grpc = {}, keys = ['http', 'grpc']) => buildRe
   { key: keys[0], runs: [run('http', 11737, { ...SERVER, server_cpu_us_per_request: 56, k6_cpu_pct: 99, ...http })] },
   { key: keys[1], runs: [run('grpc', 5749, { ...SERVER, server_cpu_us_per_request: 158, k6_cpu_pct: 80, ...grpc })] },
 ]);
-const CPU_BYTES = 'Per request, gRPC used 2.8× the server CPU and 0.28× the received bytes of JSON over HTTP.';
-const CEILINGS = 'Servers\' ceilings (wrk/h2load): HTTP 28,155, gRPC 18,536 req/s (0.66).';
+// One run per column: each ratio as measured, with no interval and no claim that it is settled or not (ratioClaim).
+const ONE_RUN = 'one run cannot say: the interval needs REPEATS ≥ 3';
+const CPU_BYTES = `Per request, gRPC used 2.8× the server CPU and 0.28× the received bytes of JSON over HTTP (${ONE_RUN}).`;
+const CEILINGS = `Servers' ceilings (wrk/h2load): HTTP 28,155, gRPC 18,536 req/s (0.66; ${ONE_RUN}).`;
 const BOUND_HTTP = 'The k6 RPS row is client-bound for HTTP (k6 at 90% of its core or more), so it measures k6 there, not the server.';
 
 test('verdict on loopback: cost per request, the servers\' ceilings and what the k6 RPS row measures; first, in the JSON too', () => {
@@ -340,14 +343,14 @@ test('verdict: a sentence whose figures are missing is left out, or says they we
   assert.deepEqual(verdictReport().verdict, [CPU_BYTES, BOUND_HTTP]);
   // No server accounting: bytes, and the server CPU as not measured, with why (test/unit/report-missing.test.js: every such figure).
   assert.equal(verdictReport({ server_cpu_us_per_request: null }, { server_cpu_us_per_request: null }).verdict[0],
-    'Per request, gRPC used 0.28× the received bytes of JSON over HTTP; server CPU not measured (HTTP and gRPC: a k6 run started by hand records none).');
+    `Per request, gRPC used 0.28× the received bytes of JSON over HTTP (${ONE_RUN}); server CPU not measured (HTTP and gRPC: a k6 run started by hand records none).`);
   // One capacity figure only: the other is not measured.
   assert.ok(verdictReport({ capacity_rps: 28155 }).verdict.includes('Servers\' ceilings (wrk/h2load): HTTP 28,155 req/s, gRPC not measured '
     + '(a k6 run started by hand records none).'));
   // Neither k6's CPU nor the client's ceiling measured (runs by hand): nothing claimed of what the RPS row measures, and said so.
   assert.deepEqual(verdictReport({ k6_cpu_pct: null }, { k6_cpu_pct: null }).verdict, [CPU_BYTES, 'Whether the k6 RPS row measures k6 or the '
     + 'servers is not known: neither k6\'s CPU nor the client\'s ceiling was measured for HTTP and gRPC (a k6 run started by hand records none); '
-    + 'the k6 RPS ratio gRPC/HTTP is 0.49.']);
+    + `the k6 RPS ratio gRPC/HTTP is 0.49 (${ONE_RUN}).`]);
   // No gRPC/HTTP pair: nothing.
   assert.deepEqual(buildReport([{ key: 'grpc', runs: [run('grpc', 100)] }]).verdict, []);
   assert.doesNotMatch(renderMarkdown(buildReport([{ key: 'grpc', runs: [run('grpc', 100)] }])), /Verdict/);
@@ -359,12 +362,14 @@ test('verdict: a sentence whose figures contradict it is left out, and failures 
   // Server CPU runs that disagree (WIDE SPREAD): no CPU ratio.
   const spread = buildReport([{ key: 'http', runs: [50, 56, 90].map((cpu) => run('http', 11737, { ...SERVER, server_cpu_us_per_request: cpu, k6_cpu_pct: 99 })) },
     { key: 'grpc', runs: [158, 158, 158].map((cpu) => run('grpc', 5749, { ...SERVER, server_cpu_us_per_request: cpu, k6_cpu_pct: 80 })) }]);
-  assert.equal(spread.verdict[0], 'Per request, gRPC used 0.28× the received bytes of JSON over HTTP.');
+  assert.equal(spread.verdict[0], 'Per request, gRPC used 0.28× the received bytes of JSON over HTTP (95% interval 0.28× to 0.28×).');
   // Not client-bound, in no run: the ratio as measured; at the limit in one run but not the median: nothing on it.
-  assert.deepEqual(verdictReport({ k6_cpu_pct: 70 }).verdict, [CPU_BYTES, 'k6 stayed below 90% of its core in every run; the k6 RPS ratio gRPC/HTTP is 0.49.']);
+  assert.deepEqual(verdictReport({ k6_cpu_pct: 70 }).verdict, [CPU_BYTES, `k6 stayed below 90% of its core in every run; the k6 RPS ratio gRPC/HTTP is 0.49 (${ONE_RUN}).`]);
   const some = buildReport([{ key: 'http', runs: [70, 80, 95].map((cpu) => run('http', 11737, { ...SERVER, server_cpu_us_per_request: 56, k6_cpu_pct: cpu })) },
     { key: 'grpc', runs: [70, 80, 80].map((cpu) => run('grpc', 5749, { ...SERVER, server_cpu_us_per_request: 158, k6_cpu_pct: cpu })) }]);
-  assert.deepEqual(some.verdict, [CPU_BYTES]);
+  // Three runs each: the intervals beside the ratios (every run alike here, so each interval is a point).
+  assert.deepEqual(some.verdict, ['Per request, gRPC used 2.8× the server CPU and 0.28× the received bytes of JSON over HTTP '
+    + '(server CPU 95% interval 2.8× to 2.8×; received bytes 95% interval 0.28× to 0.28×).']);
   // Open model: the RPS row is the offered rate, nothing to say of it.
   assert.deepEqual(verdictReport({ model: 'open', rate: 2000, k6_cpu_pct: 70 }, { model: 'open', rate: 2000 }).verdict, [CPU_BYTES]);
   assert.deepEqual(verdictReport({ failed: 3 }).verdict, [], 'failed requests');
@@ -375,11 +380,11 @@ test('verdict over a link: which limit each mode hit and the RPS ratio, not the 
   const link = { link: { name: 'wan', configured: { down_bps: 1e8, up_bps: 1e8, rtt_ms: 40 }, shapers: null, limits: [], measured: null } };
   const over = (httpLimit, grpcLimit, extra = {}) => verdictReport({ run: link, limit: httpLimit, ...extra.http }, { run: link, limit: grpcLimit, ...extra.grpc });
   assert.deepEqual(over('latency (93%)', 'bandwidth (97%)').verdict,
-    [CPU_BYTES, 'Over the wan link, HTTP hit the latency limit and gRPC hit the bandwidth limit; the k6 RPS ratio gRPC/HTTP is 0.49.']);
+    [CPU_BYTES, `Over the wan link, HTTP hit the latency limit and gRPC hit the bandwidth limit; the k6 RPS ratio gRPC/HTTP is 0.49 (${ONE_RUN}).`]);
   assert.match(over('none reached 80% (largest: latency 52%)', 'client (99%)').verdict[1], /HTTP hit no limit \(none at 80%\) and gRPC hit the client limit/);
   // The capacity pass ran over the same link: said so.
   assert.equal(over('latency (93%)', 'latency (95%)', { http: { capacity_rps: 28155 }, grpc: { capacity_rps: 18536 } }).verdict[1],
-    'Servers\' ceilings (wrk/h2load over the same link): HTTP 28,155, gRPC 18,536 req/s (0.66).');
+    `Servers' ceilings (wrk/h2load over the same link): HTTP 28,155, gRPC 18,536 req/s (0.66; ${ONE_RUN}).`);
   // Runs that disagree on the limit, or a limit not measured: nothing on limits.
   const disagree = buildReport([{ key: 'http', runs: ['latency (93%)', 'bandwidth (90%)'].map((limit) => run('http', 11737, { ...SERVER, run: link, limit })) },
     { key: 'grpc', runs: [run('grpc', 5749, { ...SERVER, run: link, limit: 'latency (95%)' }), run('grpc', 5749, { ...SERVER, run: link, limit: 'latency (95%)' })] }]);
@@ -402,12 +407,12 @@ test('verdict with gzip or NODE_VERSIONS columns: the first gRPC/HTTP pair only 
   const on = (mode, rps, release, cpu) => ({ key: columnKey(mode, 'off', release),
     runs: [run(mode, rps, { ...SERVER, node: `v${release}.0.0`, node_release: release, server_cpu_us_per_request: cpu, k6_cpu_pct: 70 })] });
   const nodes = buildReport([on('http', 200, '20', 50), on('http', 250, '24', 40), on('grpc', 100, '20', 100), on('grpc', 150, '24', 200)]);
-  assert.deepEqual(nodes.verdict, ['Per request, gRPC used 2.0× the server CPU and 0.28× the received bytes of JSON over HTTP.',
-    'k6 stayed below 90% of its core in every run; the k6 RPS ratio gRPC/HTTP is 0.50.']);
+  assert.deepEqual(nodes.verdict, [`Per request, gRPC used 2.0× the server CPU and 0.28× the received bytes of JSON over HTTP (${ONE_RUN}).`,
+    `k6 stayed below 90% of its core in every run; the k6 RPS ratio gRPC/HTTP is 0.50 (${ONE_RUN}).`]);
   // Columns of another compression only (compare of gzip runs): said of them.
   const onlyGzip = buildReport([{ key: 'http+gzip', runs: [run('http', 9000, { ...SERVER, compression: 'gzip', k6_cpu_pct: null })] },
     { key: 'grpc+gzip', runs: [run('grpc', 5000, { ...SERVER, compression: 'gzip', k6_cpu_pct: null })] }]);
-  assert.equal(onlyGzip.verdict[0], 'Per request, gRPC used 0.28× the received bytes (gzip-compressed) of JSON over HTTP; server CPU not measured '
+  assert.equal(onlyGzip.verdict[0], `Per request, gRPC used 0.28× the received bytes (gzip-compressed) of JSON over HTTP (${ONE_RUN}); server CPU not measured `
     + '(HTTP and gRPC: a k6 run started by hand records none).');
 });
 
@@ -455,7 +460,7 @@ test('verdict by the client\'s ceiling: each client-bound mode with its share; b
   assert.equal(verdictReport(c(11737, 12100, 99), c(5749, 6000, 80)).verdict[1],
     'The k6 RPS row is client-bound for HTTP (0.97 of k6\'s ceiling) and gRPC (0.96 of k6\'s ceiling), so it measures k6, not the servers.');
   assert.equal(verdictReport(c(11737, 20000, 80), c(5749, 11000, 70)).verdict[1],
-    'k6 stayed below 0.9 of its ceiling (HTTP 0.59, gRPC 0.52), so the servers set the limit; the k6 RPS ratio gRPC/HTTP is 0.49.');
+    `k6 stayed below 0.9 of its ceiling (HTTP 0.59, gRPC 0.52), so the servers set the limit; the k6 RPS ratio gRPC/HTTP is 0.49 (${ONE_RUN}).`);
   // The same shares with k6 at its CPU limit: near the client's limit, not the servers' for sure.
   assert.match(verdictReport(c(11737, 20000, 99), c(5749, 11000, 99)).verdict[1], /^k6 stayed below 0\.9 of its ceiling \(HTTP 0\.59, gRPC 0\.52\) but ran at 90% of its core or more for HTTP and gRPC: near/);
   // One column without a ceiling (gzip, split k6): neither the ceiling's sentence nor the CPU's "below" one.
