@@ -26,7 +26,7 @@ declare -A VERSION=(
   [h2spec]=v2.2.1+incompatible
   [grpcurl]=v1.9.3
   [toxiproxy-server]=v2.12.0
-  [ghz]=v0.93.0
+  [ghz]=v0.120.0
 )
 declare -A MINUTES=([k6]=3 [h2spec]=1 [grpcurl]=1 [toxiproxy-server]=1 [ghz]=2)
 

@@ -4,6 +4,8 @@
 // - connect-grpc: the gRPC protocol over HTTP/2 without TLS (h2c), on node:http2;
 // - connect-json: the Connect protocol over HTTP/1.1 on node:http, unary POST with a JSON (or binary) body, and GET
 //   for the methods user.proto marks free of side effects (idempotency_level = NO_SIDE_EFFECTS).
+// With RPC set, both serve the user's own RPC too (docs/own-message.md), from @bufbuild/protobuf descriptors of PROTO
+// (proto/own/descriptors.js), answering the response samples in turn.
 // Both carry the hardening of the project's other listeners of their transport (server/h2-guard.js, server/h1-guard.js),
 // and answer the standard health check (grpc.health.v1.Health/Check, from the worker's state). connect-node has no
 // health or reflection service of its own (connectrpc/connect-es#797, #507): Check is written here, Watch and List are
@@ -14,6 +16,9 @@ import { fromJson } from '@bufbuild/protobuf';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { compressionGzip, connectNodeAdapter } from '@connectrpc/connect-node';
 import { scenarioKeyOf, scenarioPayloads, unknownRequestDetails } from '../proto/index.js';
+import { ownDescriptors } from '../proto/own/descriptors.js';
+import { toJsonText } from '../proto/own/samples.js';
+import { inTurn } from '../proto/own/service.js';
 import { SCENARIOS } from '../proto/payload.js';
 import { UserService } from '../proto/gen/user_pb.js';
 import { Health, HealthCheckResponse_ServingStatus as ServingStatus } from '../proto/gen/health/v1/health_pb.js';
@@ -25,6 +30,8 @@ import { admitAnswer } from './memory-budget.js';
 
 // The proto3 JSON the other listeners send: every field, its default value included (proto/index.js PROTO3_JSON).
 const JSON_OPTIONS = Object.freeze({ alwaysEmitImplicit: true });
+
+const OVER_BUDGET = 'the server is past its memory budget; retry later';
 
 /**
  * connect-node's implementation of user.v1.UserService for one listener: each RPC a scenario uses (proto/payload.js)
@@ -48,11 +55,44 @@ export function userServiceImpl(who) {
       const hit = messages.get(keyOf(request));
       // Only an RPC with a request parameter can miss (GetUser has none).
       if (!hit) throw new ConnectError(unknownRequestDetails(method.name, payloads), Code.InvalidArgument);
-      if (!admitAnswer(sizes.get(hit))) throw new ConnectError('the server is past its memory budget; retry later', Code.ResourceExhausted);
+      if (!admitAnswer(sizes.get(hit))) throw new ConnectError(OVER_BUDGET, Code.ResourceExhausted);
       return hit;
     };
   }
   return impl;
+}
+
+/**
+ * The user's own RPC for connect-node (docs/own-message.md), as a connect-node user serves a schema it has descriptors
+ * of: the service's descriptor from @bufbuild/protobuf (proto/own/descriptors.js) and a handler that answers the next
+ * response sample in turn. The samples become @bufbuild/protobuf messages once, through the proto3 JSON mapping the
+ * JSON twin sends (so that connect-json's answer is that very JSON: a float keeps the digits it was written with);
+ * connect-node encodes each answer from its message on every request, and decodes each request strictly; one that does
+ * not decode gets connect-node's own answer (invalid_argument, HTTP 400, for JSON that is not the message; INTERNAL for
+ * a gRPC message that does not parse, where the grpc listener answers INVALID_ARGUMENT).
+ * @param {import('../proto/own/service.js').OwnService} own
+ * @param {string} proto the PROTO setting it was loaded from (a FileDescriptorSet is read again, as it is)
+ * @param {'grpc'|'connect'} protocol the listener's: which encoding's sizes the memory budget weighs (protobuf, JSON)
+ * @returns {{service: import('@bufbuild/protobuf').DescService, impl: Partial<import('@connectrpc/connect').ServiceImpl<any>>,
+ *   jsonOptions: {registry: import('@bufbuild/protobuf').Registry}}} impl: the RPC's handler by its local name;
+ *   jsonOptions: the schema's types, for an Any
+ */
+export function ownServiceImpl({ rpc, responses }, proto, protocol) {
+  const { registry, service, method } = ownDescriptors(proto, rpc);
+  const sizes = protocol === 'grpc' ? responses.protobufBytes : responses.jsonBytes;
+  const next = inTurn(responses.messages.map((m, i) => ({
+    message: fromJson(method.output, JSON.parse(toJsonText(rpc.responseType, m)), { registry }),
+    bytes: sizes[i],
+  })));
+  const impl = {
+    [method.localName]: () => {
+      servedRequests.connect++;
+      const answer = next();
+      if (!admitAnswer(answer.bytes)) throw new ConnectError(OVER_BUDGET, Code.ResourceExhausted);
+      return answer.message;
+    },
+  };
+  return { service, impl, jsonOptions: { registry } };
 }
 
 /**
@@ -74,15 +114,15 @@ export function healthImpl(health) {
 /**
  * connect-node's request handler for one listener and protocol.
  * @param {'grpc'|'connect'} protocol which protocol it speaks (only that one)
- * @param {{port: number, health: import('./health.js').Health, settings: import('./settings.js').ServerSettings}} options
+ * @param {{port: number, health: import('./health.js').Health, settings: import('./settings.js').ServerSettings,
+ *   own: import('../proto/own/service.js').OwnService|null}} options
  *   health: the worker's state, for the health check; settings: MAX_BODY_BYTES (largest request message, bytes),
- *   COMPRESSION (gzip: responses gzipped for clients that accept it)
+ *   COMPRESSION (gzip: responses gzipped for clients that accept it), PROTO (with `own`); own: the user's RPC (RPC set)
  * @returns {ReturnType<typeof connectNodeAdapter>}
  */
-function handlerOf(protocol, { port, health, settings }) {
+function handlerOf(protocol, { port, health, settings, own }) {
   const impl = userServiceImpl({ port, workerPid: process.pid });
-  return connectNodeAdapter({
-    routes: (router) => router.service(UserService, impl).service(Health, healthImpl(health)),
+  const options = {
     grpc: protocol === 'grpc',
     grpcWeb: false,
     connect: protocol === 'connect',
@@ -92,6 +132,17 @@ function handlerOf(protocol, { port, health, settings }) {
     acceptCompression: settings.COMPRESSION === 'gzip' ? [compressionGzip] : [],
     compressMinBytes: 0,
     jsonOptions: JSON_OPTIONS,
+  };
+  const ownRpc = own ? ownServiceImpl(own, settings.PROTO, protocol) : null;
+  return connectNodeAdapter({
+    routes: (router) => {
+      router.service(UserService, impl).service(Health, healthImpl(health));
+      // Its own options in full (connect-node enables every protocol a service's options do not turn off), with the JSON
+      // of the other own twins: fields at their default left out, the schema's types for an Any. Added last, it is the
+      // one served should its path be one of the demo's.
+      if (ownRpc) router.service(ownRpc.service, ownRpc.impl, { ...options, jsonOptions: ownRpc.jsonOptions });
+    },
+    ...options,
   });
 }
 
@@ -104,15 +155,17 @@ const listen = (server, host, port) => new Promise((resolve, reject) => {
  * Starts the connect-grpc listener of one worker: the gRPC protocol over h2c, under the HTTP/2 bounds of
  * server/h2-guard.js.
  * @param {{host: string, port: number, log: import('pino').Logger, health: import('./health.js').Health,
- *   settings: import('./settings.js').ServerSettings, tls: ReturnType<typeof import('./tls.js').tlsServerOptions>}} options tls: the worker's (ALPN h2), null: h2c
+ *   settings: import('./settings.js').ServerSettings, tls: ReturnType<typeof import('./tls.js').tlsServerOptions>,
+ *   own?: import('../proto/own/service.js').OwnService|null}} options tls: the worker's (ALPN h2), null: h2c; `own` (RPC
+ *   set): the user's RPC is served too (ownServiceImpl)
  * @returns {Promise<{close: () => Promise<import('./h1-guard.js').DrainCounts>, forceClose: () => void}>} `close` announces the
  *   shutdown (GOAWAY with the largest stream id, a PING), then stops accepting and resolves once in-flight calls are
  *   answered, with how they ended; `forceClose` ends
  *   the sessions left
  * @throws {NodeJS.ErrnoException} from listen (EADDRINUSE, ...)
  */
-export async function startConnectGrpc({ host, port, log, health, settings, tls }) {
-  const handler = handlerOf('grpc', { port, health, settings });
+export async function startConnectGrpc({ host, port, log, health, settings, tls, own = null }) {
+  const handler = handlerOf('grpc', { port, health, settings, own });
   const server = tls ? http2.createSecureServer({ ...tls, settings: h2Settings(settings) }, handler)
     : http2.createServer({ settings: h2Settings(settings) }, handler);
   const guard = guardHttp2Server(server, { settings, log, listener: 'connect-grpc' });
@@ -134,13 +187,15 @@ export async function startConnectGrpc({ host, port, log, health, settings, tls 
  * Starts the connect-json listener of one worker: the Connect protocol over HTTP/1.1 (POST, and GET for the methods
  * free of side effects), under the HTTP/1.1 bounds of server/h1-guard.js.
  * @param {{host: string, port: number, health: import('./health.js').Health, settings: import('./settings.js').ServerSettings,
- *   tls: ReturnType<typeof import('./tls.js').tlsServerOptions>}} options tls: the worker's (TLS_CERT/TLS_KEY with ALPN http/1.1), null for cleartext
+ *   tls: ReturnType<typeof import('./tls.js').tlsServerOptions>, own?: import('../proto/own/service.js').OwnService|null}} options
+ *   tls: the worker's (TLS_CERT/TLS_KEY with ALPN http/1.1), null for cleartext; `own` (RPC set): the user's RPC is
+ *   served too (ownServiceImpl)
  * @returns {Promise<{close: () => Promise<import('./h1-guard.js').DrainCounts>, forceClose: () => void}>} `close` drains the keep-alive
  *   connections and resolves once they are closed, with how the requests in flight ended; `forceClose` closes every connection at once
  * @throws {NodeJS.ErrnoException} from listen (EADDRINUSE, ...)
  */
-export async function startConnectJson({ host, port, health, settings, tls }) {
-  const { server, drain, drained } = guardedHttp1Server(handlerOf('connect', { port, health, settings }), {},
+export async function startConnectJson({ host, port, health, settings, tls, own = null }) {
+  const { server, drain, drained } = guardedHttp1Server(handlerOf('connect', { port, health, settings, own }), {},
     { settings, tls });
   // fastify's default, so that the HTTP/1.1 listeners keep connections alive alike.
   server.keepAliveTimeout = 72_000;

@@ -15,10 +15,11 @@
  * @property {boolean} hardened whether the project's hardening applies (server/h1-guard.js or server/h2-guard.js, the
  *   drain): the listeners compared are; the anchors (bare baselines, peers) are run as their library's users run them,
  *   and the hostile-client and HTTP/2 shutdown tests leave them out
- * @property {{tool: 'wrk'|'h2load', request: 'get'|'grpc'|'connect'}} load the native load generator of the capacity
- *   and decomposition passes, and how it asks: 'get' the scenario's HTTP path, 'grpc' its request message
- *   POSTed in gRPC framing, 'connect' its request message POSTed in the proto3 JSON mapping as the Connect
- *   protocol's unary call (Content-Type application/json)
+ * @property {{tool: 'wrk'|'h2load', request: 'get'|'grpc'|'connect', ownBody?: 'protobuf'}} load the native load
+ *   generator of the capacity and decomposition passes, and how it asks: 'get' the scenario's HTTP path, 'grpc' its
+ *   request message POSTed in gRPC framing, 'connect' its request message POSTed in the proto3 JSON mapping as the
+ *   Connect protocol's unary call (Content-Type application/json). An own RPC is always POSTed to its path: gRPC-framed
+ *   where `request` is 'grpc', else as JSON, or as protobuf (`application/x-protobuf`) where `ownBody` says so
  * @property {'http/1.1'|'h2'|null} alpn the protocol it offers in ALPN when TLS_CERT/TLS_KEY are set (server/tls.js);
  *   null: it serves no TLS (the peers, anchors run as their library's users run them), and a MODE that opens it with
  *   TLS set is refused. The bare baselines serve it: the client's ceiling under TLS is measured against them
@@ -49,7 +50,7 @@ export const LISTENERS = Object.freeze({
   },
   'protobuf-h1': {
     portSetting: 'PROTOBUF_H1_PORT', defaultPort: 3002, protocol: 'HTTP protobuf', label: 'protobuf · HTTP/1.1 · fastify',
-    transport: 'HTTP/1.1', load: { tool: 'wrk', request: 'get' }, alpn: 'http/1.1', hardened: true, probe: null, ownRpc: true,
+    transport: 'HTTP/1.1', load: { tool: 'wrk', request: 'get', ownBody: 'protobuf' }, alpn: 'http/1.1', hardened: true, probe: null, ownRpc: true,
     start: async (options) => (await import('./http.js')).startHttp({ ...options, encoding: 'protobuf' }),
   },
   'json-h2': {
@@ -88,12 +89,12 @@ export const LISTENERS = Object.freeze({
   },
   'connect-grpc': {
     portSetting: 'CONNECT_GRPC_PORT', defaultPort: 4002, protocol: 'connect-node gRPC', label: 'protobuf · gRPC (HTTP/2) · connect-node',
-    transport: 'HTTP/2', load: { tool: 'h2load', request: 'grpc' }, alpn: 'h2', hardened: true, probe: 'grpc', ownRpc: false,
+    transport: 'HTTP/2', load: { tool: 'h2load', request: 'grpc' }, alpn: 'h2', hardened: true, probe: 'grpc', ownRpc: true,
     start: async (options) => (await import('./connect.js')).startConnectGrpc(options),
   },
   'connect-json': {
     portSetting: 'CONNECT_JSON_PORT', defaultPort: 3004, protocol: 'connect-node Connect', label: 'JSON · Connect (HTTP/1.1) · connect-node',
-    transport: 'HTTP/1.1', load: { tool: 'wrk', request: 'connect' }, alpn: 'http/1.1', hardened: true, probe: 'connect', ownRpc: false,
+    transport: 'HTTP/1.1', load: { tool: 'wrk', request: 'connect' }, alpn: 'http/1.1', hardened: true, probe: 'connect', ownRpc: true,
     start: async (options) => (await import('./connect.js')).startConnectJson(options),
   },
 });

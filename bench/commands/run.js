@@ -89,8 +89,10 @@ export async function main(settings) {
     const scenarios = scenariosOf(settings);
     const progress = progressOf(scenarios.length * settings.REPEATS * columns.length * placements.length);
     const reports = [];
+    const owns = new Map(); // each own service's run, for the decomposition pass after the scenarios
     for (const { scenario, source } of scenarios) {
       const own = source ? await prepareOwn(source, scratch, scenario) : null;
+      owns.set(scenario, own);
       if (own) await proveOwnEquality(own, settings, cores, placement);
       const runs = placements.map(() => Object.fromEntries(columns.map(({ key }) => [key, []])));
       const ceilings = await clientCeilings(columns, scenario, settings, cores, scratch, own);
@@ -120,9 +122,10 @@ export async function main(settings) {
     }
     const decompositions = [];
     if (settings.DECOMPOSE) {
-      for (const scenario of settings.SCENARIO) {
+      for (const { scenario } of scenarios) {
         const runs = await measureDecomposition({
           scenario, settings, cores, durationS: durationMs(settings.DURATION) / 1000, warmupS: durationMs(settings.WARMUP) / 1000,
+          own: owns.get(scenario),
         });
         decompositions.push(decompositionReport(scenario, runs));
       }

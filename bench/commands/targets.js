@@ -99,7 +99,7 @@ export async function main(settings) {
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'targets-'));
   try {
     // An own service (SCENARIO=otlp-traces, or RPC): the listeners and their peers serve it, the load tools ask for its
-    // first request sample, and the listeners that cannot serve it (connect-node's) are left out. Else the demo's User.
+    // first request sample, and a listener that cannot serve it (server/listeners.js ownRpc) is left out. Else the demo's User.
     const { scenario, source } = scenariosOf(settings).find((s) => s.source) ?? { scenario: 'user', source: null };
     const own = source ? await prepareOwn(source, scratch, scenario) : null;
     const decomposed = own ? DECOMPOSITION.filter((l) => LISTENERS[l].ownRpc) : DECOMPOSITION;
@@ -120,7 +120,7 @@ export async function main(settings) {
     // The k6 scripts of the modes that have a target (connect-grpc runs grpc's; connect-json's are the HTTP shape); the
     // minimal scripts load the demo's User only, so not for an own service.
     const k6Modes = own ? [] : MODE_NAMES.filter((mode) => PERFORMANCE_TARGETS[`k6-${mode}/k6-minimal-${mode}`]);
-    const k6 = await measureK6Overhead({ ...settings, WORKERS: 1 }, cores, scratch, k6Modes);
+    const k6 = k6Modes.length ? await measureK6Overhead({ ...settings, WORKERS: 1 }, cores, scratch, k6Modes) : {};
     const toolOf = (mode) => LISTENERS[MODES[mode].listener].load.tool;
     const results = [
       ...compared.flatMap((mode) => modeRows(mode, `${toolOf(mode)} -c${settings.VUS}${toolOf(mode) === 'h2load' ? ' -m1' : ''}`, runs)),

@@ -19,8 +19,16 @@ export const MUX = Object.freeze({ concurrency: 16, connections: 4, rps: 500 });
  * closed before the server's preface, so no call was ever sent on it (grpc-go 1.34 clientconn.go createTransport:
  * "connection closed"), or a GOAWAY left the call unprocessed and grpc-go's one transparent retry found no connection
  * to take it. The reset and the early close were seen only with the machine loaded (a CI run beside other work, 2026-11-25).
+ * ghz v0.120.0 builds on grpc-go 1.56.3, which words two of them otherwise (internal/transport/http2_client.go, read in
+ * the Go module cache): "transport: Error while dialing: dial tcp ..." (seen, 2026-11-26) and, for a connection closed
+ * before the server's preface, "error reading server preface: EOF" (from the source, not yet seen).
  */
-export const REFUSED_AT_THE_DOOR = /Error while dialing dial tcp [^"]*: connect: connection (refused|reset by peer)|desc = connection closed$|the connection is draining/;
+export const REFUSED_AT_THE_DOOR = new RegExp([
+  'Error while dialing:? dial tcp [^"]*: connect: connection (refused|reset by peer)',
+  'desc = connection closed$',
+  'error reading server preface: EOF',
+  'the connection is draining',
+].join('|'));
 
 /**
  * Provisions ghz (a pinned go install, scripts/ensure-tool.sh) before a job that runs it starts.
@@ -41,9 +49,10 @@ export const requireMuxClient = () => ensureTool('ghz');
 
 /**
  * GetUser calls from ghz, `rps` a second for `loadMs`, `concurrency` in flight over `connections` connections.
- * ghz counts each call by grpc-go's stats handler, which in ghz's grpc-go (1.34) ends a call with its first attempt: a
- * call a GOAWAY refused, and that grpc-go then retried by itself with success, counts as refused here. The server's own
- * count tells them apart (each worker's `worker-stopped` line: `served`). And a call count rather than ghz's -z: calls
+ * ghz counts attempts (its stats handler ends a record with each; ghz v0.120.0, grpc-go 1.56.3): a call whose first
+ * attempt a GOAWAY refused, and that grpc-go then retried by itself with success, counts once refused and once answered,
+ * so `calls` can exceed the calls asked for. The server's own count tells them apart (each worker's `worker-stopped`
+ * line: `served`; docs/faults.md). And a call count rather than ghz's -z: calls
  * still in flight when -z's time ends fail with "transport is closing" whatever the server does.
  * @param {{port: number, loadMs: number, cpus?: string, shape?: Partial<typeof MUX>, caCert?: string|null}} options cpus:
  *   taskset CPU list for ghz; shape: overrides of MUX; caCert: PEM path of the CA that signed the port's TLS certificate

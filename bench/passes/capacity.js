@@ -75,14 +75,16 @@ export async function measureColumnCapacity({ mode, scenario, compression = 'off
  * @throws {BenchError} when the tool fails or prints nothing it can parse
  */
 export async function measureCapacity({ listener, scenario, host, connections, durationS, cpus, compression = 'off', streams = 1, tls = false, own = null }) {
-  const { tool, request } = LISTENERS[listener].load;
+  const { tool, request, ownBody } = LISTENERS[listener].load;
   const gzip = compression === 'gzip' ? ['-H', request === 'grpc' ? 'grpc-accept-encoding: gzip' : 'Accept-Encoding: gzip'] : [];
   const scheme = tls ? 'https' : 'http';
   const dir = await mkdtemp(path.join(os.tmpdir(), 'capacity-'));
   try {
     let args;
     if (own) {
-      args = await ownLoadArgs({ tool, request, own, dir, connections, durationS, streams, gzip, url: `${scheme}://${host}${own.service.rpc.path}` });
+      args = await ownLoadArgs({
+        tool, request, ownBody, own, dir, connections, durationS, streams, gzip, url: `${scheme}://${host}${own.service.rpc.path}`,
+      });
     } else if (tool === 'wrk' && request === 'connect') {
       const { rpc, request: message } = SCENARIOS[scenario];
       // The Connect protocol's unary call: a POST of the request message in the proto3 JSON mapping.
@@ -118,22 +120,25 @@ export async function measureCapacity({ listener, scenario, host, connections, d
 
 /**
  * wrk's or h2load's arguments for an own service's RPC: its first request sample POSTed, as JSON (the HTTP listeners:
- * `Content-Type: application/json`) or gRPC-framed protobuf (the gRPC listeners).
+ * `Content-Type: application/json`), as protobuf (`application/x-protobuf`, where the listener's `load.ownBody` says so)
+ * or gRPC-framed protobuf (the gRPC listeners). The body is a file both tools read (wrk's script opens it: it may be binary).
  * @returns {Promise<string[]>}
  */
-async function ownLoadArgs({ tool, request, own, dir, connections, durationS, streams, gzip, url }) {
+async function ownLoadArgs({ tool, request, ownBody, own, dir, connections, durationS, streams, gzip, url }) {
   const { rpc, requests } = own.service;
   const [first] = requests.messages;
+  const bytes = () => Buffer.from(rpc.requestType.encode(first).finish());
+  const [content, type] = request === 'grpc' ? [grpcFrame(bytes()), 'application/grpc']
+    : ownBody === 'protobuf' ? [bytes(), 'application/x-protobuf'] : [toJsonText(rpc.requestType, first), 'application/json'];
+  const body = path.join(dir, 'request.bin');
+  await writeFile(body, content);
   if (tool === 'wrk') {
     const script = path.join(dir, 'own.lua');
-    await writeFile(script, `wrk.method = "POST"\nwrk.body = ${luaString(toJsonText(rpc.requestType, first))}\n`
-      + `wrk.headers["Content-Type"] = "application/json"\ndofile(${luaString(WRK_BYTES)})\n`);
+    await writeFile(script, `local f = assert(io.open(${luaString(body)}, "rb"))\nwrk.method = "POST"\nwrk.body = f:read("*a")\nf:close()\n`
+      + `wrk.headers["Content-Type"] = "${type}"\ndofile(${luaString(WRK_BYTES)})\n`);
     return ['-t1', `-c${connections}`, `-d${durationS}s`, '-s', script, ...gzip, url];
   }
-  const body = path.join(dir, 'request.bin');
-  const grpcCall = request === 'grpc';
-  await writeFile(body, grpcCall ? grpcFrame(rpc.requestType.encode(first).finish()) : toJsonText(rpc.requestType, first));
-  const headers = grpcCall ? ['-H', 'content-type: application/grpc', '-H', 'te: trailers'] : ['-H', 'content-type: application/json'];
+  const headers = ['-H', `content-type: ${type}`, ...(request === 'grpc' ? ['-H', 'te: trailers'] : [])];
   return ['-t1', '-c', String(connections), '-m', String(streams), '-D', String(durationS), '-d', body, ...headers, ...gzip, url];
 }
 

@@ -281,7 +281,6 @@ function ownServiceGap(settings, env) {
   if (!own) return null;
   const mode = settings.MODES.find((m) => !LISTENERS[MODES[m].listener].ownRpc);
   if (mode) return `${own}: the ${mode} mode cannot serve an own service (server/listeners.js ownRpc); leave it out of MODES`;
-  if (settings.DECOMPOSE) return `${own}: DECOMPOSE=1 loads the demo's listeners and peers only; run it without DECOMPOSE`;
   return null;
 }
 

@@ -24,7 +24,7 @@ export class OwnServiceError extends Error {
 const PROTOBUFJS_DIR = path.dirname(createRequire(import.meta.url).resolve('protobufjs/package.json'));
 
 /** File name endings of a FileDescriptorSet (`buf build -o x.binpb`, `protoc --descriptor_set_out=x.pb`). */
-const DESCRIPTOR_SET = /\.(binpb|pb|protoset|desc)$/;
+export const DESCRIPTOR_SET = /\.(binpb|pb|protoset|desc)$/;
 
 /**
  * @typedef {object} Schema

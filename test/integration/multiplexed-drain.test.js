@@ -72,7 +72,10 @@ for (const [client, load] of Object.entries(CLIENTS)) {
       + `the server's handlers took ${served}`);
     // Every call reached a handler exactly once (a call is served at most once: grpc-go retries only a call no server
     // took), so none failed, whatever ghz's first-attempt count says; and grpc-js, which counts outcomes, saw none fail.
-    assert.equal(served, report.calls, 'calls the server took, against calls made');
+    // ghz v0.120.0 counts attempts: a first attempt a GOAWAY refused, which grpc-go then retried by itself, is one call
+    // more in its count (24,003 for 24,000 here, 2026-11-26); the server's count is the calls made.
+    const retried = client === 'ghz' ? Object.entries(report.errors).filter(([e]) => RETRIED.test(e)).reduce((a, [, n]) => a + n, 0) : 0;
+    assert.equal(served, report.calls - retried, 'calls the server took, against calls made');
     if (client === 'ghz') assert.deepEqual(Object.keys(report.errors).filter((e) => !RETRIED.test(e)), []);
     else assert.deepEqual(report.errors, {}, 'calls failed across the reload');
     assert.ok(report.answered > 1000, `only ${report.answered} calls answered`);

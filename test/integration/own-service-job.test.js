@@ -69,6 +69,20 @@ describe('bash bench.sh with an own service', () => {
   });
 });
 
+test('catalog over TLS with gzip: both twins verified by k6 and compressed, the sizes table before compression', async (t) => {
+  const dir = await tempDir(t, 'own-tls-gzip-');
+  const { code, stdout, stderr } = await sh(process.execPath, ['bench/cli.js', 'run'],
+    { ...SHORT, DURATION: '1s', SCENARIO: 'catalog', TLS: '1', COMPRESSION: 'gzip', RESULTS_DIR: dir, K6_BIN: k6 }, 180_000);
+  assert.equal(code, 0, stderr);
+  assert.match(stdout, /### Scenario `catalog`.* · TLS ·/);
+  const { modes } = await jsonReport(dir);
+  assert.deepEqual(Object.keys(modes).sort(), ['grpc', 'grpc+gzip', 'http', 'http+gzip']);
+  for (const m of Object.values(modes)) assert.equal(m.failed, 0);
+  // A page of 50 products compresses: each gzip column receives well under half its raw column's bytes.
+  for (const mode of ['http', 'grpc']) assert.ok(modes[`${mode}+gzip`].received_per_request < modes[mode].received_per_request / 2, mode);
+  assert.match(stdout, /\| response \(3 samples\) \|\s+22,635 \(22,392–22,768\) \|/);
+});
+
 describe('twins that answer different messages are not compared', () => {
   // Two servers a user started by hand for TARGET=remote, one given other answers than the other.
   let http;
