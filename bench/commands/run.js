@@ -24,7 +24,7 @@ import { placementOf } from '../placement/placement.js';
 import { measureCell } from '../passes/cell.js';
 import { replicasPlacement, requireBalancer } from '../placement/replicas.js';
 import { columnKey, MODES } from '../modes.js';
-import { fileStamp, formatNumber } from '../format.js';
+import { fileStamp, formatNumber, progressOf } from '../format.js';
 import { measureClientCeiling } from '../passes/calibrate.js';
 import { ensureTool, ensureTools } from '../tools.js';
 import { prepareOwn, scenariosOf } from '../own-service.js';
@@ -287,26 +287,6 @@ function viaOf(settings, cores) {
       ? `the ${settings.SERVERS} replicas (${settings.SERVERS * settings.WORKERS} workers) and HAProxy share ${cores.serverCoreCount} core(s) `
         + 'here, so their RPS is not what replicas on hosts of their own would serve: read the shares and the balancer\'s CPU per request, not the throughput'
       : `the ${settings.SERVERS} replicas and HAProxy run on ${cores.serverCoreCount} cores, at least one per process`,
-  };
-}
-
-const clock = (ms) => { const s = Math.round(ms / 1000); return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`; };
-
-/**
- * One progress line per measured run on stderr: `[3/6] user · http · run 2 of 3 · 0m41s elapsed · about 0m40s left`.
- * @param {number} total runs in the job
- * @returns {{next: (what: string) => void}}
- */
-function progressOf(total) {
-  const start = Date.now();
-  let done = 0;
-  return {
-    next(what) {
-      const elapsed = Date.now() - start;
-      const left = done > 0 ? ` · about ${clock((elapsed / done) * (total - done))} left` : '';
-      done++;
-      console.error(`[${done}/${total}] ${what} · ${clock(elapsed)} elapsed${left}`);
-    },
   };
 }
 

@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import os from 'node:os';
 import path from 'node:path';
 import { BenchError } from '../errors.js';
-import { fileStamp } from '../format.js';
+import { fileStamp, progressOf } from '../format.js';
 import { ROOT } from '../processes.js';
 import { provenanceOf } from '../provenance.js';
 import { measureLink } from '../passes/sweep.js';
@@ -156,26 +156,6 @@ function extensionOf(settings, open) {
 function estimateCellS(settings) {
   const run = 2.5 + (durationMs(settings.WARMUP) + durationMs(settings.DURATION)) / 1000;
   return 2 * settings.REPEATS * run;
-}
-
-const clock = (ms) => { const s = Math.round(ms / 1000); return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`; };
-
-/**
- * One progress line per cell on stderr, with the time left: estimated from the settings until a cell is done.
- * @param {number} total cells
- * @param {number} estimateS seconds a cell should take
- */
-function progressOf(total, estimateS) {
-  const start = Date.now();
-  let done = 0;
-  return {
-    next(what) {
-      const elapsed = Date.now() - start;
-      const per = done > 0 ? elapsed / done : estimateS * 1000;
-      done++;
-      console.error(`[${done}/${total}] ${what} · ${clock(elapsed)} elapsed · about ${clock(per * (total - done + 1))} left`);
-    },
-  };
 }
 
 /** --link BW/RTT with --vus or --rate: the answer from a sweep's JSON (--from, else the newest in RESULTS_DIR). */

@@ -13,7 +13,7 @@ import { cpuSecondsOf, runK6, startServer } from '../processes.js';
 import { figuresOf } from '../report/summary.js';
 import { readFile } from 'node:fs/promises';
 import { BenchError } from '../errors.js';
-import { k6Reason } from '../format.js';
+import { k6CpuPct, k6Reason } from '../format.js';
 
 /** The calibration's own warm-up (k6 duration): the bare server's JIT and k6's VUs, left out. */
 const WARMUP = '1s';
@@ -93,7 +93,7 @@ export async function measureClientCeiling({ mode, scenario, compression, own = 
     const measured = await run(settings.CALIBRATE, file);
     const serverPct = ((serverCpu() - before.cpu) / ((performance.now() - before.at) / 1000) / cores.serverCoreCount) * 100;
     const { rps } = figuresOf(file, JSON.parse(await readFile(file, 'utf8')));
-    return { ...base, rps, k6_cpu_pct: measured.cpu ? measured.cpu.utilization * 100 : null, server_cpu_pct: serverPct };
+    return { ...base, rps, k6_cpu_pct: k6CpuPct(measured.cpu), server_cpu_pct: serverPct };
   } finally {
     await server.stop();
     await certs?.remove();

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BenchError } from '../errors.js';
-import { k6Interrupted, k6Reason } from '../format.js';
+import { k6CpuPct, k6Interrupted, k6Reason, round } from '../format.js';
 import { freePort, isServerProcess, runK6, startServer } from '../processes.js';
 import { scrapeServer } from './scrape.js';
 import { measureCapacity } from './capacity.js';
@@ -30,7 +30,6 @@ const RESPAWN_TIMEOUT_MS = 10000;
 const LOAD_START_TIMEOUT_MS = 30000;
 
 const log = (message) => console.error(`soak: ${message}`);
-const round = (n, digits = 3) => Number(n.toFixed(digits));
 
 
 /** k6's warnings and errors (first few), kept in the report for diagnosis. */
@@ -88,7 +87,7 @@ async function ceilingOf(mode, host, settings, cores, k6, job) {
   const limit = client.rps < 0.97 * native.rps ? 'k6' : 'server';
   return {
     server_rps: round(native.rps, 1), server_tool: native.tool, k6_rps: round(client.rps, 1),
-    k6_cpu_pct: run.cpu ? round(run.cpu.utilization * 100, 1) : null,
+    k6_cpu_pct: round(k6CpuPct(run.cpu), 1),
     limit, rate: Math.max(1, Math.round(Math.min(AUTO_RATE_SHARE * native.rps, K6_RATE_SHARE * client.rps))),
   };
 }
@@ -140,9 +139,9 @@ export async function soakRun(mode, settings, cores, job) {
       const workers = {};
       for (const pid of server.workerPids()) {
         const mib = rssMib(pid);
-        if (mib !== null) workers[pid] = round(mib);
+        if (mib !== null) workers[pid] = round(mib, 3);
       }
-      return { t_s: round((performance.now() - t0) / 1000), workers };
+      return { t_s: round((performance.now() - t0) / 1000, 3), workers };
     };
     // Read before k6 starts: the server idles between the two runs and its RSS drops, so this
     // reading is kept apart; the trend starts with the first reading under load.
@@ -156,7 +155,7 @@ export async function soakRun(mode, settings, cores, job) {
     const readWindow = async () => {
       const now = await scrapeServer(admin, { timeoutMs: 5000 }).catch(() => null);
       if (!now) return;
-      const t = round((performance.now() - t0) / 1000);
+      const t = round((performance.now() - t0) / 1000, 3);
       const window = serverWindow(last, now);
       const f = serverFigures(window);
       const largest = (pick) => round(Math.max(...window.workers.map(pick)) / 2 ** 20, 1);
@@ -211,11 +210,11 @@ export async function soakRun(mode, settings, cores, job) {
       latency_ms: figures.latency_ms,
       run_s: figures.duration_s,
       interrupted_iterations: k6Interrupted(run.output),
-      k6_cpu_pct: run.cpu ? run.cpu.utilization * 100 : null,
+      k6_cpu_pct: k6CpuPct(run.cpu),
       loadavg_before: loadavgBefore,
       loadavg_after: loadAverage(),
       rss_interval_s: RSS_INTERVAL_S,
-      rss_idle_mib: round(Object.values(idle.workers).reduce((a, b) => a + b, 0)),
+      rss_idle_mib: round(Object.values(idle.workers).reduce((a, b) => a + b, 0), 3),
       memory: memoryFigures(samples, limits),
       outside_heap: outsideHeapTrend(windows, limits),
       server_window_s: SERVER_WINDOW_S,
@@ -297,7 +296,7 @@ export async function faultRun(mode, settings, cores, job, repeat) {
       fault = {
         victim,
         replacement: listening.pid,
-        killed_at_s: round(killedAtS),
+        killed_at_s: round(killedAtS, 3),
         respawn_ms: listening.at - killedAt,
         // pino's own timestamp of the line, before the pipe: the same clock, without the pipe's delay
         respawn_logged_ms: listening.time - killedAt,
@@ -331,7 +330,7 @@ export async function faultRun(mode, settings, cores, job, repeat) {
       workers_after: server.workerPids().filter(isServerProcess).length,
       rps: figures.rps,
       latency_ms: figures.latency_ms,
-      k6_cpu_pct: run.cpu ? run.cpu.utilization * 100 : null,
+      k6_cpu_pct: k6CpuPct(run.cpu),
       loadavg_before: loadavgBefore,
     };
   } finally {

@@ -8,6 +8,7 @@
 // ticks, `getconf CLK_TCK`, normally 100; guest and guest_nice are already counted in user and nice) and /proc/<pid>/stat
 // (fields 14–17: utime, stime, cutime, cstime, the same ticks; cutime and cstime count the children the process has waited for).
 import { cpuList } from '../settings/cores.js';
+import { round } from '../format.js';
 import { TIE } from './sweep-model.js';
 
 /**
@@ -120,7 +121,6 @@ const unmeasured = (cpus, steal, other) => ({
   steal_pct: null, other_pct: null, steal_reason: steal, other_reason: other,
 });
 
-const round = (n) => Number(n.toFixed(4));
 
 /**
  * The machine's noise on each side's cores between two readings.
@@ -131,7 +131,7 @@ const round = (n) => Number(n.toFixed(4));
  * @returns {MachineNoise}
  */
 export function machineWindow(before, after, sides, clockTicks) {
-  const s = (ticks) => round(ticks / clockTicks);
+  const s = (ticks) => round(ticks / clockTicks, 4);
   const start = before.stat === null ? null : parseProcStat(before.stat);
   const end = after.stat === null ? null : parseProcStat(after.stat);
   const sum = (texts) => texts.map(parseProcessStat).reduce((a, p) => a + p.own + p.children, 0);
@@ -162,14 +162,14 @@ export function machineWindow(before, after, sides, clockTicks) {
     return {
       cpus, time_s: s(time), idle_s: s(delta(IDLE)), steal_s: s(steal), busy_s: s(busy), ticked_s: s(delta(TICKED)),
       processes_s: own === null ? null : s(own), other_s: otherPct === null ? null : s(busy - own),
-      steal_pct: stealPct === null ? null : round(stealPct), other_pct: otherPct === null ? null : round(otherPct),
+      steal_pct: stealPct === null ? null : round(stealPct, 4), other_pct: otherPct === null ? null : round(otherPct, 4),
       steal_reason: stealPct === null ? stealReason ?? 'the window was too short to count a tick' : null,
       other_reason: otherPct === null ? otherReason ?? (own === null ? 'the job\'s own /proc/self/stat could not be read' : 'the window was too short to count a tick') : null,
     };
   };
   return {
-    source: SOURCE, clock_ticks: clockTicks, window_s: round((after.at_ms - before.at_ms) / 1000),
-    job_cpu_s: round(after.job_cpu_s - before.job_cpu_s), server: side('server'), k6: side('k6'),
+    source: SOURCE, clock_ticks: clockTicks, window_s: round((after.at_ms - before.at_ms) / 1000, 4),
+    job_cpu_s: round(after.job_cpu_s - before.job_cpu_s, 4), server: side('server'), k6: side('k6'),
   };
 }
 

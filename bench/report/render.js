@@ -2,7 +2,7 @@
 // it, and the sections of the optional passes (compression, replicas, k6 instances, the link).
 import { renderOwnSizes } from './own.js';
 import { markdownTable } from 'markdown-table';
-import { formatNumber, NOT_MEASURED } from '../format.js';
+import { formatNumber, k6CpuPct, NOT_MEASURED } from '../format.js';
 import { MODES, modeLabel } from '../modes.js';
 import { GZIP_LEVEL } from '../../server/compression.js';
 import { formatRate } from '../settings/network.js';
@@ -178,7 +178,7 @@ function renderInstances(report) {
     for (const [r, run] of runs.entries()) {
       for (const [i, one] of run.instances.entries()) {
         rows.push([key, String(r + 1), `${i + 1}: ${one.segment}, cpu ${one.cpus ?? 'any'}`, number(one.requests, 0), number(one.rps, 0),
-          number(one.latency_ms.p99, 2), one.k6_cpu ? number(one.k6_cpu.utilization * 100, 0) : NOT_MEASURED, '']);
+          number(one.latency_ms.p99, 2), one.k6_cpu ? number(k6CpuPct(one.k6_cpu), 0) : NOT_MEASURED, '']);
       }
       rows.push([key, String(r + 1), '**merged**', number(run.merged.requests, 0), number(run.merged.rps, 0), number(run.merged.p99_ms, 2),
         typeof run.merged.k6_cpu_pct === 'number' ? number(run.merged.k6_cpu_pct, 0) : NOT_MEASURED, number(run.merged.server_requests, 0)]);

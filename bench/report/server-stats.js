@@ -3,6 +3,7 @@
 // two readings kept in the summary's bench.run.server, and the report's figures made from it.
 // bench/passes/scrape.js reads the endpoint; everything here is arithmetic on what it read.
 import parsePrometheusText from 'parse-prometheus-text-format';
+import { round } from '../format.js';
 
 const MIB = 2 ** 20;
 
@@ -136,7 +137,6 @@ export function parseScrape(text, atMs) {
   return { at_ms: atMs, primary, workers: [...workers.values()] };
 }
 
-const round = (n, digits = 6) => Number(n.toFixed(digits));
 
 /**
  * What the server did between two scrapes: counters as differences, peaks and
@@ -157,8 +157,8 @@ export function serverWindow(start, end) {
       pid: w.pid,
       served,
       requests: Object.values(served).reduce((a, n) => a + n, 0),
-      cpu_user_s: round(w.cpu_user_s - b.cpu_user_s),
-      cpu_system_s: round(w.cpu_system_s - b.cpu_system_s),
+      cpu_user_s: round(w.cpu_user_s - b.cpu_user_s, 6),
+      cpu_system_s: round(w.cpu_system_s - b.cpu_system_s, 6),
       gc_pause_ms: round((w.gc_pause_s - b.gc_pause_s) * 1000, 4),
       gc_runs: w.gc_runs - b.gc_runs,
       heap_allocated_bytes: w.heap_allocated_bytes - b.heap_allocated_bytes,
@@ -178,8 +178,8 @@ export function serverWindow(start, end) {
   });
   const primary = end.primary && start.primary?.pid === end.primary.pid ? {
     pid: end.primary.pid,
-    cpu_user_s: round(end.primary.cpu_user_s - start.primary.cpu_user_s),
-    cpu_system_s: round(end.primary.cpu_system_s - start.primary.cpu_system_s),
+    cpu_user_s: round(end.primary.cpu_user_s - start.primary.cpu_user_s, 6),
+    cpu_system_s: round(end.primary.cpu_system_s - start.primary.cpu_system_s, 6),
   } : null;
   const alive = new Set(end.workers.map((w) => w.pid));
   return {
@@ -311,8 +311,8 @@ export function combineWindows(windows) {
     window_ms: Math.max(...windows.map((w) => w.window_ms)),
     primary: primaries.every(Boolean) ? {
       pid: primaries[0].pid,
-      cpu_user_s: round(primaries.reduce((a, p) => a + p.cpu_user_s, 0)),
-      cpu_system_s: round(primaries.reduce((a, p) => a + p.cpu_system_s, 0)),
+      cpu_user_s: round(primaries.reduce((a, p) => a + p.cpu_user_s, 0), 6),
+      cpu_system_s: round(primaries.reduce((a, p) => a + p.cpu_system_s, 0), 6),
     } : null,
     workers: windows.flatMap((w, i) => w.workers.map((worker) => ({ ...worker, replica: i + 1 }))),
     workers_gone: windows.flatMap((w) => w.workers_gone),

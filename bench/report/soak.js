@@ -2,7 +2,7 @@
 // bench/passes/soak.js runs the load and reads the samples; everything here is arithmetic and Markdown.
 import { markdownTable } from 'markdown-table';
 import { linearRegression, max, median } from 'simple-statistics';
-import { formatNumber } from '../format.js';
+import { formatNumber, round } from '../format.js';
 import { spread } from './stats.js';
 import { modeLabel } from '../modes.js';
 import { AUTO_RATE_SHARE, K6_RATE_SHARE, RSS_INTERVAL_S, SERVER_WINDOW_S, SOAK_SETTING_NAMES } from '../settings/soak.js';
@@ -180,9 +180,6 @@ export function serverTrend(windows) {
   };
 }
 
-function round(n, digits = 2) {
-  return Number.isFinite(n) ? Number(n.toFixed(digits)) : n;
-}
 
 const fmt = formatNumber;
 const fmtSpread = (s, digits = 0) => (s === null ? 'n/a'

@@ -59,6 +59,16 @@ export function mulberry32(seed) {
 /** The confidence level of the ratio intervals: 0.95, a 95% interval. */
 export const CONFIDENCE = 0.95;
 
+/**
+ * The median of the finite numbers among some values, or null when there are none.
+ * @param {Array<number|null|undefined>} values
+ * @returns {number|null}
+ */
+export function medianOrNull(values) {
+  const finite = values.filter((v) => typeof v === 'number' && Number.isFinite(v));
+  return finite.length ? median(finite) : null;
+}
+
 /** The fewest repeats (pairs of runs) an interval is given from: with one or two, the resamples are the runs themselves. */
 export const MIN_PAIRS = 3;
 

@@ -7,7 +7,7 @@ import { SummaryError } from '../errors.js';
 import { serverFigures } from './server-stats.js';
 import { machineFigures } from './machine-noise.js';
 import { MODES } from '../modes.js';
-import { NOT_MEASURED } from '../format.js';
+import { k6CpuPct, NOT_MEASURED } from '../format.js';
 
 const PERCENTILES = { p50: 'med', p90: 'p(90)', p95: 'p(95)', p99: 'p(99)' };
 
@@ -200,7 +200,7 @@ export function figuresOf(file, data) {
     client_ceiling_rps: finiteOrNull(data.bench?.run?.client_ceiling?.rps),
     interrupted: data.bench?.run?.k6_interrupted ?? null,
     ...wireFigures(data.bench?.run?.wire, sent, received),
-    k6_cpu_pct: finiteOrNull(data.bench?.run?.k6_cpu?.utilization * 100),
+    k6_cpu_pct: k6CpuPct(data.bench?.run?.k6_cpu),
     ...machineFigures(data.bench?.run?.machine),
     ...serverFigures(data.bench?.run?.server),
     ...replicaFigures(data.bench?.run),

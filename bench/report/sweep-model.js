@@ -2,7 +2,7 @@
 // latency or offered rate, server, client; and for gRPC responses larger than HTTP/2's initial window, the window),
 // from per-request figures the sweep measured; checked against the measured cells, extended past them, and read as
 // one verdict per RTT and concurrency. Pure: it loads no process code.
-import { median } from 'simple-statistics';
+import { medianOrNull } from './stats.js';
 import { formatRate } from '../settings/network.js';
 
 /** A cell whose measured RPS (either mode) or ratio is more than this far from the model's is flagged. */
@@ -53,10 +53,7 @@ export const LIMIT_NAMES = Object.freeze({
  * @returns {Profile|null} null when no cell has link bytes
  */
 export function profileOf(runs) {
-  const of = (pick) => {
-    const values = runs.map(pick).filter((v) => typeof v === 'number' && Number.isFinite(v));
-    return values.length ? median(values) : null;
-  };
+  const of = (pick) => medianOrNull(runs.map(pick));
   const down = of((r) => r.link_down_per_request);
   if (down === null) return null;
   // CPU per request falls with load (timers and polling spread over more requests): the ceilings it sets are reached at

@@ -2,7 +2,7 @@
 // the flagged ones with a likely cause, the cells past what the machine emulates (predicted only), one verdict per
 // RTT and concurrency, and the answer for one link. Reads data, renders Markdown; loads no process code.
 import { markdownTable } from 'markdown-table';
-import { median } from 'simple-statistics';
+import { medianOrNull } from './stats.js';
 import { formatNumber } from '../format.js';
 import { formatRate } from '../settings/network.js';
 import {
@@ -52,10 +52,7 @@ export function runRecord(f) {
   };
 }
 
-const medianOf = (runs, key) => {
-  const values = runs.map((r) => r[key]).filter((v) => typeof v === 'number' && Number.isFinite(v));
-  return values.length ? median(values) : null;
-};
+const medianOf = (runs, key) => medianOrNull(runs.map((r) => r[key]));
 
 /** The concurrency of a point, for sentences and labels. */
 export const concurrencyOf = (point) => (point.rate ? `${point.rate} req/s offered` : `${point.vus} concurrent clients`);
