@@ -95,14 +95,20 @@ export async function main(settings) {
       owns.set(scenario, own);
       if (own) await proveOwnEquality(own, settings, cores, placement);
       const runs = placements.map(() => Object.fromEntries(columns.map(({ key }) => [key, []])));
-      const ceilings = await clientCeilings(columns, scenario, settings, cores, scratch, own);
       // Columns (and placements) interleaved (A B A B ...), so a drift of the machine over time touches all alike.
       for (let repeat = 1; repeat <= settings.REPEATS; repeat++) {
+        // The client's ceiling beside each run: measured right before the first run of its mode and compression in this
+        // repeat, so that the share reads the machine as it was then (issue 38: one calibration before all the runs was
+        // read above 1 when the machine sped up meanwhile).
+        const ceilings = new Map();
         for (const [p, { placement: where, where: name, via }] of placements.entries()) {
           for (const { key, mode, compression, node, prefix } of columns) {
             const label = `${prefix}-${name}-${scenario}-${stamp}-r${repeat}`;
+            if (!ceilings.has(`${mode}+${compression}`)) {
+              ceilings.set(`${mode}+${compression}`, await ceilingBeside({ key, mode, compression }, scenario, settings, cores, scratch, own));
+            }
             progress.next(`${scenario} · ${key}${via ? ` · ${via.title}` : ''} · run ${repeat} of ${settings.REPEATS}`);
-            const clientCeiling = ceilings[key];
+            const clientCeiling = ceilings.get(`${mode}+${compression}`);
             runs[p][key].push(await readSummary(await measureCell({ mode, scenario, label, compression, node, clientCeiling, own }, settings, cores, scratch, where, linkCheck)));
           }
         }
@@ -162,34 +168,24 @@ async function proveOwnEquality(own, settings, cores, placement) {
 }
 
 /**
- * The client's ceiling of each column of a scenario (bench/passes/calibrate.js), measured once per mode and compression
- * (the Node release of the server does not change the client), before the scenario's measured runs.
- * @param {ReturnType<typeof columnsOf>} columns
+ * The client's ceiling of one column (bench/passes/calibrate.js), measured right before its run, once per mode and
+ * compression in each repeat (the Node release of the server does not change the client), and said in one line.
+ * @param {{key: string, mode: string, compression: 'off'|'gzip'}} column
  * @param {string} scenario
  * @param {import('../settings/bench.js').BenchSettings} settings
  * @param {ReturnType<typeof splitCores>} cores
  * @param {string} scratch
  * @param {import('../own-service.js').OwnRun|null} own the scenario's own service, which the bare listeners serve too
- * @returns {Promise<Record<string, import('../passes/calibrate.js').ClientCeiling>>} by column key
+ * @returns {Promise<import('../passes/calibrate.js').ClientCeiling>}
  * @throws {BenchError} when a calibration run fails
  */
-async function clientCeilings(columns, scenario, settings, cores, scratch, own) {
-  const byMode = new Map();
-  /** @type {Record<string, import('../passes/calibrate.js').ClientCeiling>} */
-  const ceilings = {};
-  for (const { key, mode, compression } of columns) {
-    const id = `${mode}+${compression}`;
-    if (!byMode.has(id)) {
-      const ceiling = await measureClientCeiling({ mode, scenario, compression, own }, settings, cores, scratch);
-      console.error(ceiling.rps === null ? `client's ceiling · ${scenario} · ${key}: not measured (${ceiling.reason})`
-        : `client's ceiling · ${scenario} · ${key}: ${formatNumber(ceiling.rps, 0)} req/s against ${ceiling.listener}`
-          + `${ceiling.k6_cpu_pct === null ? '' : `, k6 at ${ceiling.k6_cpu_pct.toFixed(0)}% of its core`}`
-          + `${ceiling.server_cpu_pct === null ? '' : `, the bare server at ${ceiling.server_cpu_pct.toFixed(0)}% of its own`}`);
-      byMode.set(id, ceiling);
-    }
-    ceilings[key] = byMode.get(id);
-  }
-  return ceilings;
+async function ceilingBeside({ key, mode, compression }, scenario, settings, cores, scratch, own) {
+  const ceiling = await measureClientCeiling({ mode, scenario, compression, own }, settings, cores, scratch);
+  console.error(ceiling.rps === null ? `client's ceiling · ${scenario} · ${key}: not measured (${ceiling.reason})`
+    : `client's ceiling · ${scenario} · ${key}: ${formatNumber(ceiling.rps, 0)} req/s against ${ceiling.listener}`
+      + `${ceiling.k6_cpu_pct === null ? '' : `, k6 at ${ceiling.k6_cpu_pct.toFixed(0)}% of its core`}`
+      + `${ceiling.server_cpu_pct === null ? '' : `, the bare server at ${ceiling.server_cpu_pct.toFixed(0)}% of its own`}`);
+  return ceiling;
 }
 
 /**

@@ -29,6 +29,8 @@ const WARMUP = '1s';
  * @property {number|null} server_cpu_pct the bare server's workers' CPU over the run, % of the server's cores: well
  *   below 90 shows the ceiling is the client's, not the bare server's
  * @property {string} [reason] why it was not measured
+ * @property {string} [ended_at] when its measured run ended (ISO 8601): the measured run beside it records how long
+ *   before itself that was (`before_run_s`, bench/passes/cell.js)
  */
 
 /**
@@ -93,7 +95,7 @@ export async function measureClientCeiling({ mode, scenario, compression, own = 
     const measured = await run(settings.CALIBRATE, file);
     const serverPct = ((serverCpu() - before.cpu) / ((performance.now() - before.at) / 1000) / cores.serverCoreCount) * 100;
     const { rps } = figuresOf(file, JSON.parse(await readFile(file, 'utf8')));
-    return { ...base, rps, k6_cpu_pct: k6CpuPct(measured.cpu), server_cpu_pct: serverPct };
+    return { ...base, rps, k6_cpu_pct: k6CpuPct(measured.cpu), server_cpu_pct: serverPct, ended_at: new Date().toISOString() };
   } finally {
     await server.stop();
     await certs?.remove();

@@ -21,7 +21,7 @@ import { PROFILE_INTERVAL_US } from '../../server/profiling.js';
 import { MODES } from '../modes.js';
 import { k6Args, k6Tls } from '../invoke.js';
 import { provenanceOf } from '../provenance.js';
-import { k6Interrupted, k6Reason } from '../format.js';
+import { k6Interrupted, k6Reason, round } from '../format.js';
 import { DEFAULT_REQUEST_TIMEOUT } from '../../k6/settings.js';
 
 /**
@@ -91,6 +91,7 @@ export async function measureCell({ mode, scenario, label, compression = 'off', 
     const summaryFile = path.join(settings.RESULTS_DIR, `k6-${label}.json`);
     verbose(`${label}: measuring, ${settings.DURATION} at ${settings.RATE ? `${settings.RATE} req/s (open model)` : `${settings.VUS} VUs`}`);
     const capture = settings.VERIFY_BYTES ? await startCapture(cell.port, cell.capture) : null;
+    const measuredAt = Date.now(); // the client's ceiling beside it was taken this long before (before_run_s)
     let window;
     let wire;
     try {
@@ -121,7 +122,8 @@ export async function measureCell({ mode, scenario, label, compression = 'off', 
       node: cell.env ? { release: node?.release ?? null, version: node?.version ?? process.version, path: node?.path ?? process.execPath } : null,
       k6_cpu: run.cpu,
       k6_interrupted: k6Interrupted(run.output),
-      client_ceiling: clientCeiling,
+      client_ceiling: clientCeiling?.ended_at
+        ? { ...clientCeiling, before_run_s: round((measuredAt - Date.parse(clientCeiling.ended_at)) / 1000, 1) } : clientCeiling,
       k6_instances: run.instances,
       pinning,
       workers: settings.WORKERS,

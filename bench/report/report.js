@@ -11,7 +11,7 @@ import { disturbedNotes } from './machine-noise.js';
 import { formatNumber } from '../format.js';
 
 import { ROWS, aggregate, notMeasured, valueAt } from './rows.js';
-import { ratioInterval } from './stats.js';
+import { medianOrNull, ratioInterval } from './stats.js';
 
 /**
  * The JSON report: each mode's combined figures and every column's ratio to the first.
@@ -341,6 +341,12 @@ function notesOf(modes, clientBound) {
           + `${mode.runs[0].run?.client_ceiling?.listener ?? 'listener'})`
         : `k6 used ${CLIENT_BOUND_PCT}% or more of its core in the median run (${atLimit} of ${measured} runs)`;
       notes.push(`${key}: ${sign}, so the RPS is client-bound: the load generator, not the server, set the limit.`);
+    }
+    // How far apart the ceiling and the run it is read against were taken: the share's row reads the machine as it was then.
+    const gap = medianOrNull(mode.runs.map((r) => r.run?.client_ceiling?.before_run_s));
+    if (gap !== null) {
+      notes.push(`${key}: each run's client's ceiling was measured right before it, a median of ${gap.toFixed(1)} s before the run `
+        + 'began (the server\'s start and the warm-up in between), so its share reads the machine as it was then.');
     }
     // The ceiling is the client's only if the bare server had CPU to spare while k6 ran against it.
     const bareCpu = mode.runs[0].run?.client_ceiling?.server_cpu_pct;

@@ -38,7 +38,7 @@ export const ROWS = Object.freeze([
   // The client's ceiling: what the same k6 script reached against a server that costs next to nothing (bench/passes/calibrate.js).
   { label: 'client\'s ceiling, k6 vs bare server (req/s)', field: 'client_ceiling_rps', digits: 0, how: 'median',
     what: 'the rate the same k6 script, VUs and pinning reached against the mode\'s bare listener (node:http or node:http2 sending the '
-      + 'same bytes at next to no cost) on loopback, for `CALIBRATE` before the scenario\'s runs: what the load generator can do '
+      + 'same bytes at next to no cost) on loopback, for `CALIBRATE` right before each run (once per mode and compression in each repeat; the notes say how long before): what the load generator can do '
       + 'on this machine. Not measured for gzip columns (the bare listeners send no gzip) or with `K6_INSTANCES` > 1; with `TLS=1` the bare listener serves TLS too' },
   { label: 'share of the client\'s ceiling', field: 'client_share', digits: 2, how: 'median',
     what: 'RPS ÷ the client\'s ceiling; 0.9 or more in the median run marks the column client-bound (`client_bound`, '

@@ -182,7 +182,7 @@ export function benchSettingSpecs(cores = splitCores(allowedCpus())) {
     }),
     CALIBRATE: duration({ allowZero: true })({
       default: '3s',
-      desc: 'the client\'s ceiling: before a scenario\'s measured runs, each column\'s k6 script at the same VUs and pinning against '
+      desc: 'the client\'s ceiling: right before each measured run (once per mode and compression in each repeat), its k6 script at the same VUs and pinning against '
         + 'its bare listener (node:http or node:http2 sending the same bytes) on loopback, for this long (k6 duration; after a 1 s '
         + 'warm-up). The report shows it beside the RPS with the share (RPS ÷ ceiling); a column at 0.9 of it or more is client-bound. '
         + '`0` skips it, and k6\'s CPU alone then decides',
