@@ -3,8 +3,8 @@
 // what every result records of it. Built once per scenario, before its first run; the passes take it as it is.
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { toJsonText } from '../proto/own/samples.js';
-import { sizeSpread } from '../proto/own/samples.js';
+import { sizeSpread, toJsonText } from '../proto/own/samples.js';
+import { DESCRIPTOR_SET } from '../proto/own/schema.js';
 import { BUILT_IN_SERVICES } from '../proto/own/builtins.js';
 import { loadOwnService } from '../proto/own/service.js';
 import { ROOT } from './root.js';
@@ -79,6 +79,15 @@ export function scenariosOf(settings) {
 /** @typedef {{json: {min: number, median: number, max: number}, protobuf: {min: number, median: number, max: number}}} SizeRow */
 
 /**
+ * The -e variables that make the k6 scripts load a scenario: an own service's (RPC, its schema, its requests), or the
+ * demo's SCENARIO.
+ * @param {string} scenario
+ * @param {OwnRun|null} own
+ * @returns {Record<string, string>}
+ */
+export const scenarioVars = (scenario, own) => (own ? own.k6 : { SCENARIO: scenario });
+
+/**
  * Loads an own service and prepares its runs: the k6 request file (the request samples in the proto3 JSON mapping,
  * binary ones converted) in `scratch`, the server settings and the record.
  * @param {OwnSource} source
@@ -125,7 +134,7 @@ export async function prepareOwn(source, scratch, scenario) {
  * @returns {{PROTO: string, PROTO_PATH?: string}}
  */
 function k6Schema({ PROTO, PROTO_PATH }) {
-  if (/\.(binpb|pb|protoset|desc)$/.test(PROTO)) return { PROTO };
+  if (DESCRIPTOR_SET.test(PROTO)) return { PROTO };
   const dirs = PROTO_PATH ? PROTO_PATH.split(':') : [path.dirname(PROTO)];
   const home = dirs.find((d) => !path.relative(d, PROTO).startsWith('..'));
   // A .proto outside every import directory: its own directory is searched first, as protoc does for its argument.

@@ -18,7 +18,7 @@ import { compressionGzip, connectNodeAdapter } from '@connectrpc/connect-node';
 import { scenarioKeyOf, scenarioPayloads, unknownRequestDetails } from '../proto/index.js';
 import { ownDescriptors } from '../proto/own/descriptors.js';
 import { toJsonText } from '../proto/own/samples.js';
-import { inTurn } from '../proto/own/service.js';
+import { answersInTurn } from '../proto/own/service.js';
 import { SCENARIOS } from '../proto/payload.js';
 import { UserService } from '../proto/gen/user_pb.js';
 import { Health, HealthCheckResponse_ServingStatus as ServingStatus } from '../proto/gen/health/v1/health_pb.js';
@@ -80,10 +80,7 @@ export function userServiceImpl(who) {
 export function ownServiceImpl({ rpc, responses }, proto, protocol) {
   const { registry, service, method } = ownDescriptors(proto, rpc);
   const sizes = protocol === 'grpc' ? responses.protobufBytes : responses.jsonBytes;
-  const next = inTurn(responses.messages.map((m, i) => ({
-    message: fromJson(method.output, JSON.parse(toJsonText(rpc.responseType, m)), { registry }),
-    bytes: sizes[i],
-  })));
+  const next = answersInTurn(responses, sizes, (m) => fromJson(method.output, JSON.parse(toJsonText(rpc.responseType, m)), { registry }));
   const impl = {
     [method.localName]: () => {
       servedRequests.connect++;

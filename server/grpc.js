@@ -14,7 +14,7 @@ import { gzipResponses } from './grpc-gzip.js';
 import { GRPC_HEALTH_SERVICES } from './health.js';
 import { servedRequests } from './served.js';
 import { admitAnswer } from './memory-budget.js';
-import { inTurn } from '../proto/own/service.js';
+import { answersInTurn } from '../proto/own/service.js';
 
 /**
  * grpc-js's Server, with the HTTP/2 bounds of server/h2-guard.js on each HTTP/2 server it builds.
@@ -105,7 +105,7 @@ const UNDECODABLE = Symbol('undecodable');
  */
 function ownService({ rpc, responses }) {
   const { requestType, responseType } = rpc;
-  const next = inTurn(responses.messages.map((message, i) => ({ message, bytes: responses.protobufBytes[i] })));
+  const next = answersInTurn(responses, responses.protobufBytes);
   /** @type {grpc.ServiceDefinition} */
   const definition = {
     [rpc.method]: {

@@ -12,7 +12,7 @@ import { guardedHttp1Server } from './h1-guard.js';
 import { GZIP_LEVEL } from './compression.js';
 import { admitAnswer } from './memory-budget.js';
 import { fromJson, toJsonText } from '../proto/own/samples.js';
-import { inTurn } from '../proto/own/service.js';
+import { answersInTurn } from '../proto/own/service.js';
 import { requestOf } from '../proto/own/http-rule.js';
 
 /**
@@ -77,8 +77,7 @@ const OWN_CODECS = {
 async function serveOwnRpc(app, { rpc, responses }, encoding) {
   const { type, parseAs, decode, encode, sizes } = OWN_CODECS[encoding];
   const { requestType, responseType } = rpc;
-  const bytes = sizes(responses);
-  const next = inTurn(responses.messages.map((message, i) => ({ message, bytes: bytes[i] })));
+  const next = answersInTurn(responses, sizes(responses));
   // Encapsulated: the demo's routes keep fastify's own parsers.
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
@@ -129,16 +128,17 @@ async function serveHttpRules(app, rpc, next) {
         method, url,
         handler: (request, reply) => {
           const [pathname, search = ''] = request.url.split('?', 2);
-          const hit = bindings.map((b) => [b, pathname.match(b.pattern)]).find(([, m]) => m);
-          if (!hit) return reply.callNotFound();
+          let binding;
+          let match = null;
+          for (binding of bindings) if ((match = pathname.match(binding.pattern))) break;
+          if (!match) return reply.callNotFound();
           servedRequests.http++;
-          let message;
           try {
-            message = fromJson(rpc.requestType, requestOf(hit[0], hit[1], new URLSearchParams(search), request.body));
+            // Decoded as a service would; the answer does not depend on it.
+            fromJson(rpc.requestType, requestOf(binding, match, new URLSearchParams(search), request.body));
           } catch (err) {
             throw bad(err.message);
           }
-          void message; // decoded as a service would; the answer does not depend on it
           const answer = next();
           if (!admitAnswer(answer.bytes)) return overBudget(reply);
           return reply.type('application/json').send(toJsonText(rpc.responseType, answer.message));

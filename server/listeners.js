@@ -23,8 +23,6 @@
  * @property {'http/1.1'|'h2'|null} alpn the protocol it offers in ALPN when TLS_CERT/TLS_KEY are set (server/tls.js);
  *   null: it serves no TLS (the peers, anchors run as their library's users run them), and a MODE that opens it with
  *   TLS set is refused. The bare baselines serve it: the client's ceiling under TLS is measured against them
- * @property {boolean} ownRpc whether it serves the user's own RPC when RPC is set (docs/own-message.md); MODE with RPC
- *   refuses one that does not
  * @property {'http'|'grpc'|'connect'|null} probe how the container health check asks it (null: not probed; the
  *   listeners that take the comparison apart are for benchmarks, not deployments): 'http' GET /health, 'grpc'
  *   grpc.health.v1.Health/Check over gRPC, 'connect' the same Check with the Connect protocol (POST, JSON)
@@ -45,56 +43,56 @@
 export const LISTENERS = Object.freeze({
   http: {
     portSetting: 'HTTP_PORT', defaultPort: 3000, protocol: 'HTTP', label: 'JSON · HTTP/1.1 · fastify',
-    transport: 'HTTP/1.1', load: { tool: 'wrk', request: 'get' }, alpn: 'http/1.1', hardened: true, probe: 'http', ownRpc: true,
+    transport: 'HTTP/1.1', load: { tool: 'wrk', request: 'get' }, alpn: 'http/1.1', hardened: true, probe: 'http',
     start: async (options) => (await import('./http.js')).startHttp(options),
   },
   'protobuf-h1': {
     portSetting: 'PROTOBUF_H1_PORT', defaultPort: 3002, protocol: 'HTTP protobuf', label: 'protobuf · HTTP/1.1 · fastify',
-    transport: 'HTTP/1.1', load: { tool: 'wrk', request: 'get', ownBody: 'protobuf' }, alpn: 'http/1.1', hardened: true, probe: null, ownRpc: true,
+    transport: 'HTTP/1.1', load: { tool: 'wrk', request: 'get', ownBody: 'protobuf' }, alpn: 'http/1.1', hardened: true, probe: null,
     start: async (options) => (await import('./http.js')).startHttp({ ...options, encoding: 'protobuf' }),
   },
   'json-h2': {
     portSetting: 'JSON_H2_PORT', defaultPort: 3001, protocol: 'HTTP/2 JSON', label: 'JSON · HTTP/2 (h2c) · fastify',
-    transport: 'HTTP/2', load: { tool: 'h2load', request: 'get' }, alpn: 'h2', hardened: true, probe: null, ownRpc: true,
+    transport: 'HTTP/2', load: { tool: 'h2load', request: 'get' }, alpn: 'h2', hardened: true, probe: null,
     start: async (options) => (await import('./http.js')).startHttp({ ...options, http2: true }),
   },
   grpc: {
     portSetting: 'GRPC_PORT', defaultPort: 4000, protocol: 'gRPC', label: 'protobuf · gRPC (HTTP/2) · grpc-js',
-    transport: 'HTTP/2', load: { tool: 'h2load', request: 'grpc' }, alpn: 'h2', hardened: true, probe: 'grpc', ownRpc: true,
+    transport: 'HTTP/2', load: { tool: 'h2load', request: 'grpc' }, alpn: 'h2', hardened: true, probe: 'grpc',
     start: async (options) => (await import('./grpc.js')).startGrpc(options),
   },
   'baseline-http': {
     portSetting: 'BASELINE_HTTP_PORT', defaultPort: 3003, protocol: 'baseline node:http',
     label: 'same JSON bytes · HTTP/1.1 · bare node:http',
-    transport: 'HTTP/1.1', load: { tool: 'wrk', request: 'get' }, alpn: 'http/1.1', hardened: false, probe: null, ownRpc: true,
+    transport: 'HTTP/1.1', load: { tool: 'wrk', request: 'get' }, alpn: 'http/1.1', hardened: false, probe: null,
     start: async (options) => (await import('./baseline-http.js')).startBaselineHttp(options),
   },
   'baseline-grpc': {
     portSetting: 'BASELINE_GRPC_PORT', defaultPort: 4001, protocol: 'baseline node:http2 gRPC',
     label: 'same protobuf bytes · gRPC framing · bare node:http2',
-    transport: 'HTTP/2', load: { tool: 'h2load', request: 'grpc' }, alpn: 'h2', hardened: false, probe: null, ownRpc: true,
+    transport: 'HTTP/2', load: { tool: 'h2load', request: 'grpc' }, alpn: 'h2', hardened: false, probe: null,
     start: async (options) => (await import('./baseline-grpc.js')).startBaselineGrpc(options),
   },
   'peer-http': {
     portSetting: 'PEER_HTTP_PORT', defaultPort: 3005, protocol: 'peer fastify',
     label: 'same JSON · HTTP/1.1 · plain fastify app (peer)',
-    transport: 'HTTP/1.1', load: { tool: 'wrk', request: 'get' }, alpn: null, hardened: false, probe: null, ownRpc: true,
+    transport: 'HTTP/1.1', load: { tool: 'wrk', request: 'get' }, alpn: null, hardened: false, probe: null,
     start: async (options) => (await import('./peer-http.js')).startPeerHttp(options),
   },
   'peer-grpc': {
     portSetting: 'PEER_GRPC_PORT', defaultPort: 4005, protocol: 'peer grpc-js',
     label: 'same protobuf · gRPC (HTTP/2) · plain grpc-js, proto-loader (peer)',
-    transport: 'HTTP/2', load: { tool: 'h2load', request: 'grpc' }, alpn: null, hardened: false, probe: null, ownRpc: true,
+    transport: 'HTTP/2', load: { tool: 'h2load', request: 'grpc' }, alpn: null, hardened: false, probe: null,
     start: async (options) => (await import('./peer-grpc.js')).startPeerGrpc(options),
   },
   'connect-grpc': {
     portSetting: 'CONNECT_GRPC_PORT', defaultPort: 4002, protocol: 'connect-node gRPC', label: 'protobuf · gRPC (HTTP/2) · connect-node',
-    transport: 'HTTP/2', load: { tool: 'h2load', request: 'grpc' }, alpn: 'h2', hardened: true, probe: 'grpc', ownRpc: true,
+    transport: 'HTTP/2', load: { tool: 'h2load', request: 'grpc' }, alpn: 'h2', hardened: true, probe: 'grpc',
     start: async (options) => (await import('./connect.js')).startConnectGrpc(options),
   },
   'connect-json': {
     portSetting: 'CONNECT_JSON_PORT', defaultPort: 3004, protocol: 'connect-node Connect', label: 'JSON · Connect (HTTP/1.1) · connect-node',
-    transport: 'HTTP/1.1', load: { tool: 'wrk', request: 'connect' }, alpn: 'http/1.1', hardened: true, probe: 'connect', ownRpc: true,
+    transport: 'HTTP/1.1', load: { tool: 'wrk', request: 'connect' }, alpn: 'http/1.1', hardened: true, probe: 'connect',
     start: async (options) => (await import('./connect.js')).startConnectJson(options),
   },
 });

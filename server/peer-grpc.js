@@ -11,6 +11,7 @@ import { PROTO_PATH, scenarioKey, scenarioPayloads } from '../proto/index.js';
 import { SCENARIOS, SERVICE_NAME } from '../proto/payload.js';
 import { bindInsecure } from './grpc-bind.js';
 import { inTurn } from '../proto/own/service.js';
+import { DESCRIPTOR_SET } from '../proto/own/schema.js';
 
 /**
  * Adds the user's RPC, as grpc-node's examples would serve it: proto-loader's definition, plain objects in turn.
@@ -19,14 +20,15 @@ import { inTurn } from '../proto/own/service.js';
  * @param {{PROTO?: string, PROTO_PATH?: string}} settings where the schema is
  */
 function addOwnService(server, own, { PROTO, PROTO_PATH }) {
-  const packageDefinition = /\.(binpb|pb|protoset|desc)$/.test(PROTO)
-    ? protoLoader.loadFileDescriptorSetFromBuffer(readFileSync(PROTO), USUAL)
-    : protoLoader.loadSync(PROTO, { ...USUAL, includeDirs: (PROTO_PATH ?? '').split(':').filter(Boolean) });
-  const definition = /** @type {import('@grpc/grpc-js').ServiceDefinition} */ (/** @type {unknown} */ (packageDefinition[own.rpc.service]));
+  const set = DESCRIPTOR_SET.test(PROTO);
+  const includeDirs = (PROTO_PATH ?? '').split(':').filter(Boolean);
+  const load = (options) => (set ? protoLoader.loadFileDescriptorSetFromBuffer(readFileSync(PROTO), options)
+    : protoLoader.loadSync(PROTO, { ...options, includeDirs }));
+  const definition = /** @type {import('@grpc/grpc-js').ServiceDefinition} */ (/** @type {unknown} */ (load(USUAL)[own.rpc.service]));
   const method = definition[own.rpc.method];
-  // The samples as the plain objects such a server's data layer hands it, through the loader's own decoder.
-  const asObject = /\.(binpb|pb|protoset|desc)$/.test(PROTO) ? method : protoLoader.loadSync(PROTO,
-    { ...USUAL, defaults: false, includeDirs: (PROTO_PATH ?? '').split(':').filter(Boolean) })[own.rpc.service][own.rpc.method];
+  // The samples as the plain objects such a server's data layer hands it, through the loader's own decoder (without the
+  // fields at their default, where the .proto can be loaded again so).
+  const asObject = set ? method : load({ ...USUAL, defaults: false })[own.rpc.service][own.rpc.method];
   const next = inTurn(own.responses.messages.map((m) => asObject.responseDeserialize(Buffer.from(own.rpc.responseType.encode(m).finish()))));
   server.addService(definition, { [own.rpc.method]: (call, callback) => callback(null, next()) });
 }

@@ -272,8 +272,8 @@ export function serverSettingSpecs(cores = os.availableParallelism()) {
     RPC: withDefaultText(str({
       default: undefined,
       desc: 'the unary RPC of PROTO to serve, `package.Service/Method`: gRPC at that path, and JSON over HTTP as '
-        + '`POST /package.Service/Method` in the proto3 JSON mapping (the shape of Connect\'s unary JSON call); the '
-        + 'listeners that cannot serve it (server/listeners.js `ownRpc`) are refused in MODE',
+        + '`POST /package.Service/Method` in the proto3 JSON mapping (the shape of Connect\'s unary JSON call); every '
+        + 'listener of MODE serves it (docs/own-message.md)',
       example: 'opentelemetry.proto.collector.trace.v1.TraceService/Export',
     }), 'unset'),
     RESPONSE: withDefaultText(str({
@@ -310,11 +310,6 @@ export function readSettings(env = process.env) {
   }
   if (!settings.RPC && (settings.RESPONSE || settings.PROTO_PATH)) {
     throw new SettingsError(`invalid setting ${settings.RESPONSE ? 'RESPONSE' : 'PROTO_PATH'}: needs PROTO and RPC`);
-  }
-  const cannot = settings.RPC ? listenersOf(settings.MODE).filter((n) => !LISTENERS[n].ownRpc) : [];
-  if (cannot.length) {
-    throw new SettingsError(`invalid setting MODE="${settings.MODE}": ${cannot.join(', ')} cannot serve RPC (an own service); `
-      + `drop ${cannot.length > 1 ? 'them' : 'it'} from MODE, or leave RPC unset`);
   }
   // Read and checked here, once per process, so that a bad certificate stops the server before any worker starts.
   if (tlsMaterial(settings)) {

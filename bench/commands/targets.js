@@ -99,20 +99,19 @@ export async function main(settings) {
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'targets-'));
   try {
     // An own service (SCENARIO=otlp-traces, or RPC): the listeners and their peers serve it, the load tools ask for its
-    // first request sample, and a listener that cannot serve it (server/listeners.js ownRpc) is left out. Else the demo's User.
+    // first request sample. Else the demo's User.
     const { scenario, source } = scenariosOf(settings).find((s) => s.source) ?? { scenario: 'user', source: null };
     const own = source ? await prepareOwn(source, scratch, scenario) : null;
-    const decomposed = own ? DECOMPOSITION.filter((l) => LISTENERS[l].ownRpc) : DECOMPOSITION;
     // The server keeps its accounting (always, in the decomposition pass), as in the main job: ours is measured with everything of ours on.
     const pass = {
       scenario, settings: { ...settings, WORKERS: 1 }, cores, own,
       durationS: durationMs(settings.DURATION) / 1000, warmupS: durationMs(settings.WARMUP) / 1000,
     };
     const compared = MODE_NAMES.filter((mode) => MODES[mode].peer && MODES[mode].bare);
-    const runs = await measureDecomposition({ ...pass, listeners: targetRuns(compared, decomposed) });
+    const runs = await measureDecomposition({ ...pass, listeners: targetRuns(compared, DECOMPOSITION) });
     // The decomposition's table in the registry's order, the A/A runs last.
     const decomposition = decompositionReport(scenario, Object.fromEntries(
-      [...decomposed, ...Object.keys(runs)].filter((k, i, all) => all.indexOf(k) === i).map((k) => [k, runs[k]])));
+      [...DECOMPOSITION, ...Object.keys(runs)].filter((k, i, all) => all.indexOf(k) === i).map((k) => [k, runs[k]])));
     // The HTTP/2 modes again with many streams per connection: their listeners, interleaved per repeat.
     const http2Modes = compared.filter((mode) => LISTENERS[MODES[mode].listener].transport === 'HTTP/2');
     const manyLoad = `h2load -c${MANY_STREAMS.connections} -m${MANY_STREAMS.streams}`;

@@ -6,6 +6,7 @@
 // Under TLS=1 the bare listener serves TLS too, with certificates of its own, and k6 verifies them as in the measured
 // runs: the handshakes and records are the client's work as much as the server's.
 import path from 'node:path';
+import { scenarioVars } from '../own-service.js';
 import { k6Args, k6Tls, serverEnv } from '../invoke.js';
 import { jobCertificates, serverTlsSettings } from '../tls.js';
 import { MODES } from '../modes.js';
@@ -79,7 +80,7 @@ export async function measureClientCeiling({ mode, scenario, compression, own = 
     const run = async (duration, summaryFile) => {
       const args = k6Args(mode, {
         host, vus: settings.VUS, duration, summaryFile,
-        vars: { ...(own ? own.k6 : { SCENARIO: scenario }), CONNECTIONS: settings.CONNECTIONS, ...tls.vars },
+        vars: { ...scenarioVars(scenario, own), CONNECTIONS: settings.CONNECTIONS, ...tls.vars },
       });
       const result = await runK6({ k6: settings.K6_BIN, args, env: tls.env, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount, quiet: true });
       if (result.code !== 0) {

@@ -19,6 +19,7 @@ import { slotName } from '../placement/replicas.js';
 import { startProfiles, stopProfiles } from './profile.js';
 import { PROFILE_INTERVAL_US } from '../../server/profiling.js';
 import { MODES } from '../modes.js';
+import { scenarioVars } from '../own-service.js';
 import { k6Args, k6Tls } from '../invoke.js';
 import { provenanceOf } from '../provenance.js';
 import { k6Interrupted, k6Reason, round } from '../format.js';
@@ -74,7 +75,7 @@ export async function measureCell({ mode, scenario, label, compression = 'off', 
   /** k6's arguments for a run of the cell (the open model, RATE, for the measured run only). */
   const argsOf = ({ duration, rate = null, summaryFile, flags = [] }) => k6Args(mode, {
     target: placement.target, host, vus: settings.VUS, duration, rate, summaryFile, flags,
-    vars: { ...(own ? own.k6 : { SCENARIO: scenario }), CONNECTIONS: settings.CONNECTIONS, COMPRESSION: compression, ...timeoutVar(settings), ...tls.vars },
+    vars: { ...scenarioVars(scenario, own), CONNECTIONS: settings.CONNECTIONS, COMPRESSION: compression, ...timeoutVar(settings), ...tls.vars },
   });
   const { link } = placement;
   try {

@@ -56,6 +56,9 @@ export function mulberry32(seed) {
   };
 }
 
+/** True for a number that is finite (not null, NaN or ±Infinity). */
+const finite = (v) => typeof v === 'number' && Number.isFinite(v);
+
 /** The confidence level of the ratio intervals: 0.95, a 95% interval. */
 export const CONFIDENCE = 0.95;
 
@@ -65,8 +68,8 @@ export const CONFIDENCE = 0.95;
  * @returns {number|null}
  */
 export function medianOrNull(values) {
-  const finite = values.filter((v) => typeof v === 'number' && Number.isFinite(v));
-  return finite.length ? median(finite) : null;
+  const kept = values.filter(finite);
+  return kept.length ? median(kept) : null;
 }
 
 /** The fewest repeats (pairs of runs) an interval is given from: with one or two, the resamples are the runs themselves. */
@@ -117,7 +120,6 @@ function percentileBootstrap(items, statistic, against) {
   return { pairs, low, high, settled: low > against || high < against, why: null };
 }
 
-const finite = (v) => typeof v === 'number' && Number.isFinite(v);
 
 /**
  * A 95% interval of the ratio of two columns' medians, from their interleaved repeats: run i of one column and run i of the

@@ -8,8 +8,6 @@ import { linkSpec, PROFILES, rate, rttMs } from './network.js';
 import { DEFAULTS as HOSTS } from '../../config.js';
 import { COMPRESSIONS, GZIP_LEVEL } from '../../server/compression.js';
 import { sharedSpec } from './shared.js';
-import { BUILT_IN_SERVICES } from '../../proto/own/builtins.js';
-import { LISTENERS } from '../../server/listeners.js';
 import { allowedCpus, splitCores } from './cores.js';
 import { duration, nodeReleases } from './validators.js';
 
@@ -266,8 +264,7 @@ export function benchSettingSpecs(cores = splitCores(allowedCpus())) {
 }
 
 /**
- * Why the settings of an own service (RPC, or a built-in one in SCENARIO) cannot run as asked, in one line, or null.
- * The modes loaded must serve it (server/listeners.js `ownRpc`); the passes that load every listener refuse it.
+ * Why the settings of an own service (RPC and what goes with it) cannot run as asked, in one line, or null.
  * @param {object} settings the job's, read
  * @param {Record<string, string|undefined>} env what was set
  * @returns {string|null}
@@ -277,10 +274,6 @@ function ownServiceGap(settings, env) {
   if (!settings.RPC && given.length) return `${given.join(', ')} ${given.length > 1 ? 'are' : 'is'} read with RPC (package.Service/Method): set RPC too`;
   if (settings.RPC && !settings.PROTO) return `RPC=${settings.RPC} needs PROTO, the .proto file or FileDescriptorSet that defines it`;
   if (settings.RPC && env.SCENARIO) return 'RPC measures that RPC in place of SCENARIO: set one or the other';
-  const own = settings.RPC ? `RPC=${settings.RPC}` : settings.SCENARIO.filter((s) => BUILT_IN_SERVICES[s]).map((s) => `SCENARIO=${s}`)[0];
-  if (!own) return null;
-  const mode = settings.MODES.find((m) => !LISTENERS[MODES[m].listener].ownRpc);
-  if (mode) return `${own}: the ${mode} mode cannot serve an own service (server/listeners.js ownRpc); leave it out of MODES`;
   return null;
 }
 

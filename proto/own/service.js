@@ -36,6 +36,18 @@ export function loadOwnService(settings) {
 }
 
 /**
+ * The response samples as a listener answers them, in turn: each message (made into the listener's own kind of message
+ * by `as`, once) with its encoded size, for the memory budget (server/memory-budget.js admitAnswer).
+ * @template T
+ * @param {import('./samples.js').Samples} responses
+ * @param {number[]} sizes each sample's size in the listener's encoding (responses.jsonBytes or protobufBytes), bytes
+ * @param {(message: import('protobufjs').Message) => T} [as] default: the protobufjs message itself
+ * @returns {() => {message: T, bytes: number}}
+ */
+export const answersInTurn = (responses, sizes, as = (m) => /** @type {any} */ (m)) => inTurn(
+  responses.messages.map((m, i) => ({ message: as(m), bytes: sizes[i] })));
+
+/**
  * A turn-taker over samples: each call returns the next, from the first, round and round (ghz's data array, in turn).
  * @template T
  * @param {T[]} items at least one

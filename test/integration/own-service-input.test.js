@@ -104,7 +104,7 @@ describe('bad input: one line before anything starts, from the server and the jo
     const { code, stderr } = await stops(['server'], { RPC: 'a.B/C' });
     assert.equal(code, 2); // a settings error, as every other
     assert.match(stderr, /invalid setting RPC="a\.B\/C": needs PROTO/);
-    // Every listener serves an own service now (server/listeners.js ownRpc): the job's checks pass with all four modes.
+    // Every listener serves an own service: the job's checks pass with all four modes.
     await run(process.execPath, ['bench/cli.js', 'run', '--check-settings'], { cwd: ROOT, timeout: 60_000,
       env: { PATH: process.env.PATH, ...GOOD, MODES: 'http,grpc,connect-grpc,connect-json', K6_BIN: process.execPath, CAPACITY: '0' } });
   });
