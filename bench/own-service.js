@@ -35,11 +35,12 @@ export const scenarioOfRpc = (rpc) => rpc.replace('/', '.');
  */
 export function scenariosOf(settings) {
   if (settings.RPC) {
-    const abs = (p) => (p ? path.resolve(p) : undefined);
+    // The user's paths are read from where they ran the command (scripts/provision.sh sets BENCH_CWD), not the repository.
+    const abs = (p) => (p ? path.resolve(process.env.BENCH_CWD ?? '.', p) : undefined);
     return [{
       scenario: scenarioOfRpc(settings.RPC),
       source: {
-        PROTO: abs(settings.PROTO), PROTO_PATH: settings.PROTO_PATH?.split(':').filter(Boolean).map((d) => path.resolve(d)).join(':'),
+        PROTO: abs(settings.PROTO), PROTO_PATH: settings.PROTO_PATH?.split(':').filter(Boolean).map(abs).join(':'),
         RPC: settings.RPC, REQUEST: abs(settings.REQUEST), RESPONSE: abs(settings.RESPONSE),
       },
     }];

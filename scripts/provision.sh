@@ -6,8 +6,10 @@
 #    server the jobs and tests start run on it;
 # 2. `npm ci` when node_modules is missing or older than package-lock.json;
 # 3. the tools of SET (scripts/ensure-tool.sh --set SET; `-` for none);
-# then COMMAND runs in the repository's root.
+# then COMMAND runs in the repository's root, with BENCH_CWD the folder it was called from.
 set -euo pipefail
+# Where the user ran the command (npm run sets INIT_CWD): the jobs resolve the user's own files (PROTO, REQUEST, …) from it.
+export BENCH_CWD="${BENCH_CWD:-${INIT_CWD:-$PWD}}"
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 set_name="${1:?usage: bash scripts/provision.sh SET|- COMMAND [ARGS...]}"
 shift

@@ -29,7 +29,7 @@ import { measureClientCeiling } from '../passes/calibrate.js';
 import { ensureTool, ensureTools } from '../tools.js';
 import { prepareOwn, scenariosOf } from '../own-service.js';
 import { loadOwnService } from '../../proto/own/service.js';
-import { proveEquality } from '../passes/equality.js';
+import { proveOwnEquality } from '../passes/equality.js';
 
 /**
  * What the job needs before it starts, checked at once: the tools of the passes asked for, and root for a link.
@@ -93,7 +93,7 @@ export async function main(settings) {
     for (const { scenario, source } of scenarios) {
       const own = source ? await prepareOwn(source, scratch, scenario) : null;
       owns.set(scenario, own);
-      if (own) await proveOwnEquality(own, settings, cores, placement);
+      if (own) await proveOwnEquality(own, { modes: settings.MODES, workers: settings.WORKERS, cpus: cores.serverCpus }, placement);
       const runs = placements.map(() => Object.fromEntries(columns.map(({ key }) => [key, []])));
       // Columns (and placements) interleaved (A B A B ...), so a drift of the machine over time touches all alike.
       for (let repeat = 1; repeat <= settings.REPEATS; repeat++) {
@@ -147,25 +147,6 @@ export async function main(settings) {
 }
 
 /** @typedef {import('../passes/cell.js').ServerNode} ServerNode */
-
-/**
- * Proves, before an own service is measured, that every mode's twin answers its response samples (bench/passes/equality.js),
- * each server started where the placement puts the measured ones, and says so in one line.
- * @param {import('../own-service.js').OwnRun} own
- * @param {import('../settings/bench.js').BenchSettings} settings
- * @param {ReturnType<typeof splitCores>} cores
- * @param {import('../placement/placement.js').Placement} placement
- * @returns {Promise<void>}
- * @throws {BenchError} naming the twin, the sample and the field where an answer differs
- */
-async function proveOwnEquality(own, settings, cores, placement) {
-  const { rpc, requests, responses } = own.service;
-  const { calls } = await proveEquality(settings.MODES, own, (mode) => placement.start(mode, {
-    workers: settings.WORKERS, cpus: cores.serverCpus, settings: own.server,
-  }));
-  console.error(`${rpc.name}: ${requests.messages.length} request and ${responses.messages.length} response sample(s); every twin answered `
-    + `the response samples, the same messages (${Object.entries(calls).map(([mode, n]) => `${mode} ${n} calls`).join(', ')})`);
-}
 
 /**
  * The client's ceiling of one column (bench/passes/calibrate.js), measured right before its run, once per mode and

@@ -1,7 +1,7 @@
 // The sweep (npm run sweep; docs/sweep.md): for each link of SWEEP_BANDWIDTH × SWEEP_RTT, the link built and measured
-// (bench/passes/sweep.js), every cell of SWEEP_VUS (or SWEEP_RATE) × SCENARIO on it, both modes interleaved; then the
-// model beside the measurement, the verdicts and the heat maps (bench/report/sweep*.js). With --link it answers one
-// link from the newest sweep's JSON instead, running nothing.
+// (bench/passes/sweep.js), every cell of SWEEP_VUS (or SWEEP_RATE) × SCENARIO (or an own service's RPC) on it, both modes
+// interleaved, an own service's twins proven equal first; then the model beside the measurement, the verdicts and the
+// heat maps (bench/report/sweep*.js). With --link it answers one link from the newest sweep's JSON instead, running nothing.
 import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -10,6 +10,8 @@ import { BenchError } from '../errors.js';
 import { fileStamp, progressOf } from '../format.js';
 import { ROOT } from '../processes.js';
 import { provenanceOf } from '../provenance.js';
+import { prepareOwn, scenariosOf } from '../own-service.js';
+import { loadOwnService } from '../../proto/own/service.js';
 import { measureLink } from '../passes/sweep.js';
 import { requireLinkTools } from '../placement/link.js';
 import { allowedCpus, splitCores } from '../settings/cores.js';
@@ -31,6 +33,8 @@ const usage = (message) => Object.assign(new Error(message), { code: 'ERR_USAGE'
 export async function preflight(settings, { values } = { values: {} }) {
   if (values.link || values.render) return;
   if (values.vus || values.rate || values.from) throw usage('--vus, --rate and --from go with --link');
+  // An own service's schema, RPC and samples: a bad one is one line (ERR_OWN_SERVICE) before anything starts.
+  for (const { source } of scenariosOf(settings)) if (source) loadOwnService(source);
   requireLinkTools();
 }
 
@@ -58,11 +62,20 @@ export async function main(settings, { values }) {
   const open = Boolean(settings.SWEEP_RATE);
   const points = open ? settings.SWEEP_RATE.map((rate) => ({ rate })) : settings.SWEEP_VUS.map((vus) => ({ vus }));
   const links = settings.SWEEP_RTT.flatMap((rttMs) => settings.SWEEP_BANDWIDTH.map((bandwidth) => ({ bandwidth, rttMs, points })));
-  const progress = progressOf(links.length * points.length * settings.SCENARIO.length, estimateCellS(settings));
   const measured = [];
   const start = Date.now();
+  /** @type {Record<string, import('../own-service.js').OwnRecord>} */
+  const services = {};
   try {
-    for (const link of links) measured.push(...await measureLink(link, settings, cores, { scratch, stamp, next: progress.next }));
+    const scenarios = [];
+    for (const { scenario, source } of scenariosOf(settings)) {
+      const own = source ? await prepareOwn(source, scratch, scenario) : null;
+      if (own) services[scenario] = own.record;
+      scenarios.push({ scenario, own });
+    }
+    const progress = progressOf(links.length * points.length * scenarios.length, estimateCellS(settings));
+    const unproven = new Set(Object.keys(services));
+    for (const link of links) measured.push(...await measureLink(link, settings, cores, { scratch, stamp, next: progress.next, scenarios, unproven }));
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
@@ -74,6 +87,8 @@ export async function main(settings, { values }) {
     provenance: provenanceOf({ settings: /** @type {any} */ ({ ...settings, link: null }), pinning: `${cores.description}; ${settings.WORKERS} server worker(s)`, serverEnv: null }),
     k6: execFileSync(settings.K6_BIN, ['version'], { encoding: 'utf8' }).split('\n')[0],
     elapsed_s: (Date.now() - start) / 1000,
+    // Each own service's schema and samples with their SHA-256, and its sizes (bench/own-service.js OwnRecord).
+    services,
     limits_note: `${EMULATION_LIMITS.bandwidth_bps / 1e9} Gbit/s, ${EMULATION_LIMITS.rtt_ms} ms, ${EMULATION_LIMITS.vus.toLocaleString('en-US')} VUs`,
     ...buildSweep({
       measured, model: open ? 'open' : 'closed',
@@ -82,7 +97,7 @@ export async function main(settings, { values }) {
     }),
     maps: [],
   };
-  await writeSweep(report, path.join(settings.RESULTS_DIR, `sweep-${stamp}`), settings.SCENARIO);
+  await writeSweep(report, path.join(settings.RESULTS_DIR, `sweep-${stamp}`), [...new Set(measured.map((c) => c.scenario))]);
 }
 
 /**

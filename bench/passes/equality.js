@@ -147,3 +147,20 @@ export async function proveEquality(modes, own, start) {
   }
   return { calls, samples: expected.length };
 }
+
+/**
+ * Proves, before an own service is measured, that every mode's twin answers its response samples (proveEquality), each
+ * server started where the placement puts the measured ones, and says so in one line on stderr.
+ * @param {import('../own-service.js').OwnRun} own
+ * @param {{modes: string[], workers: number, cpus?: string}} job the modes to prove, and the servers' workers and cpus
+ * @param {{start: (mode: string, options: object) => Promise<{host: string, tls: {caCert: string}|null, stop: () => Promise<unknown>}>}} placement
+ *   where the measured servers run (bench/placement/placement.js)
+ * @returns {Promise<void>}
+ * @throws {BenchError} naming the twin, the sample and the field where an answer differs
+ */
+export async function proveOwnEquality(own, { modes, workers, cpus }, placement) {
+  const { rpc, requests, responses } = own.service;
+  const { calls } = await proveEquality(modes, own, (mode) => placement.start(mode, { workers, cpus, settings: own.server }));
+  console.error(`${rpc.name}: ${requests.messages.length} request and ${responses.messages.length} response sample(s); every twin answered `
+    + `the response samples, the same messages (${Object.entries(calls).map(([mode, n]) => `${mode} ${n} calls`).join(', ')})`);
+}

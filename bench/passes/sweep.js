@@ -9,6 +9,7 @@ import { cellEnv } from '../settings/sweep.js';
 import { readSummary } from '../report/summary.js';
 import { runRecord, SWEEP_MODES } from '../report/sweep.js';
 import { measureCell } from './cell.js';
+import { proveOwnEquality } from './equality.js';
 
 /**
  * Measures every cell of one link.
@@ -16,20 +17,26 @@ import { measureCell } from './cell.js';
  *   points: the concurrencies (closed model) or offered rates (open model)
  * @param {import('../settings/sweep.js').SweepSettings & {K6_BIN: string}} settings
  * @param {ReturnType<typeof import('../settings/cores.js').splitCores>} cores
- * @param {{scratch: string, stamp: string, next: (what: string) => void}} job next: the progress line before each cell
+ * @param {{scratch: string, stamp: string, next: (what: string) => void,
+ *   scenarios: Array<{scenario: string, own: import('../own-service.js').OwnRun|null}>, unproven: Set<string>}} job next: the progress
+ *   line before each cell; scenarios: what each cell measures, an own service with its run (bench/own-service.js); unproven: the own
+ *   services whose twins are still to be proven equal, on the first link that measures them (removed once proven)
  * @returns {Promise<Array<{scenario: string, bandwidth_bps: number, rtt_ms: number, vus?: number, rate?: number,
  *   connections: string, link_check: object|null, runs: Record<string, object[]>}>>} one per cell: per mode, each repeat's runRecord
- * @throws {BenchError} when the link cannot be built, a server does not start or k6 fails
+ * @throws {BenchError} when the link cannot be built, a server does not start, k6 fails or an own service's twins answer differently
  */
-export async function measureLink({ bandwidth, rttMs, points }, settings, cores, { scratch, stamp, next }) {
+export async function measureLink({ bandwidth, rttMs, points }, settings, cores, { scratch, stamp, next, scenarios, unproven }) {
   const benchOf = (point, scenario) => readBenchSettings(cellEnv(settings, { bandwidth, rttMs, ...point, scenario }));
-  const placement = await placementOf(benchOf(points[0], settings.SCENARIO[0]), cores);
+  const placement = await placementOf(benchOf(points[0], scenarios[0].scenario), cores);
   const cells = [];
   try {
     const check = await placement.check();
     const linkName = `${Math.round(bandwidth)}bit-${rttMs}ms`;
+    for (const { scenario, own } of scenarios) {
+      if (own && unproven.delete(scenario)) await proveOwnEquality(own, { modes: [...SWEEP_MODES], workers: settings.WORKERS, cpus: cores.serverCpus }, placement);
+    }
     for (const point of points) {
-      for (const scenario of settings.SCENARIO) {
+      for (const { scenario, own } of scenarios) {
         const bench = benchOf(point, scenario);
         next(`${scenario} · ${formatRate(bandwidth)}, ${rttMs} ms · ${point.rate ? `${point.rate} req/s` : `${point.vus} VUs`}`);
         /** @type {Record<string, object[]>} */
@@ -38,7 +45,7 @@ export async function measureLink({ bandwidth, rttMs, points }, settings, cores,
         for (let repeat = 1; repeat <= settings.REPEATS; repeat++) {
           for (const mode of SWEEP_MODES) {
             const label = `sweep-${mode}-${linkName}-${point.rate ? `r${point.rate}` : `v${point.vus}`}-${scenario}-${stamp}-r${repeat}`;
-            const file = await measureCell({ mode, scenario, label }, bench, cores, scratch, placement, check);
+            const file = await measureCell({ mode, scenario, label, own }, bench, cores, scratch, placement, check);
             const record = runRecord(await readSummary(file));
             if (record.requests === 0) throw new BenchError(`${label}: no request was answered in ${settings.DURATION}; raise DURATION or REQUEST_TIMEOUT`);
             runs[mode].push(record);

@@ -7,7 +7,7 @@ import { hostPort } from './hosts.js';
 import { linkSpec, PROFILES, rate, rttMs } from './network.js';
 import { DEFAULTS as HOSTS } from '../../config.js';
 import { COMPRESSIONS, GZIP_LEVEL } from '../../server/compression.js';
-import { sharedSpec } from './shared.js';
+import { OWN_SETTING_NAMES, ownServiceGap, sharedSpec } from './shared.js';
 import { allowedCpus, splitCores } from './cores.js';
 import { duration, nodeReleases } from './validators.js';
 
@@ -125,34 +125,7 @@ export function benchSettingSpecs(cores = splitCores(allowedCpus())) {
     }), 'unset: the server runs on the job\'s own Node'),
     SCENARIO: sharedSpec('SCENARIO', 'run', cores),
     // The user's own service (issue 37, docs/own-message.md): checked by the pre-flight, which loads it.
-    PROTO: withDefaultText(str({
-      default: undefined,
-      desc: 'your schema: a .proto file, or a FileDescriptorSet (`.binpb`, `.pb`: `buf build -o`, `protoc --include_imports '
-        + '--descriptor_set_out`); with RPC, the job measures that RPC in place of SCENARIO (docs/own-message.md)',
-      example: 'api/orders/v1/orders.proto',
-    }), 'unset'),
-    PROTO_PATH: withDefaultText(str({
-      default: undefined,
-      desc: 'import directories of PROTO, `:`-separated, as protoc\'s `-I`; the well-known types (`google/protobuf/*.proto`) are always there',
-      example: 'api:third_party',
-    }), 'unset: the directory of PROTO'),
-    RPC: withDefaultText(str({
-      default: undefined,
-      desc: 'the unary RPC of PROTO to measure, `package.Service/Method`: gRPC against JSON over HTTP (`POST /package.Service/Method`, '
-        + 'the proto3 JSON mapping both ways); its table and files are named after it',
-      example: 'acme.orders.v1.OrderService/GetOrder',
-    }), 'unset: the SCENARIO list'),
-    REQUEST: withDefaultText(str({
-      default: undefined,
-      desc: 'request samples, sent in turn: the proto3 JSON mapping (one object, a JSON array of objects, or NDJSON), or binary '
-        + '(`.binpb`: length-delimited messages, as ghz\'s `-B` takes); at most 10,000 messages and 64 MiB, 4 MiB a message',
-      example: 'requests.ndjson',
-    }), 'unset: the empty request message'),
-    RESPONSE: withDefaultText(str({
-      default: undefined,
-      desc: 'response samples, served in turn by both twins; the same forms and limits as REQUEST',
-      example: 'responses.json',
-    }), 'unset: the empty response message'),
+    ...Object.fromEntries(OWN_SETTING_NAMES.map((name) => [name, sharedSpec(name, 'run', cores)])),
     CONNECTIONS: sharedSpec('CONNECTIONS', 'run', cores),
     REQUEST_TIMEOUT: sharedSpec('REQUEST_TIMEOUT', 'run', cores),
     COMPRESSION: str({
@@ -261,20 +234,6 @@ export function benchSettingSpecs(cores = splitCores(allowedCpus())) {
     K6_BIN: sharedSpec('K6_BIN', 'run', cores),
     RESULTS_DIR: sharedSpec('RESULTS_DIR', 'run', cores),
   };
-}
-
-/**
- * Why the settings of an own service (RPC and what goes with it) cannot run as asked, in one line, or null.
- * @param {object} settings the job's, read
- * @param {Record<string, string|undefined>} env what was set
- * @returns {string|null}
- */
-function ownServiceGap(settings, env) {
-  const given = ['PROTO', 'PROTO_PATH', 'REQUEST', 'RESPONSE'].filter((name) => settings[name] !== undefined);
-  if (!settings.RPC && given.length) return `${given.join(', ')} ${given.length > 1 ? 'are' : 'is'} read with RPC (package.Service/Method): set RPC too`;
-  if (settings.RPC && !settings.PROTO) return `RPC=${settings.RPC} needs PROTO, the .proto file or FileDescriptorSet that defines it`;
-  if (settings.RPC && env.SCENARIO) return 'RPC measures that RPC in place of SCENARIO: set one or the other';
-  return null;
 }
 
 /**

@@ -15,6 +15,9 @@ import { duration, listOf } from './validators.js';
 /** REQUEST_TIMEOUT of the soak and the fault matrix, whose faults make requests hang. */
 const FAULT_REQUEST_TIMEOUT = '5s';
 
+/** A setting no job gives a default: unset unless the user sets it (`text`: what unset means, for the docs). */
+const UNSET = Object.freeze({ default: undefined, text: 'unset' });
+
 /** A default of WORKERS that is one per server core (splitCores), shown as SERVER_CORES_TEXT in the docs. */
 const SERVER_CORES = Symbol('one worker per server core');
 
@@ -23,8 +26,8 @@ const SERVER_CORES = Symbol('one worker per server core');
  * @property {(spec: object) => object} validator an envalid validator (its spec: default, desc, example)
  * @property {string} desc what it means, for every job
  * @property {string} [example]
- * @property {Partial<Record<Job, {default: unknown, more?: string}>>} jobs the jobs that read it: each one's default
- *   and what it adds to `desc`
+ * @property {Partial<Record<Job, {default: unknown, more?: string, text?: string}>>} jobs the jobs that read it: each one's
+ *   default, what it adds to `desc`, and what the docs show as the default where it is not a value (`unset: …`)
  */
 
 /** @type {Readonly<Record<string, SharedSetting>>} */
@@ -73,9 +76,43 @@ const SHARED = Object.freeze({
     validator: listOf([...Object.keys(SCENARIOS), ...Object.keys(BUILT_IN_SERVICES)]),
     desc: `payload scenarios, comma-separated from ${Object.keys(SCENARIOS).map((s) => `\`${s}\``).join(', ')} (proto/payload.js), `
       + `and the built-in own services ${Object.keys(BUILT_IN_SERVICES).map((s) => `\`${s}\``).join(', ')} (proto/own/builtins.js, `
-      + 'docs/own-message.md; the main job only)',
+      + 'docs/own-message.md)',
     example: 'users-100,blob-32k',
     jobs: { run: { default: ['user'], more: '; one table each' }, sweep: { default: ['user'], more: '; one heat map each per RTT' } },
+  },
+  // The user's own service (issue 37, docs/own-message.md): checked by each job's pre-flight, which loads it.
+  PROTO: {
+    validator: str,
+    desc: 'your schema: a .proto file, or a FileDescriptorSet (`.binpb`, `.pb`: `buf build -o`, `protoc --include_imports '
+      + '--descriptor_set_out`); with RPC, the job measures that RPC in place of SCENARIO (docs/own-message.md)',
+    example: 'api/orders/v1/orders.proto',
+    jobs: { run: UNSET, sweep: UNSET },
+  },
+  PROTO_PATH: {
+    validator: str,
+    desc: 'import directories of PROTO, `:`-separated, as protoc\'s `-I`; the well-known types (`google/protobuf/*.proto`) are always there',
+    example: 'api:third_party',
+    jobs: { run: { ...UNSET, text: 'unset: the directory of PROTO' }, sweep: { ...UNSET, text: 'unset: the directory of PROTO' } },
+  },
+  RPC: {
+    validator: str,
+    desc: 'the unary RPC of PROTO to measure, `package.Service/Method`: gRPC against JSON over HTTP (`POST /package.Service/Method`, '
+      + 'the proto3 JSON mapping both ways); the report names its tables, files and heat maps after it',
+    example: 'acme.orders.v1.OrderService/GetOrder',
+    jobs: { run: { ...UNSET, text: 'unset: the SCENARIO list' }, sweep: { ...UNSET, text: 'unset: the SCENARIO list' } },
+  },
+  REQUEST: {
+    validator: str,
+    desc: 'request samples, sent in turn: the proto3 JSON mapping (one object, a JSON array of objects, or NDJSON), or binary '
+      + '(`.binpb`: length-delimited messages, as ghz\'s `-B` takes); at most 10,000 messages and 64 MiB, 4 MiB a message',
+    example: 'requests.ndjson',
+    jobs: { run: { ...UNSET, text: 'unset: the empty request message' }, sweep: { ...UNSET, text: 'unset: the empty request message' } },
+  },
+  RESPONSE: {
+    validator: str,
+    desc: 'response samples, served in turn by both twins; the same forms and limits as REQUEST',
+    example: 'responses.json',
+    jobs: { run: { ...UNSET, text: 'unset: the empty response message' }, sweep: { ...UNSET, text: 'unset: the empty response message' } },
   },
   CONNECTIONS: {
     validator: (spec) => str({ ...spec, choices: [...CONNECTION_POLICIES] }),
@@ -123,6 +160,9 @@ const SHARED = Object.freeze({
   },
 });
 
+/** The settings of an own service (docs/own-message.md), which the jobs that measure one read and hand on as they are. */
+export const OWN_SETTING_NAMES = Object.freeze(['PROTO', 'PROTO_PATH', 'RPC', 'REQUEST', 'RESPONSE']);
+
 /** Names of the shared settings. */
 export const SHARED_SETTING_NAMES = Object.freeze(Object.keys(SHARED));
 
@@ -144,7 +184,8 @@ export function sharedSpec(name, job, cores) {
     desc: `${setting.desc}${own.more ?? ''}`,
     ...(setting.example ? { example: setting.example } : {}),
   });
-  return perCore ? withDefaultText(spec, SERVER_CORES_TEXT) : spec;
+  if (perCore) return withDefaultText(spec, SERVER_CORES_TEXT);
+  return own.text ? withDefaultText(spec, own.text) : spec;
 }
 
 /**
@@ -152,4 +193,18 @@ export function sharedSpec(name, job, cores) {
  * @returns {Record<string, Partial<Record<Job, unknown>>>}
  */
 export const sharedDefaults = () => Object.fromEntries(Object.entries(SHARED).map(([name, { jobs }]) => [name,
-  Object.fromEntries(Object.entries(jobs).map(([job, own]) => [job, own.default === SERVER_CORES ? SERVER_CORES_TEXT : own.default]))]));
+  Object.fromEntries(Object.entries(jobs).map(([job, own]) => [job, own.default === SERVER_CORES ? SERVER_CORES_TEXT : own.text ?? own.default]))]));
+
+/**
+ * Why the settings of an own service (RPC and what goes with it) cannot run as asked, in one line, or null.
+ * @param {object} settings the job's, read
+ * @param {Record<string, string|undefined>} env what was set
+ * @returns {string|null}
+ */
+export function ownServiceGap(settings, env) {
+  const given = OWN_SETTING_NAMES.filter((name) => name !== 'RPC' && settings[name] !== undefined);
+  if (!settings.RPC && given.length) return `${given.join(', ')} ${given.length > 1 ? 'are' : 'is'} read with RPC (package.Service/Method): set RPC too`;
+  if (settings.RPC && !settings.PROTO) return `RPC=${settings.RPC} needs PROTO, the .proto file or FileDescriptorSet that defines it`;
+  if (settings.RPC && env.SCENARIO) return 'RPC measures that RPC in place of SCENARIO: set one or the other';
+  return null;
+}

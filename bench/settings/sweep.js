@@ -1,12 +1,11 @@
 // The sweep's settings (npm run sweep, bench/commands/sweep.js; docs/sweep.md's table is generated from the specs).
 // Each cell of the sweep is one main-job link (bench/settings/network.js's units): its settings are turned into the
 // main job's for the cell (cellEnv), so that the main job's own checks and defaults apply to every cell.
-import { BUILT_IN_SERVICES } from '../../proto/own/builtins.js';
 import { bool, makeValidator } from 'envalid';
 import { positiveInt, readEnv, withDefaultText } from '../../server/env.js';
 import { BenchError } from '../errors.js';
 import { parseRate, parseRttMs } from './network.js';
-import { sharedSpec } from './shared.js';
+import { OWN_SETTING_NAMES, ownServiceGap, sharedSpec } from './shared.js';
 import { allowedCpus, splitCores } from './cores.js';
 import { duration } from './validators.js';
 
@@ -45,6 +44,11 @@ const count = (max) => (text) => {
  * @property {number[]} SWEEP_VUS ascending (closed model)
  * @property {number[]|undefined} SWEEP_RATE req/s, ascending (open model; replaces SWEEP_VUS)
  * @property {string[]} SCENARIO
+ * @property {string|undefined} PROTO an own service (docs/own-message.md): with RPC, the sweep maps that RPC in place of SCENARIO
+ * @property {string|undefined} PROTO_PATH
+ * @property {string|undefined} RPC
+ * @property {string|undefined} REQUEST
+ * @property {string|undefined} RESPONSE
  * @property {'reuse'|'per-request'} CONNECTIONS
  * @property {string} DURATION k6 duration
  * @property {string} WARMUP k6 duration
@@ -85,6 +89,7 @@ export function sweepSettingSpecs(cores = splitCores(allowedCpus())) {
       example: '500,2000',
     }), 'unset: closed model (SWEEP_VUS)'),
     SCENARIO: sharedSpec('SCENARIO', 'sweep', cores),
+    ...Object.fromEntries(OWN_SETTING_NAMES.map((name) => [name, sharedSpec(name, 'sweep', cores)])),
     CONNECTIONS: sharedSpec('CONNECTIONS', 'sweep', cores),
     DURATION: duration({ minMs: 1000 })({
       default: '3s',
@@ -122,11 +127,8 @@ export function readSweepSettings(env = process.env) {
       + 'and TLS=1 bash bench.sh with BANDWIDTH and RTT for a link over TLS (docs/tls.md)');
   }
   const settings = { ...readEnv(env, sweepSettingSpecs(), BenchError) };
-  const own = settings.SCENARIO.find((s) => BUILT_IN_SERVICES[s]);
-  if (own) {
-    throw new BenchError(`SCENARIO=${own}: npm run sweep maps the demo's scenarios only (its model is fed their bytes); measure an own `
-      + 'service over a link with bash bench.sh and BANDWIDTH and RTT (docs/own-message.md)');
-  }
+  const ownGap = ownServiceGap(settings, env);
+  if (ownGap) throw new BenchError(ownGap);
   if (env.SWEEP_RATE !== undefined && env.SWEEP_VUS !== undefined) {
     throw new BenchError('SWEEP_RATE (open model) and SWEEP_VUS (closed model) are each a heat map\'s rows: set one of them');
   }
@@ -144,7 +146,8 @@ export const OPEN_MODEL_VUS = 64;
  * The main job's environment for one measured cell of the sweep (bench/settings/bench.js reads it): its link, its
  * concurrency, its scenario; no capacity pass and no calibration (the sweep reads k6's CPU instead).
  * @param {SweepSettings & {K6_BIN: string}} settings
- * @param {{bandwidth: number, rttMs: number, vus?: number, rate?: number, scenario: string}} cell bandwidth bit/s, RTT ms
+ * @param {{bandwidth: number, rttMs: number, vus?: number, rate?: number, scenario: string}} cell bandwidth bit/s, RTT ms;
+ *   scenario: a demo scenario or built-in service by name (with RPC set, the own service's settings go instead)
  * @returns {Record<string, string>}
  */
 export function cellEnv(settings, { bandwidth, rttMs, vus, rate, scenario }) {
@@ -153,7 +156,8 @@ export function cellEnv(settings, { bandwidth, rttMs, vus, rate, scenario }) {
     RTT: String(rttMs),
     VUS: String(rate ? OPEN_MODEL_VUS : vus),
     ...(rate ? { RATE: String(rate) } : {}),
-    SCENARIO: scenario,
+    // An own service's settings as they were given (the main job checks them again), or the scenario by name.
+    ...(settings.RPC ? Object.fromEntries(OWN_SETTING_NAMES.filter((n) => settings[n] !== undefined).map((n) => [n, settings[n]])) : { SCENARIO: scenario }),
     CONNECTIONS: settings.CONNECTIONS,
     DURATION: settings.DURATION,
     WARMUP: settings.WARMUP,
