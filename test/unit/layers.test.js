@@ -1,6 +1,7 @@
 // The layers of bench/ (README, Layout): bench/cli.js over bench/commands/, which orchestrate bench/passes/ (which
 // measure, and return data) and bench/report/ (which turns data into tables and files, and loads no process code).
-// Read from the code's own imports, so that a file put in the wrong room fails here.
+// Read from the code's own imports, so that a file put in the wrong room fails here. That every file k6 runs is
+// type-checked against k6's API is test/unit/k6-sources.test.js's.
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -103,19 +104,4 @@ test('neither the passes nor the report load bench/cli.js or a command: dependen
     const wrong = [...loadedWith(file)].filter((f) => inRoom('commands')(f) || f === 'bench/cli.js');
     assert.deepEqual(wrong, [], `${file} loads ${wrong.join(', ')}`);
   }
-});
-
-test('k6/ is type-checked against k6\'s API: npm run lint runs k6/tsconfig.json over every k6 script', () => {
-  const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
-  assert.match(pkg.scripts.lint, /&& tsc -p k6\/tsconfig\.json\b/);
-  assert.ok(pkg.devDependencies['@types/k6'], '@types/k6 is a dev dependency');
-  // JSON with comments: the comments go before parsing.
-  const config = JSON.parse(readFileSync(path.join(ROOT, 'k6/tsconfig.json'), 'utf8').replace(/^\s*\/\/.*$/gm, ''));
-  assert.deepEqual(config.compilerOptions.types, ['k6']);
-  assert.equal(config.compilerOptions.checkJs, true);
-  // Every script k6 runs is in: the shared code, the four scripts, the minimal ones.
-  const scripts = ['k6', 'http-tests', 'grpc-tests', 'bench/k6-minimal']
-    .flatMap((dir) => readdirSync(path.join(ROOT, dir)).filter((f) => f.endsWith('.js')).map((f) => `${dir}/${f}`));
-  const included = (file) => config.include.some((glob) => path.posix.join('k6', glob).replace('*.js', path.posix.basename(file)) === file);
-  for (const file of scripts) assert.ok(included(file), `${file} is not type-checked`);
 });
