@@ -1,5 +1,6 @@
 // The layers of bench/ (README, Layout): bench/cli.js over bench/commands/, which orchestrate bench/passes/ (which
-// measure, and return data) and bench/report/ (which turns data into tables and files, and loads no process code).
+// measure, and return data) and bench/report/ (which turns data into tables and files, and loads no process code);
+// bench/k6/, k6's room, below them all: its command line, runner, output and split runs.
 // Read from the code's own imports, so that a file put in the wrong room fails here. That every file k6 runs is
 // type-checked against k6's API is test/unit/k6-sources.test.js's.
 import assert from 'node:assert/strict';
@@ -46,12 +47,12 @@ const inRoom = (room) => (file) => file.startsWith(`bench/${room}/`);
 // Process code: what starts, signals or talks to processes and servers.
 const PROCESS_CODE = [
   inRoom('commands'), inRoom('passes'), inRoom('placement'),
-  (f) => ['bench/cli.js', 'bench/processes.js', 'bench/tools.js', 'bench/invoke.js', 'bench/provenance.js'].includes(f),
+  (f) => ['bench/cli.js', 'bench/processes.js', 'bench/tools.js', 'bench/invoke.js', 'bench/provenance.js', 'bench/k6/runner.js'].includes(f),
   (f) => ['node:child_process', 'child_process', 'node:net', 'node:cluster', 'node:http', 'node:http2', 'node:dgram'].includes(f),
 ];
 
 test('the layering test sees every room and finds imports', () => {
-  for (const room of ['commands', 'passes', 'placement', 'report', 'settings', 'faults']) assert.ok(BENCH.some(inRoom(room)), `no bench/${room}/`);
+  for (const room of ['commands', 'passes', 'placement', 'report', 'settings', 'faults', 'k6']) assert.ok(BENCH.some(inRoom(room)), `no bench/${room}/`);
   assert.ok(importsOf('bench/commands/run.js').static.includes('bench/report/report.js'));
   assert.ok(importsOf('bench/cli.js').dynamic.includes('bench/commands/run.js'));
   assert.ok(loadedWith('bench/commands/run.js').has('node:child_process'), 'a command loads process code');
@@ -77,6 +78,14 @@ test('bench/settings/ loads no command and no pass: the CLI reads a command\'s s
 test('the fault registry and its clients load no command, pass, placement or report', () => {
   for (const file of BENCH.filter(inRoom('faults'))) {
     const wrong = [...loadedWith(file)].filter((f) => ['commands', 'passes', 'placement', 'report'].some((room) => inRoom(room)(f)));
+    assert.deepEqual(wrong, [], `${file} loads ${wrong.join(', ')}`);
+  }
+});
+
+test('bench/k6/ loads no command, pass, placement or report, and only its runner loads process code', () => {
+  for (const file of BENCH.filter(inRoom('k6'))) {
+    const wrong = [...loadedWith(file)].filter((f) => ['commands', 'passes', 'placement', 'report'].some((room) => inRoom(room)(f))
+      || f === 'bench/cli.js' || (file !== 'bench/k6/runner.js' && PROCESS_CODE.some((is) => is(f))));
     assert.deepEqual(wrong, [], `${file} loads ${wrong.join(', ')}`);
   }
 });
