@@ -1,4 +1,5 @@
-// What the bench commands share in how they say things: numbers, file time stamps, k6's reason for failing.
+// What the bench commands share in how they say things: numbers, file time stamps, progress lines (what k6 says of a
+// run is read in bench/k6/output.js).
 
 /**
  * What a report says of a figure a run did not measure (k6's CPU, the server's accounting, a capacity pass, the client's
@@ -22,14 +23,6 @@ export const formatNumber = (value, digits = 0) => (typeof value !== 'number' ||
  * @returns {number}
  */
 export const round = (n, digits = 2) => (Number.isFinite(n) ? Number(n.toFixed(digits)) : n);
-
-/**
- * k6's CPU use over a run as a percentage of its cores, from runK6's `cpu` (bench/processes.js); null when it was not
- * sampled (a run too short, or one started by hand).
- * @param {{utilization: number}|null|undefined} cpu
- * @returns {number|null} % of the cores k6 was given
- */
-export const k6CpuPct = (cpu) => (cpu && Number.isFinite(cpu.utilization) ? cpu.utilization * 100 : null);
 
 /**
  * A duration for progress lines, in minutes and seconds.
@@ -68,24 +61,3 @@ export function progressOf(total, estimateS = null) {
  * @returns {string} e.g. '2026-11-23T12-17-28-894Z'
  */
 export const fileStamp = (time = new Date()) => (typeof time === 'string' ? time : time.toISOString()).replace(/[:.]/g, '-');
-
-/**
- * The last lines k6 printed about why it stopped, for an error message.
- * @param {string} output k6's stdout and stderr
- * @returns {string} up to 3 lines; '' when k6 said nothing of the kind
- */
-/**
- * Iterations k6 had to interrupt at the end of a run (still waiting after its gracefulStop, 30 s): requests that got
- * neither an answer nor an error by then. From k6's last progress line ("N complete and M interrupted iterations"),
- * summed over the instances of a split run (bench/passes/k6-split.js separates their output with `--- k6 instance`).
- * @param {string} output k6's output
- * @returns {number|null} null when k6 printed no progress line
- */
-export function k6Interrupted(output) {
-  const counts = output.split(/^--- k6 instance .*$/m).map((part) => [...part.matchAll(/(\d+) complete and (\d+) interrupted iterations/g)].at(-1))
-    .filter(Boolean).map((found) => Number(found[2]));
-  return counts.length ? counts.reduce((a, b) => a + b, 0) : null;
-}
-
-export const k6Reason = (output) => output.split('\n').filter((l) => /level=(error|fatal)|test aborted/.test(l)).slice(-3).join('\n');
-

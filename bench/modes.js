@@ -1,7 +1,7 @@
 // The mode registry: each way the comparison loads a server with k6, and everything the
 // jobs need to know of it. The main job, the soak, the targets, the fault matrix, the summary
-// reader and the report derive from this table, the server's environment and k6's command line
-// through bench/invoke.js; adding a mode is one entry here plus its k6 scripts (docs/contributing.md).
+// reader and the report derive from this table, the server's environment through bench/invoke.js and k6's command line
+// through bench/k6/command.js; adding a mode is one entry here plus its k6 scripts (docs/contributing.md).
 // A mode is not a listener set (the server's MODE): its `listener` says which listener it loads.
 
 /**

@@ -1,10 +1,9 @@
-// Child processes of the main job and the tests: the server (until it logs
-// `ready`) and k6 (with its CPU use read from /proc), optionally pinned with taskset.
+// Child processes of the main job and the tests: the server (until it logs `ready`), optionally pinned with taskset,
+// the CPU use of a process read from /proc, and the cleanup on a stop signal; k6 runs through bench/k6/runner.js on these.
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import fs, { readFileSync } from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EVENT } from '../server/events.js';
 import { LISTENERS, portEnv } from '../server/listeners.js';
@@ -191,9 +190,14 @@ export function onStopSignal(cleanup) {
   return () => { stopCleanups.delete(cleanup); };
 }
 
-/** A server or k6 run started by this process gets SIGTERM if the job is stopped by a signal before the child exited:
- * a server does not end by itself, and an orphaned k6 would load a stopping server to the end of its duration. */
-const watchChild = (proc) => {
+/**
+ * A server or k6 run started by this process gets SIGTERM if the job is stopped by a signal before the child exited:
+ * a server does not end by itself, and an orphaned k6 (bench/k6/runner.js) would load a stopping server to the end of
+ * its duration.
+ * @param {import('node:child_process').ChildProcess} proc
+ * @returns {void}
+ */
+export const watchChild = (proc) => {
   const forget = onStopSignal(() => { if (proc.exitCode === null) proc.kill('SIGTERM'); });
   proc.once('exit', forget);
 };
@@ -317,51 +321,4 @@ export function cpuSecondsOf(pid) {
   // Fields after the command name, which is in parentheses and may hold spaces; utime and stime are fields 14 and 15.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / clockTicks();
-}
-
-/**
- * Runs `k6 run` to completion and measures its CPU use over the run, sampling /proc
- * every 250 ms after the first second (k6's start-up is left out). The one k6 runner of
- * the jobs and the tests: the script sees only what -e gives it.
- * @param {{k6: string, args: string[], env?: Record<string, string>, cpus?: string, coreCount?: number,
- *   quiet?: boolean, timeoutMs?: number}} options coreCount: cores k6 may use (GOMAXPROCS is set to it;
- *   default every core); quiet: k6's output only collected, not shown; timeoutMs: k6 is killed (SIGKILL, by its pid)
- *   if it runs longer, so that no load loop runs unbounded
- * @returns {Promise<{code: number|null, output: string, cpu: {seconds: number, wall_s: number, utilization: number}|null,
- *   timedOut: boolean}>} utilization: CPU seconds / (wall seconds x coreCount), 0..1; null when the run was too
- *   short to sample; timedOut: killed at timeoutMs
- */
-export async function runK6({ k6, args, env = {}, cpus, coreCount = os.availableParallelism(), quiet = false, timeoutMs }) {
-  // The script sees only what -e gives it: the main job's own environment (RATE, DURATION, ...) must not leak into __ENV.
-  const [command, argv] = pinned(cpus, k6, ['run', '--include-system-env-vars=false', ...args]);
-  const proc = spawn(command, argv, {
-    cwd: ROOT,
-    env: { ...process.env, GOMAXPROCS: String(coreCount), ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  watchChild(proc);
-  let output = '';
-  const keep = (chunk) => { output += chunk; };
-  proc.stdout.on('data', quiet ? keep : (c) => { keep(c); process.stdout.write(c); });
-  proc.stderr.on('data', quiet ? keep : (c) => { keep(c); process.stderr.write(c); });
-  const exited = once(proc, 'exit');
-  let timedOut = false;
-  const limit = timeoutMs && setTimeout(() => { timedOut = true; proc.kill('SIGKILL'); }, timeoutMs);
-  const samples = [];
-  const sample = () => {
-    try { samples.push([performance.now(), cpuSecondsOf(proc.pid)]); } catch { /* exited between ticks */ }
-  };
-  let timer;
-  const first = setTimeout(() => { sample(); timer = setInterval(sample, 250); }, 1000);
-  const [code] = await exited;
-  clearTimeout(limit);
-  clearTimeout(first);
-  clearInterval(timer);
-  let cpu = null;
-  if (samples.length >= 2) {
-    const [[t0, c0], [t1, c1]] = [samples[0], samples.at(-1)];
-    const wall = (t1 - t0) / 1000;
-    cpu = { seconds: c1 - c0, wall_s: wall, utilization: (c1 - c0) / (wall * coreCount) };
-  }
-  return { code, output, cpu, timedOut };
 }

@@ -3,9 +3,9 @@
 // Merges the results of one run split over k6 processes (k6-operator's `parallelism`, or k6 run by
 // hand with --execution-segment) into one summary that compare takes: each process's JSON summary
 // (the project's scripts write one) with the CSV output of its samples (`--out csv=<file>`).
-// The main job does the same itself with K6_INSTANCES (bench/passes/k6-split.js).
+// The main job does the same itself with K6_INSTANCES (bench/k6/split.js).
 import { writeFile } from 'node:fs/promises';
-import { mergeFiles } from '../passes/k6-split.js';
+import { mergeFiles } from '../k6/split.js';
 import { figuresOf } from '../report/summary.js';
 
 /**

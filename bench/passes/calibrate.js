@@ -7,14 +7,16 @@
 // runs: the handshakes and records are the client's work as much as the server's.
 import path from 'node:path';
 import { scenarioVars } from '../own-service.js';
-import { k6Args, k6Tls, serverEnv } from '../invoke.js';
+import { serverEnv } from '../invoke.js';
+import { k6Args, k6Tls } from '../k6/command.js';
 import { jobCertificates, serverTlsSettings } from '../tls.js';
 import { MODES } from '../modes.js';
-import { cpuSecondsOf, runK6, startServer } from '../processes.js';
+import { cpuSecondsOf, startServer } from '../processes.js';
+import { runK6 } from '../k6/runner.js';
 import { figuresOf } from '../report/summary.js';
 import { readFile } from 'node:fs/promises';
 import { BenchError } from '../errors.js';
-import { k6CpuPct, k6Reason } from '../format.js';
+import { k6CpuPct, k6Reason } from '../k6/output.js';
 
 /** The calibration's own warm-up (k6 duration): the bare server's JIT and k6's VUs, left out. */
 const WARMUP = '1s';

@@ -5,12 +5,13 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { BenchError } from '../errors.js';
-import { clockTicks, runK6 } from '../processes.js';
+import { clockTicks } from '../processes.js';
+import { runK6 } from '../k6/runner.js';
 import { durationMs } from '../settings/validators.js';
 import { measureCapacity } from './capacity.js';
 import { startCapture } from './wire.js';
 import { figuresOf } from '../report/summary.js';
-import { executionSegments, mergeFiles, sampleOutputArgs } from './k6-split.js';
+import { executionSegments, mergeFiles, sampleOutputArgs } from '../k6/split.js';
 import { combineWindows, serverWindow } from '../report/server-stats.js';
 import { scrapeServer } from './scrape.js';
 import { coreSides, readMachine } from './machine-noise.js';
@@ -20,9 +21,10 @@ import { startProfiles, stopProfiles } from './profile.js';
 import { PROFILE_INTERVAL_US } from '../../server/profiling.js';
 import { MODES } from '../modes.js';
 import { scenarioVars } from '../own-service.js';
-import { k6Args, k6Tls } from '../invoke.js';
+import { k6Args, k6Tls } from '../k6/command.js';
 import { provenanceOf } from '../provenance.js';
-import { k6Interrupted, k6Reason, round } from '../format.js';
+import { round } from '../format.js';
+import { instanceHeader, k6Interrupted, k6Reason } from '../k6/output.js';
 import { DEFAULT_REQUEST_TIMEOUT } from '../../k6/settings.js';
 
 /**
@@ -209,7 +211,7 @@ function dashboardEnv(settings, label) {
 /**
  * The measured k6 run: one k6 process, or K6_INSTANCES of them, each running one execution
  * segment on its own core (where there are enough) and writing its samples, merged into one
- * summary (bench/passes/k6-split.js). Each instance's own summary is kept beside the merged one.
+ * summary (bench/k6/split.js). Each instance's own summary is kept beside the merged one.
  * @param {{settings: import('../settings/bench.js').BenchSettings, cores: ReturnType<typeof import('../settings/cores.js').splitCores>, scratch: string,
  *   label: string, summaryFile: string, argsOf: (summaryFile: string, flags: string[]) => string[], env: Record<string, string>}} run
  *   argsOf: k6's arguments of a run that writes its summary to the file, with k6 options put first
@@ -239,7 +241,7 @@ async function measuredRun({ settings, cores, scratch, label, summaryFile, argsO
     env: { ...env, K6_WEB_DASHBOARD_EXPORT: part.dashboard },
     args: argsOf(part.summaryFile, [...part.args, ...sampleOutputArgs(part.csv)]),
   })));
-  const output = runs.map((r, i) => `--- k6 instance ${i + 1} of ${runs.length} (${parts[i].segment})\n${r.output}`).join('\n');
+  const output = runs.map((r, i) => `${instanceHeader(i, runs.length, parts[i].segment)}\n${r.output}`).join('\n');
   const failed = runs.findIndex((r) => r.code !== 0);
   if (failed >= 0) return { code: runs[failed].code, output, cpu: null };
   let instances;

@@ -3,10 +3,12 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { BenchError } from '../errors.js';
-import { k6Args, portOfMode, serverEnv } from '../invoke.js';
+import { portOfMode, serverEnv } from '../invoke.js';
+import { k6Args } from '../k6/command.js';
 import { MODE_NAMES } from '../modes.js';
 import { durationMs } from '../settings/validators.js';
-import { runK6, startServer } from '../processes.js';
+import { startServer } from '../processes.js';
+import { runK6 } from '../k6/runner.js';
 
 /** Iterations per second of a k6 run, from its JSON summary (handleSummary's or --summary-export's). */
 async function iterationRate(file) {

@@ -6,8 +6,10 @@
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BenchError } from '../errors.js';
-import { k6CpuPct, k6Interrupted, k6Reason, round } from '../format.js';
-import { freePort, isServerProcess, runK6, startServer } from '../processes.js';
+import { round } from '../format.js';
+import { k6CpuPct, k6Interrupted, k6Reason } from '../k6/output.js';
+import { freePort, isServerProcess, startServer } from '../processes.js';
+import { runK6 } from '../k6/runner.js';
 import { scrapeServer } from './scrape.js';
 import { measureCapacity } from './capacity.js';
 import { MODES } from '../modes.js';
@@ -15,7 +17,8 @@ import { LISTENERS } from '../../server/listeners.js';
 import { serverFigures, serverWindow } from '../report/server-stats.js';
 import { durationMs } from '../settings/validators.js';
 import { EVENT } from '../../server/events.js';
-import { k6Args, k6Tls, portOfMode, serverEnv } from '../invoke.js';
+import { portOfMode, serverEnv } from '../invoke.js';
+import { k6Args, k6Tls } from '../k6/command.js';
 import { serverTlsSettings } from '../tls.js';
 import { readSummary } from '../report/summary.js';
 import { memoryFigures, outsideHeapTrend, serverTrend } from '../report/soak.js';
@@ -36,7 +39,7 @@ const log = (message) => console.error(`soak: ${message}`);
 const k6Messages = (output) => output.split('\n').filter((l) => /level=(warning|error)/.test(l)).slice(0, 5);
 
 /**
- * Runs k6 (bench/processes.js runK6) and kills it by pid if it outlives its duration by
+ * Runs k6 (bench/k6/runner.js runK6) and kills it by pid if it outlives its duration by
  * K6_OVERRUN_MS, so that no load loop of this job runs unbounded.
  * @param {Parameters<typeof runK6>[0]} options
  * @param {string} duration the run's k6 duration

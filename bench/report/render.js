@@ -2,7 +2,8 @@
 // it, and the sections of the optional passes (compression, replicas, k6 instances, the link).
 import { renderOwnSizes } from './own.js';
 import { markdownTable } from 'markdown-table';
-import { formatNumber, k6CpuPct, NOT_MEASURED } from '../format.js';
+import { formatNumber, NOT_MEASURED } from '../format.js';
+import { k6CpuPct } from '../k6/output.js';
 import { MODES, modeLabel } from '../modes.js';
 import { GZIP_LEVEL } from '../../server/compression.js';
 import { formatRate } from '../settings/network.js';
@@ -185,7 +186,7 @@ function renderInstances(report) {
     }
   }
   return `**k6 instances.** Each run was split over k6 processes by execution segment; merged: counters summed, `
-    + `percentiles from all instances' samples (bench/passes/k6-split.js). The merged requests include each instance's setup() request.\n\n`
+    + `percentiles from all instances' samples (bench/k6/split.js). The merged requests include each instance's setup() request.\n\n`
     + `${markdownTable(rows, { align: ['l', 'r', 'l', 'r', 'r', 'r', 'r', 'r'] })}\n\n`;
 }
 

@@ -222,7 +222,7 @@ const machineReason = (side, what) => (run) => (!run ? BY_HAND
 export const MEASUREMENTS = Object.freeze([
   {
     what: 'k6\'s CPU', plural: false, sign: 'k6_cpu_pct', fields: ['k6_cpu_pct'], onDemand: false,
-    // runK6 samples k6's CPU from 1 s into the run, every 250 ms (bench/processes.js); a split run has it if every instance has.
+    // runK6 samples k6's CPU from 1 s into the run, every 250 ms (bench/k6/runner.js); a split run has it if every instance has.
     reason: (run) => (!run ? BY_HAND : 'the k6 run was too short to sample it'),
   },
   {

@@ -7,7 +7,8 @@ import { SummaryError } from '../errors.js';
 import { serverFigures } from './server-stats.js';
 import { machineFigures } from './machine-noise.js';
 import { MODES } from '../modes.js';
-import { k6CpuPct, NOT_MEASURED } from '../format.js';
+import { NOT_MEASURED } from '../format.js';
+import { k6CpuPct } from '../k6/output.js';
 
 const PERCENTILES = { p50: 'med', p90: 'p(90)', p95: 'p(95)', p99: 'p(99)' };
 

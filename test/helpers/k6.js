@@ -1,5 +1,5 @@
-// k6 for the tests: the same provisioning (bench/tools.js) and the same runner (bench/processes.js runK6) as the jobs.
-import { runK6 } from '../../bench/processes.js';
+// k6 for the tests: the same provisioning (bench/tools.js) and the same runner (bench/k6/runner.js runK6) as the jobs.
+import { runK6 } from '../../bench/k6/runner.js';
 import { ensureTool } from '../../bench/tools.js';
 
 /**

@@ -12,7 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { makeRunCertificates } from '../../bench/tls.js';
 import { parseScrape } from '../../bench/report/server-stats.js';
-import { runK6 } from '../../bench/processes.js';
+import { runK6 } from '../../bench/k6/runner.js';
 import { LISTENERS, portEnv } from '../../server/listeners.js';
 import { k6Bin } from '../helpers/k6.js';
 import { sh } from '../helpers/run.js';

@@ -12,7 +12,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { portOfMode, serverEnv } from '../../bench/invoke.js';
 import { MODE_NAMES, MODES } from '../../bench/modes.js';
-import { runK6, startServer } from '../../bench/processes.js';
+import { startServer } from '../../bench/processes.js';
+import { runK6 } from '../../bench/k6/runner.js';
 import { spread } from '../../bench/report/stats.js';
 
 const [repeatsArg, secondsArg, vusArg, ...variantArgs] = process.argv.slice(2);

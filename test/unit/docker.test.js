@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { DockerfileParser } from 'dockerfile-ast';
 import * as config from '../../config.js';
 import { readSettings } from '../../server/settings.js';
+import { ENTRY_DIRS } from '../../bench/k6/scripts.js';
 import { CLEARTEXT_MODE_NAMES, MODES as MODE_REGISTRY } from '../../bench/modes.js';
 import { LISTENERS } from '../../server/listeners.js';
 import YAML from 'yaml';
@@ -297,10 +298,10 @@ describe('compose.yaml', () => {
         return [path.posix.normalize(source), mode];
       }));
       assert.deepEqual(mounts, {
-        'config.js': 'ro', k6: 'ro', 'http-tests': 'ro', 'grpc-tests': 'ro', 'connect-json-tests': 'ro', proto: 'ro',
+        'config.js': 'ro', k6: 'ro', ...Object.fromEntries(ENTRY_DIRS.map((dir) => [dir, 'ro'])), proto: 'ro',
         'server/compression.js': 'ro', results: 'rw',
       });
-      const scripts = [...new Set(MODES.map((m) => path.dirname(MODE_REGISTRY[m].scripts.local)))].flatMap((dir) => fs.readdirSync(path.join(ROOT, dir)).map((f) => `${dir}/${f}`));
+      const scripts = ENTRY_DIRS.flatMap((dir) => fs.readdirSync(path.join(ROOT, dir)).map((f) => `${dir}/${f}`));
       const { files } = importGraph(scripts);
       const mounted = (file) => Object.keys(mounts).some((m) => file === m || file.startsWith(`${m}/`));
       for (const file of [...files, 'proto/user.proto']) assert.ok(mounted(file), `${file} is not mounted for k6`);

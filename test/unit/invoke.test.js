@@ -1,8 +1,10 @@
-// The server environment and the k6 command line of a measured cell (bench/invoke.js), built from the mode registry.
+// The server environment (bench/invoke.js) and the k6 command line (bench/k6/command.js) of a measured cell, built from
+// the mode registry.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { K6_VARS, k6Args, listenerSetOf, portOfMode, serverEnv } from '../../bench/invoke.js';
+import { listenerSetOf, portOfMode, serverEnv } from '../../bench/invoke.js';
+import { K6_VARS, k6Args } from '../../bench/k6/command.js';
 import { MODE_NAMES, MODES } from '../../bench/modes.js';
 import { LISTENER_NAMES, LISTENERS } from '../../server/listeners.js';
 

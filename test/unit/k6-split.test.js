@@ -1,4 +1,4 @@
-// The merge of a run split over k6 instances (bench/passes/k6-split.js), on samples recorded from a real
+// The merge of a run split over k6 instances (bench/k6/split.js), on samples recorded from a real
 // split run: test/fixtures/k6-split/ holds the summaries and CSV outputs of two k6 v1.8.1 processes
 // (http-tests/local.js, open model at 150 req/s for 1 s, --execution-segment 0:1/2 and 1/2:1).
 import assert from 'node:assert/strict';
@@ -6,7 +6,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { executionSegments, k6Percentile, mergeSummaries, readSamples, trendNames } from '../../bench/passes/k6-split.js';
+import { executionSegments, k6Percentile, mergeSummaries, readSamples, trendNames } from '../../bench/k6/split.js';
 import { figuresOf } from '../../bench/report/summary.js';
 import { tempDir } from '../helpers/tmp.js';
 

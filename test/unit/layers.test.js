@@ -1,6 +1,8 @@
 // The layers of bench/ (README, Layout): bench/cli.js over bench/commands/, which orchestrate bench/passes/ (which
-// measure, and return data) and bench/report/ (which turns data into tables and files, and loads no process code).
-// Read from the code's own imports, so that a file put in the wrong room fails here.
+// measure, and return data) and bench/report/ (which turns data into tables and files, and loads no process code);
+// bench/k6/, k6's room, below them all: its command line, runner, output and split runs.
+// Read from the code's own imports, so that a file put in the wrong room fails here. That every file k6 runs is
+// type-checked against k6's API is test/unit/k6-sources.test.js's.
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -45,12 +47,12 @@ const inRoom = (room) => (file) => file.startsWith(`bench/${room}/`);
 // Process code: what starts, signals or talks to processes and servers.
 const PROCESS_CODE = [
   inRoom('commands'), inRoom('passes'), inRoom('placement'),
-  (f) => ['bench/cli.js', 'bench/processes.js', 'bench/tools.js', 'bench/invoke.js', 'bench/provenance.js'].includes(f),
+  (f) => ['bench/cli.js', 'bench/processes.js', 'bench/tools.js', 'bench/invoke.js', 'bench/provenance.js', 'bench/k6/runner.js'].includes(f),
   (f) => ['node:child_process', 'child_process', 'node:net', 'node:cluster', 'node:http', 'node:http2', 'node:dgram'].includes(f),
 ];
 
 test('the layering test sees every room and finds imports', () => {
-  for (const room of ['commands', 'passes', 'placement', 'report', 'settings', 'faults']) assert.ok(BENCH.some(inRoom(room)), `no bench/${room}/`);
+  for (const room of ['commands', 'passes', 'placement', 'report', 'settings', 'faults', 'k6']) assert.ok(BENCH.some(inRoom(room)), `no bench/${room}/`);
   assert.ok(importsOf('bench/commands/run.js').static.includes('bench/report/report.js'));
   assert.ok(importsOf('bench/cli.js').dynamic.includes('bench/commands/run.js'));
   assert.ok(loadedWith('bench/commands/run.js').has('node:child_process'), 'a command loads process code');
@@ -80,6 +82,14 @@ test('the fault registry and its clients load no command, pass, placement or rep
   }
 });
 
+test('bench/k6/ loads no command, pass, placement or report, and only its runner loads process code', () => {
+  for (const file of BENCH.filter(inRoom('k6'))) {
+    const wrong = [...loadedWith(file)].filter((f) => ['commands', 'passes', 'placement', 'report'].some((room) => inRoom(room)(f))
+      || f === 'bench/cli.js' || (file !== 'bench/k6/runner.js' && PROCESS_CODE.some((is) => is(f))));
+    assert.deepEqual(wrong, [], `${file} loads ${wrong.join(', ')}`);
+  }
+});
+
 test('no command imports another, and only bench/cli.js imports a command', () => {
   for (const file of BENCH.filter((f) => f !== 'bench/cli.js')) {
     const { static: loaded, dynamic } = importsOf(file);
@@ -103,19 +113,4 @@ test('neither the passes nor the report load bench/cli.js or a command: dependen
     const wrong = [...loadedWith(file)].filter((f) => inRoom('commands')(f) || f === 'bench/cli.js');
     assert.deepEqual(wrong, [], `${file} loads ${wrong.join(', ')}`);
   }
-});
-
-test('k6/ is type-checked against k6\'s API: npm run lint runs k6/tsconfig.json over every k6 script', () => {
-  const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
-  assert.match(pkg.scripts.lint, /&& tsc -p k6\/tsconfig\.json\b/);
-  assert.ok(pkg.devDependencies['@types/k6'], '@types/k6 is a dev dependency');
-  // JSON with comments: the comments go before parsing.
-  const config = JSON.parse(readFileSync(path.join(ROOT, 'k6/tsconfig.json'), 'utf8').replace(/^\s*\/\/.*$/gm, ''));
-  assert.deepEqual(config.compilerOptions.types, ['k6']);
-  assert.equal(config.compilerOptions.checkJs, true);
-  // Every script k6 runs is in: the shared code, the four scripts, the minimal ones.
-  const scripts = ['k6', 'http-tests', 'grpc-tests', 'bench/k6-minimal']
-    .flatMap((dir) => readdirSync(path.join(ROOT, dir)).filter((f) => f.endsWith('.js')).map((f) => `${dir}/${f}`));
-  const included = (file) => config.include.some((glob) => path.posix.join('k6', glob).replace('*.js', path.posix.basename(file)) === file);
-  for (const file of scripts) assert.ok(included(file), `${file} is not type-checked`);
 });

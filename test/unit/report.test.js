@@ -2,7 +2,8 @@
 // bench/provenance.js, bench/format.js), and the main job's columns (bench/commands/run.js columnsOf): pure, from synthetic figures.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { fileStamp, formatNumber, k6Interrupted, k6Reason } from '../../bench/format.js';
+import { fileStamp, formatNumber } from '../../bench/format.js';
+import { k6Interrupted, k6Reason } from '../../bench/k6/output.js';
 import { provenanceDifferences } from '../../bench/report/provenance.js';
 import { aggregate } from '../../bench/report/rows.js';
 import { buildReport, ratioPairs } from '../../bench/report/report.js';
