@@ -19,6 +19,7 @@
  * @property {string} [remoteSetting] the main job's setting of the remote server's host:port (TARGET=remote), when it is
  *   not hostVars.remote: a mode that runs another mode's scripts loads a server of its own (config.js holds its default)
  * @property {string} minimalScript the minimal k6 script the targets job measures the project's one against
+ * @property {string} minimalOwnScript the same with an own service (RPC): it sends the first request sample
  * @property {{requests: [string, string], latency: string, failed: string}} metrics k6 metrics of its summary:
  *   the [metric, value] whose value is the number of requests (value 'passes+fails': every sample of a rate),
  *   the request duration trend and the failure rate
@@ -28,19 +29,21 @@
  */
 
 // What a mode takes from the k6 scripts it runs: the modes that run another mode's scripts share its entry.
-/** @type {Pick<Mode, 'scripts'|'hostVars'|'minimalScript'|'metrics'|'payload'>} */
+/** @type {Pick<Mode, 'scripts'|'hostVars'|'minimalScript'|'minimalOwnScript'|'metrics'|'payload'>} */
 const HTTP_SCRIPTS = {
   scripts: { local: 'http-tests/local.js', remote: 'http-tests/remote.js' },
   hostVars: { local: 'LOCAL_HTTP_HOST', remote: 'REMOTE_HTTP_HOST' },
   minimalScript: 'bench/k6-minimal/http.js',
+  minimalOwnScript: 'bench/k6-minimal/own-http.js',
   metrics: { requests: ['http_reqs', 'count'], latency: 'http_req_duration', failed: 'http_req_failed' },
   payload: 'json-body',
 };
-/** @type {Pick<Mode, 'scripts'|'hostVars'|'minimalScript'|'metrics'|'payload'>} */
+/** @type {Pick<Mode, 'scripts'|'hostVars'|'minimalScript'|'minimalOwnScript'|'metrics'|'payload'>} */
 const GRPC_SCRIPTS = {
   scripts: { local: 'grpc-tests/local.js', remote: 'grpc-tests/remote.js' },
   hostVars: { local: 'LOCAL_GRPC_HOST', remote: 'REMOTE_GRPC_HOST' },
   minimalScript: 'bench/k6-minimal/grpc.js',
+  minimalOwnScript: 'bench/k6-minimal/own-grpc.js',
   // k6 has no grpc_reqs counter, and its grpc_req_duration leaves out calls that reached their deadline:
   // the project's grpc_req_failed has one sample per call, setup()'s included, like http_reqs.
   metrics: { requests: ['grpc_req_failed', 'passes+fails'], latency: 'grpc_req_duration', failed: 'grpc_req_failed' },
@@ -89,6 +92,7 @@ export const MODES = Object.freeze({
     scripts: { local: 'connect-json-tests/local.js', remote: 'connect-json-tests/remote.js' },
     hostVars: { local: 'LOCAL_CONNECT_JSON_HOST', remote: 'REMOTE_CONNECT_JSON_HOST' },
     minimalScript: 'bench/k6-minimal/connect-json.js',
+    minimalOwnScript: 'bench/k6-minimal/own-http.js',
     metrics: { requests: ['http_reqs', 'count'], latency: 'http_req_duration', failed: 'http_req_failed' },
     payload: 'json-body',
   },

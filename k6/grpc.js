@@ -5,7 +5,7 @@ import exec from 'k6/execution';
 import { Rate } from 'k6/metrics';
 import { PROTO_FILE, rpcPath, SCENARIOS } from '../proto/payload.js';
 import {
-  baseOptions, CONNECTIONS, isThePayload, OWN, REQUEST_TIMEOUT, requestsTimedOut, RUN_SHAPE, SAMPLE_EVERY, SCENARIO, summaryModeOr, TLS_CA_PEM,
+  baseOptions, CONNECTIONS, isThePayload, OWN, ownShare, REQUEST_TIMEOUT, requestsTimedOut, RUN_SHAPE, SAMPLE_EVERY, SCENARIO, summaryModeOr, TLS_CA_PEM,
 } from './common.js';
 import { summaryHandler } from './summary.js';
 
@@ -31,9 +31,9 @@ export function grpcTest({ host, target }) {
   else client.load(['../proto'], PROTO_FILE);
   const { rpc, request } = OWN ? { rpc: OWN.rpc, request: null } : SCENARIOS[SCENARIO];
   const method = OWN ? OWN.rpc : rpcPath(rpc);
-  // The requests sent in turn: the user's samples, or the scenario's one request.
-  const requests = OWN ? OWN.requests : [request];
-  const count = requests.length;
+  // The requests sent in turn: the scenario's one request, or the VU's share of the user's samples (its first call).
+  let requests = OWN ? null : [request];
+  let count = 1;
   let turn = 0;
   const mode = summaryModeOr('grpc');
   // A counter inline, not a sampler function: k6 runs this on every iteration (docs/profiling.md).
@@ -53,6 +53,10 @@ export function grpcTest({ host, target }) {
       client.connect(host, transport);
       connected = reuse;
     }
+    if (requests === null) {
+      requests = ownShare((message) => message);
+      count = requests.length;
+    }
     const res = client.invoke(method, requests[turn], params);
     turn = turn + 1 === count ? 0 : turn + 1;
     if (!reuse) client.close();
@@ -70,7 +74,7 @@ export function grpcTest({ host, target }) {
       } catch (err) {
         exec.test.abort(`cannot reach the gRPC server at ${host}: ${err.message || err}`);
       }
-      const res = client.invoke(method, requests[0], { timeout: '5s' });
+      const res = client.invoke(method, OWN ? OWN.requests[0] : requests[0], { timeout: '5s' });
       client.close();
       // Counted like every call, so that grpc_req_failed's samples are the requests, as http_reqs counts setup()'s too.
       grpcReqFailed.add(res.status !== grpc.StatusOK);

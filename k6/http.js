@@ -5,7 +5,7 @@ import { check } from 'k6';
 import exec from 'k6/execution';
 import { rpcPath, SCENARIOS } from '../proto/payload.js';
 import {
-  baseOptions, COMPRESSION, CONNECTIONS, isThePayload, OWN, REQUEST_TIMEOUT, RUN_SHAPE, SAMPLE_EVERY, SCENARIO, summaryModeOr, TLS_CA,
+  baseOptions, COMPRESSION, CONNECTIONS, isThePayload, OWN, ownShare, REQUEST_TIMEOUT, RUN_SHAPE, SAMPLE_EVERY, SCENARIO, summaryModeOr, TLS_CA,
 } from './common.js';
 import { HTTP_TIMED_OUT } from './settings.js';
 import { summaryHandler } from './summary.js';
@@ -23,8 +23,9 @@ const SCHEME = TLS_CA ? 'https' : 'http';
  * user's own), a POST of each request sample in turn to `/package.Service/Method`, the same shape.
  * @param {string} host host:port
  * @param {'get'|'connect'} protocol
- * @returns {{url: string, bodies: string[]|null, params: object|undefined, sampled: import('k6/http').RefinedParams<'text'>,
- *   probe: import('k6/http').RefinedParams<'binary'>}} bodies: the POST bodies, sent in turn (null: a GET); params: of
+ * @returns {{url: string, post: boolean, bodies: string[]|null, params: object|undefined, sampled: import('k6/http').RefinedParams<'text'>,
+ *   probe: import('k6/http').RefinedParams<'binary'>}} post: a POST, not a GET; bodies: the POST bodies, sent in turn (null: a
+ *   GET, or the user's samples, which each VU takes on its first iteration); params: of
  *   every unsampled request (undefined: none); sampled: of a sampled one (its body kept); probe: of setup()'s
  */
 function requestOf(host, protocol) {
@@ -34,8 +35,10 @@ function requestOf(host, protocol) {
   const any = Object.keys(ask).length + Object.keys(TIMEOUT).length > 0;
   const { httpPath, rpc, request } = OWN ? { httpPath: '', rpc: '', request: null } : SCENARIOS[SCENARIO];
   return {
+    post,
     url: OWN ? `${SCHEME}://${host}/${OWN.rpc}` : protocol === 'connect' ? `${SCHEME}://${host}/${rpcPath(rpc)}` : `${SCHEME}://${host}${httpPath}`,
-    bodies: OWN ? OWN.requests.map((r) => JSON.stringify(r)) : protocol === 'connect' ? [JSON.stringify(request)] : null,
+    // The user's samples are each VU's share, taken on its first iteration (ownShare).
+    bodies: OWN ? null : protocol === 'connect' ? [JSON.stringify(request)] : null,
     params: any ? { ...TIMEOUT, ...ask } : undefined,
     sampled: { responseType: 'text', ...TIMEOUT, ...ask },
     probe: { responseType: 'binary', timeout: '5s', ...ask },
@@ -53,10 +56,11 @@ function requestOf(host, protocol) {
  */
 export function httpTest({ host, target, mode: own = 'http', protocol = 'get' }) {
   const mode = summaryModeOr(own);
-  const { url, bodies, params, sampled, probe } = requestOf(host, protocol);
-  const post = bodies !== null;
+  const request = requestOf(host, protocol);
+  const { url, post, params, sampled, probe } = request;
+  let { bodies } = request;
   // The request samples in turn: an index, not a generator (k6 runs this on every iteration).
-  const count = post ? bodies.length : 0;
+  let count = bodies ? bodies.length : 0;
   let turn = 0;
   // A counter inline, not a sampler function: k6 runs this on every iteration (docs/profiling.md).
   const every = SAMPLE_EVERY;
@@ -74,7 +78,7 @@ export function httpTest({ host, target, mode: own = 'http', protocol = 'get' })
     },
     // Fails fast, naming the host, when no server answers; returns the body's size for the report.
     setup() {
-      const res = post ? http.post(url, bodies[0], probe) : http.get(url, probe);
+      const res = post ? http.post(url, OWN ? JSON.stringify(OWN.requests[0]) : bodies[0], probe) : http.get(url, probe);
       if (res.status !== 200) {
         exec.test.abort(`cannot reach the HTTP server at ${host}: ${res.error || `status ${res.status}`}`);
       }
@@ -89,6 +93,10 @@ export function httpTest({ host, target, mode: own = 'http', protocol = 'get' })
     iteration() {
       let body = null;
       if (post) {
+        if (bodies === null) {
+          bodies = ownShare((message) => JSON.stringify(message));
+          count = bodies.length;
+        }
         body = bodies[turn];
         turn = turn + 1 === count ? 0 : turn + 1;
       }

@@ -116,16 +116,16 @@ export async function main(settings) {
     const http2Modes = compared.filter((mode) => LISTENERS[MODES[mode].listener].transport === 'HTTP/2');
     const manyLoad = `h2load -c${MANY_STREAMS.connections} -m${MANY_STREAMS.streams}`;
     const manyRuns = http2Modes.length === 0 ? {} : await measureDecomposition({ ...pass, ...MANY_STREAMS, listeners: targetRuns(http2Modes) });
-    // The k6 scripts of the modes that have a target (connect-grpc runs grpc's; connect-json's are the HTTP shape); the
-    // minimal scripts load the demo's User only, so not for an own service.
-    const k6Modes = own ? [] : MODE_NAMES.filter((mode) => PERFORMANCE_TARGETS[`k6-${mode}/k6-minimal-${mode}`]);
-    const k6 = k6Modes.length ? await measureK6Overhead({ ...settings, WORKERS: 1 }, cores, scratch, k6Modes) : {};
+    // The k6 scripts of the modes that have a target (connect-grpc runs grpc's; connect-json's are the HTTP shape); with
+    // an own service, against the minimal scripts that send its first request sample (bench/k6-minimal/own-*.js).
+    const k6Modes = MODE_NAMES.filter((mode) => PERFORMANCE_TARGETS[`k6-${mode}/k6-minimal-${mode}`]);
+    const k6 = await measureK6Overhead({ ...settings, WORKERS: 1 }, cores, scratch, k6Modes, own && { scenario, own });
     const toolOf = (mode) => LISTENERS[MODES[mode].listener].load.tool;
     const results = [
       ...compared.flatMap((mode) => modeRows(mode, `${toolOf(mode)} -c${settings.VUS}${toolOf(mode) === 'h2load' ? ' -m1' : ''}`, runs)),
       ...http2Modes.flatMap((mode) => modeRows(mode, manyLoad, manyRuns)),
       ...k6Modes.map((mode) => targetRow(
-        `k6 ${MODES[mode].scripts.local} / ${MODES[mode].minimalScript}`, k6[mode], PERFORMANCE_TARGETS[`k6-${mode}/k6-minimal-${mode}`])),
+        `k6 ${MODES[mode].scripts.local} / ${own ? MODES[mode].minimalOwnScript : MODES[mode].minimalScript}`, k6[mode], PERFORMANCE_TARGETS[`k6-${mode}/k6-minimal-${mode}`])),
     ];
     const setup = `${own ? `${own.service.rpc.name} (${scenario}); ` : ''}${settings.REPEATS} repeat(s), ${settings.DURATION} each after ${settings.WARMUP} warm-up, ${settings.VUS} connections/VUs; `
       + 'per repeat ours, its peer, ours again (the A/A row: the machine alone) and bare side by side, the order reversed every other repeat; '

@@ -17,7 +17,7 @@ export const K6_VARS = Object.freeze({
   SAMPLE_EVERY: 'one response in this many per VU is decoded and checked',
   RATE: 'open model: iterations started per second',
   DURATION: 'open model: how long (k6 duration)',
-  VUS: 'open model: VUs allocated up front',
+  VUS: 'open model: VUs allocated up front; both models: how many shares of the request samples the VUs send (ownShare)',
   MAX_VUS: 'open model: VUs at most',
   RPC: 'an own service\'s RPC, `package.Service/Method` (bench/own-service.js; docs/own-message.md)',
   PROTO: 'an own service: its .proto relative to one of PROTO_PATH, or its FileDescriptorSet',
@@ -26,29 +26,36 @@ export const K6_VARS = Object.freeze({
   TLS_CA: 'TLS: the run\'s CA certificate (PEM path) the scripts verify the server against; HTTP also needs SSL_CERT_FILE set to it in k6\'s environment',
 });
 
+/** What a minimal script of an own service reads (bench/k6-minimal/own-*.js), of K6_VARS. */
+const MINIMAL_OWN_VARS = Object.freeze(['RPC', 'PROTO', 'PROTO_PATH', 'REQUESTS']);
+
 /**
  * The arguments of one `k6 run` of a mode's script (runK6 in bench/k6/runner.js adds `run` and the rest).
- * Closed model (default): `--vus` and `--duration`. Open model (rate given): RATE, DURATION and VUS through -e,
- * since --vus/--duration would replace the script's scenario.
+ * Closed model (default): `--vus` and `--duration` (and VUS through -e, which the scripts share samples out by). Open
+ * model (rate given): RATE, DURATION and VUS through -e, since --vus/--duration would replace the script's scenario.
  * @param {string} mode a name of MODES
  * @param {{target?: 'local'|'remote', script?: 'project'|'minimal', host: string, vus: number, duration: string,
  *   rate?: number|null, summaryFile: string, vars?: Record<string, string|number>, flags?: string[]}} run
- *   target: which of the mode's scripts (default local); script 'minimal': the mode's minimal script, which reads its
+ *   target: which of the mode's scripts (default local); script 'minimal': the mode's minimal script (its own-service
+ *   one when vars has RPC, which reads RPC, PROTO, PROTO_PATH and REQUESTS too), which reads its
  *   host alone and writes its summary through --summary-export (vars are then refused); vars: more of K6_VARS;
  *   flags: k6 options put first (execution segments, outputs)
  * @returns {string[]}
  * @throws {Error} for a variable no script reads
  */
 export function k6Args(mode, { target = 'local', script = 'project', host, vus, duration, rate = null, summaryFile, vars = {}, flags = [] }) {
-  const { scripts, hostVars, minimalScript } = MODES[mode];
-  const model = rate ? { RATE: rate, DURATION: duration, VUS: vus } : {};
+  const { scripts, hostVars, minimalScript, minimalOwnScript } = MODES[mode];
+  // A minimal script reads its host alone, or with an own service (RPC) the schema and the request samples too.
+  const minimalReads = 'RPC' in vars ? MINIMAL_OWN_VARS : [];
+  // VUS in the closed model too: the scripts share the user's request samples out by it (k6/common.js ownShare).
+  const model = rate ? { RATE: rate, DURATION: duration, VUS: vus } : script === 'project' ? { VUS: vus } : {};
   const all = { ...vars, ...model, ...(script === 'project' ? { SUMMARY_FILE: summaryFile, SUMMARY_MODE: mode } : {}) };
-  const unknown = Object.keys(all).filter((name) => !Object.hasOwn(K6_VARS, name) || (script === 'minimal'));
+  const unknown = Object.keys(all).filter((name) => !Object.hasOwn(K6_VARS, name) || (script === 'minimal' && !minimalReads.includes(name)));
   if (unknown.length) throw new Error(`not a variable the ${script} ${mode} script reads: ${unknown.join(', ')}`);
   const env = [`${hostVars[target]}=${host}`, ...Object.entries(all).map(([k, v]) => `${k}=${v}`)].flatMap((e) => ['-e', e]);
   const closed = rate ? [] : ['--vus', String(vus), '--duration', duration];
   const summary = script === 'minimal' ? ['--summary-export', summaryFile] : [];
-  return [...flags, ...env, ...closed, ...summary, script === 'minimal' ? minimalScript : scripts[target]];
+  return [...flags, ...env, ...closed, ...summary, script === 'minimal' ? ('RPC' in vars ? minimalOwnScript : minimalScript) : scripts[target]];
 }
 
 /**

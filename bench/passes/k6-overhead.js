@@ -9,6 +9,7 @@ import { MODE_NAMES } from '../modes.js';
 import { durationMs } from '../settings/validators.js';
 import { startServer } from '../processes.js';
 import { runK6 } from '../k6/runner.js';
+import { scenarioVars } from '../own-service.js';
 
 /** Iterations per second of a k6 run, from its JSON summary (handleSummary's or --summary-export's). */
 async function iterationRate(file) {
@@ -24,17 +25,20 @@ async function iterationRate(file) {
  * @param {ReturnType<typeof import('../settings/cores.js').splitCores>} cores
  * @param {string} scratch folder for the runs' summaries
  * @param {readonly string[]} [modes] which modes (default: every one)
+ * @param {{scenario: string, own: import('../own-service.js').OwnRun}|null} [service] an own service: the server serves it,
+ *   the project's scripts send its request samples in turn and the minimal ones its first (bench/k6-minimal/own-*.js)
  * @returns {Promise<Record<string, number[]>>} per mode, the project/minimal RPS ratio of each repeat
  */
-export async function measureK6Overhead(settings, cores, scratch, modes = MODE_NAMES) {
-  const server = await startServer({ env: serverEnv(modes, { workers: settings.WORKERS }), cpus: cores.serverCpus });
+export async function measureK6Overhead(settings, cores, scratch, modes = MODE_NAMES, service = null) {
+  const server = await startServer({ env: serverEnv(modes, { workers: settings.WORKERS, settings: service?.own.server }), cpus: cores.serverCpus });
+  const vars = service ? { project: scenarioVars(service.scenario, service.own), minimal: service.own.k6 } : { project: {}, minimal: {} };
   const ratios = Object.fromEntries(modes.map((mode) => [mode, []]));
   try {
     const k6 = { k6: settings.K6_BIN, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount, quiet: true };
     // script: 'project' (the mode's local script) or 'minimal' (the one it is measured against)
     const run = async (mode, script, summaryFile, duration) => {
       const host = `127.0.0.1:${portOfMode(server, mode)}`;
-      const args = k6Args(mode, { script, host, vus: settings.VUS, duration, summaryFile });
+      const args = k6Args(mode, { script, host, vus: settings.VUS, duration, summaryFile, vars: vars[script] });
       const result = await runK6({ ...k6, args });
       if (result.code !== 0) throw new BenchError(`k6 ${args.at(-1)} against ${host} failed (exit ${result.code})`);
       return iterationRate(summaryFile);

@@ -4,7 +4,9 @@
 // per variant the median (min–max) of its rate and of its ratio to the first variant's run of the same
 // repeat. Not part of npm test.
 // A variant is a script and, optionally, -e variables (VAR:value). Hosts (LOCAL_HTTP_HOST, LOCAL_GRPC_HOST)
-// are given to every script.
+// are given to every script. SCENARIO=<a built-in own service> in the environment (e.g. otlp-traces): the server serves
+// it and every script gets its variables (RPC, its schema, REQUESTS), for the minimal own scripts and the project's alike:
+//   SCENARIO=otlp-traces node test/manual/ab-k6-scripts.js 5 6 32 minimal=bench/k6-minimal/own-grpc.js project=grpc-tests/local.js
 //   node test/manual/ab-k6-scripts.js 3 6 32 minimal=bench/k6-minimal/http.js \
 //     timeout=http-tests/local.js,REQUEST_TIMEOUT:5s lean=http-tests/local.js
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -15,6 +17,7 @@ import { MODE_NAMES, MODES } from '../../bench/modes.js';
 import { startServer } from '../../bench/processes.js';
 import { runK6 } from '../../bench/k6/runner.js';
 import { spread } from '../../bench/report/stats.js';
+import { prepareOwn, scenariosOf } from '../../bench/own-service.js';
 
 const [repeatsArg, secondsArg, vusArg, ...variantArgs] = process.argv.slice(2);
 const repeats = Number(repeatsArg);
@@ -31,13 +34,16 @@ const variants = variantArgs.map((arg) => {
 });
 const k6 = process.env.K6_BIN || 'k6';
 const scratch = await mkdtemp(path.join(os.tmpdir(), 'ab-k6-'));
-const server = await startServer({ env: serverEnv(MODE_NAMES, { workers: 1 }), cpus: '0' });
+const source = process.env.SCENARIO ? scenariosOf({ SCENARIO: [process.env.SCENARIO] })[0].source : null;
+const own = source ? await prepareOwn(source, scratch, process.env.SCENARIO) : null;
+const ownVars = own ? Object.entries(own.k6).map(([k, v]) => `${k}=${v}`) : [];
+const server = await startServer({ env: serverEnv(MODE_NAMES, { workers: 1, settings: own?.server }), cpus: '0' });
 
 /** iterations/s of one k6 run of a variant. */
 async function rate(variant, duration) {
   const file = path.join(scratch, `${variant.label}.json`);
   const hosts = MODE_NAMES.map((mode) => `${MODES[mode].hostVars.local}=127.0.0.1:${portOfMode(server, mode)}`);
-  const env = [...hosts, `SUMMARY_FILE=${file}`, ...variant.vars].flatMap((e) => ['-e', e]);
+  const env = [...hosts, `SUMMARY_FILE=${file}`, `VUS=${vus}`, ...ownVars, ...variant.vars].flatMap((e) => ['-e', e]);
   // A script with handleSummary writes SUMMARY_FILE; one without, --summary-export.
   const args = [...env, '--vus', String(vus), '--duration', duration, '--summary-export', file, variant.script];
   const run = await runK6({ k6, args, cpus: '1', coreCount: 1, quiet: true });

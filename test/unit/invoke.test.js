@@ -32,11 +32,11 @@ test('portOfMode is the port of the mode\'s listener', () => {
   for (const mode of MODE_NAMES) assert.equal(portOfMode(server, mode), server.ports[MODES[mode].listener]);
 });
 
-test('k6Args: the closed model, as the soak has always run it', () => {
+test('k6Args: the closed model, with VUS through -e too (the scripts share the request samples out by it)', () => {
   assert.deepEqual(k6Args('http', {
     host: '127.0.0.1:1', vus: 4, duration: '3s', summaryFile: 's.json', vars: { SCENARIO: 'user', CONNECTIONS: 'reuse', REQUEST_TIMEOUT: '5s' },
   }), ['-e', `${MODES.http.hostVars.local}=127.0.0.1:1`, '-e', 'SCENARIO=user', '-e', 'CONNECTIONS=reuse', '-e', 'REQUEST_TIMEOUT=5s',
-    '-e', 'SUMMARY_FILE=s.json', '-e', 'SUMMARY_MODE=http', '--vus', '4', '--duration', '3s', MODES.http.scripts.local]);
+    '-e', 'VUS=4', '-e', 'SUMMARY_FILE=s.json', '-e', 'SUMMARY_MODE=http', '--vus', '4', '--duration', '3s', MODES.http.scripts.local]);
 });
 
 test('k6Args: the open model takes its shape from -e, with no --vus or --duration; flags come first; the remote script', () => {
@@ -47,7 +47,7 @@ test('k6Args: the open model takes its shape from -e, with no --vus or --duratio
 
 test('k6Args: a mode that runs another mode\'s scripts names itself in their summary', () => {
   const args = k6Args('connect-grpc', { host: 'h:1', vus: 1, duration: '1s', summaryFile: 's.json' });
-  assert.deepEqual(args, ['-e', 'LOCAL_GRPC_HOST=h:1', '-e', 'SUMMARY_FILE=s.json', '-e', 'SUMMARY_MODE=connect-grpc',
+  assert.deepEqual(args, ['-e', 'LOCAL_GRPC_HOST=h:1', '-e', 'VUS=1', '-e', 'SUMMARY_FILE=s.json', '-e', 'SUMMARY_MODE=connect-grpc',
     '--vus', '1', '--duration', '1s', 'grpc-tests/local.js']);
 });
 
@@ -57,6 +57,13 @@ test('k6Args: a minimal script reads its host alone and writes its summary throu
   assert.throws(() => k6Args('http', { script: 'minimal', host: 'h:1', vus: 2, duration: '1s', summaryFile: 'm', vars: { SCENARIO: 'user' } }),
     /not a variable the minimal http script reads: SCENARIO/);
   assert.throws(() => k6Args('http', { host: 'h:1', vus: 2, duration: '1s', summaryFile: 'm', vars: { SCENARO: 'user' } }), /SCENARO/);
+  // With an own service, the minimal script that sends its first request sample, reading the schema and the samples.
+  const own = { RPC: 'a.S/M', PROTO: 'a.proto', PROTO_PATH: '/p', REQUESTS: '/r.json' };
+  const args = k6Args('grpc', { script: 'minimal', host: 'h:1', vus: 2, duration: '1s', summaryFile: 'm.json', vars: own });
+  assert.equal(args.at(-1), MODES.grpc.minimalOwnScript);
+  assert.ok(Object.entries(own).every(([k, v]) => args.includes(`${k}=${v}`)), args.join(' '));
+  assert.throws(() => k6Args('http', { script: 'minimal', host: 'h:1', vus: 2, duration: '1s', summaryFile: 'm', vars: { ...own, SCENARIO: 'x' } }),
+    /not a variable the minimal http script reads: SCENARIO/);
 });
 
 test('K6_VARS lists every variable the k6 scripts read, and only those', () => {
