@@ -99,11 +99,13 @@ const UNDECODABLE = Symbol('undecodable');
 /**
  * The user's own RPC as a grpc-js service (docs/own-message.md): protobufjs decodes each request and encodes each
  * answer from its message object, the next response sample in turn. A request that does not decode is answered
- * INVALID_ARGUMENT with the decoder's reason.
+ * INVALID_ARGUMENT with the decoder's reason (the definition's requestDeserialize marks it; the handler answers); a
+ * large answer the memory budget refuses, RESOURCE_EXHAUSTED.
  * @param {import('../proto/own/service.js').OwnService} own
- * @returns {{definition: grpc.ServiceDefinition, implementation: grpc.UntypedServiceImplementation}}
+ * @returns {{definition: grpc.ServiceDefinition, implementation: grpc.UntypedServiceImplementation}} both keyed by the
+ *   RPC's method name, as grpc-js's addService takes them
  */
-function ownService({ rpc, responses }) {
+export function ownService({ rpc, responses }) {
   const { requestType, responseType } = rpc;
   const next = answersInTurn(responses, responses.protobufBytes);
   /** @type {grpc.ServiceDefinition} */
@@ -132,6 +134,49 @@ function ownService({ rpc, responses }) {
     },
   };
   return { definition, implementation };
+}
+
+/**
+ * The handlers of the scenarios' RPCs (proto/payload.js SCENARIOS), by method name, as grpc-js's addService takes
+ * them: each answers its callback with the prebuilt response its request selects. GetUser answers the demo's User;
+ * every other RPC a scenario uses answers by its request's one parameter: INVALID_ARGUMENT naming the values it may
+ * take when it selects no scenario, RESOURCE_EXHAUSTED (the memory budget, server/memory-budget.js) for a large answer
+ * refused. Each call counts in servedRequests.grpc.
+ * @param {{port: number, log: import('pino').Logger, loader?: boolean}} options `port`: the one the answers name (the
+ *   User's `port` field); `log`: GetUser logs each call's peer at debug; `loader` (GRPC_CODEC=proto-loader): answer
+ *   plain objects, which @grpc/proto-loader's codec converts (fromObject) before encoding, instead of protobufjs
+ *   messages (default false)
+ * @returns {Record<string, grpc.handleUnaryCall<any, any>>} e.g. `{GetUser, ListUsers, GetBlob}`
+ */
+export function scenarioHandlers({ port, log, loader = false }) {
+  const payloads = scenarioPayloads({ port, workerPid: process.pid });
+  // GRPC_CODEC=proto-loader answers plain objects through @grpc/proto-loader's codec, which
+  // converts each one (fromObject) before encoding it: the common setup, kept to measure its cost.
+  const answer = loader ? (payload) => payload.object : (payload) => payload.message;
+  const user = answer(payloads.get(scenarioKey('GetUser', {})));
+  // Scenarios other than the demo's are found by their request's one parameter.
+  const byRequest = (rpc) => {
+    const refusal = unknownRequest(rpc, payloads);
+    const keyOf = scenarioKeyOf(rpc);
+    return (call, callback) => {
+      servedRequests.grpc++;
+      const hit = payloads.get(keyOf(call.request));
+      if (!hit) callback(refusal);
+      else if (admitAnswer(hit.bytes)) callback(null, answer(hit));
+      else callback(OVER_BUDGET);
+    };
+  };
+  // The level is fixed at start; pino's isLevelEnabled on every call was a lookup and a comparison more.
+  const debug = log.isLevelEnabled('debug');
+  return {
+    GetUser(call, callback) {
+      servedRequests.grpc++;
+      if (debug) log.debug({ peer: call.getPeer() }, 'GetUser');
+      callback(null, user);
+    },
+    // Every other RPC a scenario uses (proto/payload.js), each answering by its request's one parameter.
+    ...Object.fromEntries(rpcsOf(SCENARIOS).filter((rpc) => rpc !== 'GetUser').map((rpc) => [rpc, byRequest(rpc)])),
+  };
 }
 
 /**
@@ -166,37 +211,11 @@ export async function startGrpc({ host, port, log, health, settings, tls, own = 
     } : {}),
     interceptors: gzip ? [gzip.interceptor, requireRequestMessage] : [requireRequestMessage],
   }, { settings, log, listener: 'grpc' }, gzip?.watch, tls);
-  const payloads = scenarioPayloads({ port, workerPid: process.pid });
-  // GRPC_CODEC=proto-loader answers plain objects through @grpc/proto-loader's codec, which
-  // converts each one (fromObject) before encoding it: the common setup, kept to measure its cost.
+  // GRPC_CODEC=proto-loader: the service definition of @grpc/proto-loader's codec (see scenarioHandlers).
   const loader = settings.GRPC_CODEC === 'proto-loader';
   const definition = loader
     ? /** @type {grpc.ServiceDefinition} */ (loaderPackageDefinition()[SERVICE_NAME]) : userServiceDefinition();
-  const answer = loader ? (payload) => payload.object : (payload) => payload.message;
-  const user = answer(payloads.get(scenarioKey('GetUser', {})));
-  // Scenarios other than the demo's are found by their request's one parameter.
-  const byRequest = (rpc) => {
-    const refusal = unknownRequest(rpc, payloads);
-    const keyOf = scenarioKeyOf(rpc);
-    return (call, callback) => {
-      servedRequests.grpc++;
-      const hit = payloads.get(keyOf(call.request));
-      if (!hit) callback(refusal);
-      else if (admitAnswer(hit.bytes)) callback(null, answer(hit));
-      else callback(OVER_BUDGET);
-    };
-  };
-  // The level is fixed at start; pino's isLevelEnabled on every call was a lookup and a comparison more.
-  const debug = log.isLevelEnabled('debug');
-  server.addService(definition, {
-    GetUser(call, callback) {
-      servedRequests.grpc++;
-      if (debug) log.debug({ peer: call.getPeer() }, 'GetUser');
-      callback(null, user);
-    },
-    // Every other RPC a scenario uses (proto/payload.js), each answering by its request's one parameter.
-    ...Object.fromEntries(rpcsOf(SCENARIOS).filter((rpc) => rpc !== 'GetUser').map((rpc) => [rpc, byRequest(rpc)])),
-  });
+  server.addService(definition, scenarioHandlers({ port, log, loader }));
   if (own) {
     const { definition: ownDefinition, implementation } = ownService(own);
     server.addService(ownDefinition, implementation);

@@ -149,70 +149,21 @@ async function serveHttpRules(app, rpc, next) {
 }
 
 /**
- * Builds and starts the HTTP server of one worker.
- * @param {{host: string, port: number, log: import('pino').Logger,
- *   health: import('./health.js').Health, settings: import('./settings.js').ServerSettings,
- *   tls: ReturnType<typeof import('./tls.js').tlsServerOptions>, http2?: boolean, encoding?: 'json'|'protobuf',
- *   own?: import('../proto/own/service.js').OwnService|null}} options
- *   `settings` gives the limits: MAX_BODY_BYTES, MAX_CONNECTIONS, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, and
- *   COMPRESSION (gzip: responses gzipped for clients that send `Accept-Encoding: gzip`);
- *   `http2` serves cleartext HTTP/2 instead of HTTP/1.1; `encoding` 'protobuf' serves the
- *   protobuf message as application/x-protobuf instead of its proto3 JSON mapping; `tls` (the worker's, from the
- *   listener's ALPN protocol) serves HTTPS, or HTTP/2 over TLS with no HTTP/1.1 fallback; `own` (RPC set) serves the
- *   user's RPC too (serveOwnRpc)
- * @returns {Promise<{close: () => Promise<import('./h1-guard.js').DrainCounts>, forceClose: () => void}>} `close` stops
- *   accepting and resolves once in-flight requests are answered, with how they ended; `forceClose` drops the
- *   connections left
- * @throws {NodeJS.ErrnoException} from listen (EADDRINUSE, EACCES, ...)
+ * The listener's routes, as a fastify plugin: every scenario's GET route (proto/payload.js SCENARIOS, each answer built
+ * once), the user's own RPC when there is one (serveOwnRpc), and HEALTH_PATH. Every answer a route gives:
+ * - a scenario: 200 with the payload in the encoding (json: the proto3 JSON mapping through fastify's schema-compiled
+ *   serializer; protobuf: application/x-protobuf, the message encoded per request); 400 `{statusCode, error, message}`
+ *   naming the values the query parameter may take; the memory budget's 503 (overBudget) for a large answer;
+ * - the own RPC: see serveOwnRpc and serveHttpRules;
+ * - HEALTH_PATH: 200 `{"status":"SERVING"}` while `health.serving`, else 503 `{"status":"NOT_SERVING"}`.
+ * The 404, 405 and 5xx come from the app's handlers (server/http-errors.js), set before this plugin is registered.
+ * @param {import('fastify').FastifyInstance} app
+ * @param {{port: number, health: import('./health.js').Health, encoding?: 'json'|'protobuf',
+ *   own?: import('../proto/own/service.js').OwnService|null}} options `port`: the one the answers name (the User's
+ *   `port` field); `encoding` default 'json'; `own` default null
+ * @returns {Promise<void>}
  */
-export async function startHttp({ host, port, log, health, settings, tls, http2 = false, encoding = 'json', own = null }) {
-  // fastify logs each request and its listen address at info; keep those for debug runs only.
-  const requestLogging = logsRequests(log.level);
-  const fastifyLog = log.child({ listener: 'http' }, { level: requestLogging ? log.level : 'warn' });
-  let h1Drain = null; // the HTTP/1.1 guard's drain, set by the serverFactory below
-  let h1Drained = null; // and its counts
-  // One factory for HTTP/1.1 and h2c: fastify's types pick the server type from a literal `http2`, which this is not.
-  const app = /** @type {import('fastify').FastifyInstance} */ (/** @type {unknown} */ (Fastify(/** @type {any} */ ({
-    // With request logging off (LOG_LEVEL info or above) fastify gets no logger at all. Given one, it builds a child
-    // logger per request and, per request, reads the clock twice and puts a 'finish' and an 'error' listener on the
-    // response (lib/reply.js setupResponseListeners), for a log line that is off: about 4,000 instructions per request
-    // under callgrind, 6% of the listener's (docs/profiling.md, "Counting instructions"). What it would still have
-    // logged at warn: a 5xx, which the error handler logs through the listener's logger (server/http-errors.js), and
-    // its warnings about a route that replies twice, which none here does (its LogController's disableRequestLogging
-    // silenced the rest before). LOG_LEVEL=debug brings back its logger, a child per request with fastify's reqId.
-    ...(requestLogging ? { loggerInstance: fastifyLog } : { logger: false }),
-    http2, // HTTP/2 (h2c with prior knowledge, or h2 over TLS), for JSON over the transport gRPC uses
-    ...(http2 && tls ? { https: tls } : {}),
-    bodyLimit: settings.MAX_BODY_BYTES,
-    requestTimeout: settings.REQUEST_TIMEOUT_MS,
-    // Node checks the head and request deadlines on this interval (30 s by default).
-    http: {
-      headersTimeout: settings.HEADERS_TIMEOUT_MS,
-      connectionsCheckingInterval: Math.min(1000, settings.HEADERS_TIMEOUT_MS),
-    },
-    // A request whose head was still arriving when the drain began is served, not refused:
-    // the drain exists to let such requests finish.
-    return503OnClosing: false,
-    // HTTP/2 idle connections are PINGed by the guard below instead of closed after fastify's 72 s.
-    // HTTP/1.1: the server is built by the guard every HTTP/1.1 listener shares, with what fastify would set.
-    ...(http2 ? { http2SessionTimeout: 0 } : {
-      serverFactory: (handler, options) => {
-        const { server, drain, drained } = guardedHttp1Server(handler, options.http, { settings, tls });
-        server.keepAliveTimeout = options.keepAliveTimeout;
-        server.requestTimeout = options.requestTimeout;
-        server.setTimeout(options.connectionTimeout);
-        h1Drain = drain;
-        h1Drained = drained;
-        return server;
-      },
-    }),
-  }))));
-  // The HTTP/2 bounds and defences every HTTP/2 listener shares.
-  const guard = http2 ? guardHttp2Server(/** @type {any} */ (app.server), { settings, log, listener: 'json-h2' }) : null;
-
-  replyErrorsAsJson(app, requestLogging ? null : fastifyLog);
-  // Before the routes: the plugin adds its onSend hook to each route as it is declared.
-  if (settings.COMPRESSION === 'gzip') await app.register(fastifyCompress, GZIP_OPTIONS);
+export async function httpRoutes(app, { port, health, encoding = 'json', own = null }) {
   // Bodies are built once: the per-request cost is the encoding, as in a real service.
   const { schemaOf, send } = ENCODINGS[encoding];
   const payloads = scenarioPayloads({ port, workerPid: process.pid });
@@ -240,6 +191,98 @@ export async function startHttp({ host, port, log, health, settings, tls, http2 
   app.get(HEALTH_PATH, (request, reply) => (health.serving
     ? reply.send({ status: 'SERVING' })
     : reply.code(503).send({ status: 'NOT_SERVING' })));
+}
+
+/**
+ * @typedef {object} HttpAppOptions
+ * @property {number} port the listener's port: the one the answers name (startHttp also listens on it)
+ * @property {import('pino').Logger} log the worker's logger (a child named `listener: http` is fastify's, at debug and
+ *   trace only; a 5xx's cause is logged through it)
+ * @property {import('./health.js').Health} health what HEALTH_PATH answers
+ * @property {import('./settings.js').ServerSettings} settings the limits: MAX_BODY_BYTES (fastify's bodyLimit: 413
+ *   past it), REQUEST_TIMEOUT_MS, HEADERS_TIMEOUT_MS; COMPRESSION (gzip: responses gzipped for clients that send
+ *   `Accept-Encoding: gzip`)
+ * @property {ReturnType<typeof import('./tls.js').tlsServerOptions>} [tls] with `http2`: HTTP/2 over TLS (h2, no
+ *   HTTP/1.1 fallback); for HTTP/1.1 TLS is the serverFactory's (startHttp)
+ * @property {boolean} [http2] HTTP/2 (h2c with prior knowledge, or h2 over TLS) instead of HTTP/1.1; default false
+ * @property {'json'|'protobuf'} [encoding] 'protobuf' serves the protobuf message as application/x-protobuf instead of
+ *   its proto3 JSON mapping; default 'json'
+ * @property {import('../proto/own/service.js').OwnService|null} [own] the user's RPC, served too (serveOwnRpc)
+ * @property {import('fastify').FastifyServerFactory} [serverFactory] HTTP/1.1 only: builds the node server (startHttp's
+ *   guarded one); default fastify's own
+ */
+
+/**
+ * Builds the HTTP app of one worker, not listening: fastify with the listener's limits, its error replies
+ * (server/http-errors.js), gzip when COMPRESSION=gzip, and its routes (httpRoutes). `app.inject()` answers as the
+ * listener does; startHttp adds the listen, the guards and the drain.
+ * @param {HttpAppOptions} options
+ * @returns {Promise<import('fastify').FastifyInstance>} its plugins registered, not yet ready (inject and listen make
+ *   it so)
+ * @throws {Error} from a plugin's registration (fastify's FST_ERR_* codes)
+ */
+export async function buildHttpApp({ port, log, health, settings, tls = null, http2 = false, encoding = 'json', own = null, serverFactory }) {
+  // fastify logs each request and its listen address at info; keep those for debug runs only.
+  const requestLogging = logsRequests(log.level);
+  const fastifyLog = log.child({ listener: 'http' }, { level: requestLogging ? log.level : 'warn' });
+  // One factory for HTTP/1.1 and h2c: fastify's types pick the server type from a literal `http2`, which this is not.
+  const app = /** @type {import('fastify').FastifyInstance} */ (/** @type {unknown} */ (Fastify(/** @type {any} */ ({
+    // With request logging off (LOG_LEVEL info or above) fastify gets no logger at all. Given one, it builds a child
+    // logger per request and, per request, reads the clock twice and puts a 'finish' and an 'error' listener on the
+    // response (lib/reply.js setupResponseListeners), for a log line that is off: about 4,000 instructions per request
+    // under callgrind, 6% of the listener's (docs/profiling.md, "Counting instructions"). What it would still have
+    // logged at warn: a 5xx, which the error handler logs through the listener's logger (server/http-errors.js), and
+    // its warnings about a route that replies twice, which none here does (its LogController's disableRequestLogging
+    // silenced the rest before). LOG_LEVEL=debug brings back its logger, a child per request with fastify's reqId.
+    ...(requestLogging ? { loggerInstance: fastifyLog } : { logger: false }),
+    http2, // HTTP/2 (h2c with prior knowledge, or h2 over TLS), for JSON over the transport gRPC uses
+    ...(http2 && tls ? { https: tls } : {}),
+    bodyLimit: settings.MAX_BODY_BYTES,
+    requestTimeout: settings.REQUEST_TIMEOUT_MS,
+    // Node checks the head and request deadlines on this interval (30 s by default).
+    http: {
+      headersTimeout: settings.HEADERS_TIMEOUT_MS,
+      connectionsCheckingInterval: Math.min(1000, settings.HEADERS_TIMEOUT_MS),
+    },
+    // A request whose head was still arriving when the drain began is served, not refused:
+    // the drain exists to let such requests finish.
+    return503OnClosing: false,
+    // HTTP/2 idle connections are PINGed by startHttp's guard instead of closed after fastify's 72 s.
+    ...(http2 ? { http2SessionTimeout: 0 } : serverFactory ? { serverFactory } : {}),
+  }))));
+  replyErrorsAsJson(app, requestLogging ? null : fastifyLog);
+  // Before the routes: the plugin adds its onSend hook to each route as it is declared.
+  if (settings.COMPRESSION === 'gzip') await app.register(fastifyCompress, GZIP_OPTIONS);
+  await app.register(httpRoutes, { port, health, encoding, own });
+  return app;
+}
+
+/**
+ * Builds and starts the HTTP server of one worker: buildHttpApp, on the server every listener of its transport shares
+ * (HTTP/1.1: server/h1-guard.js; HTTP/2: server/h2-guard.js), listening.
+ * @param {HttpAppOptions & {host: string}} options as buildHttpApp's (its `serverFactory` is this function's own), and
+ *   the address to listen on; `tls` (the worker's, from the listener's ALPN protocol) serves HTTPS, or HTTP/2 over TLS
+ * @returns {Promise<{close: () => Promise<import('./h1-guard.js').DrainCounts>, forceClose: () => void}>} `close` stops
+ *   accepting and resolves once in-flight requests are answered, with how they ended; `forceClose` drops the
+ *   connections left
+ * @throws {NodeJS.ErrnoException} from listen (EADDRINUSE, EACCES, ...)
+ */
+export async function startHttp({ host, port, log, health, settings, tls = null, http2 = false, encoding = 'json', own = null }) {
+  let h1Drain = null; // the HTTP/1.1 guard's drain, set by the serverFactory below
+  let h1Drained = null; // and its counts
+  // HTTP/1.1: the server is built by the guard every HTTP/1.1 listener shares, with what fastify would set.
+  const serverFactory = (handler, options) => {
+    const { server, drain, drained } = guardedHttp1Server(handler, options.http, { settings, tls });
+    server.keepAliveTimeout = options.keepAliveTimeout;
+    server.requestTimeout = options.requestTimeout;
+    server.setTimeout(options.connectionTimeout);
+    h1Drain = drain;
+    h1Drained = drained;
+    return server;
+  };
+  const app = await buildHttpApp({ port, log, health, settings, tls, http2, encoding, own, serverFactory });
+  // The HTTP/2 bounds and defences every HTTP/2 listener shares.
+  const guard = http2 ? guardHttp2Server(/** @type {any} */ (app.server), { settings, log, listener: 'json-h2' }) : null;
   await app.listen({ host, port });
   return {
     close: async () => {
