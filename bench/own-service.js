@@ -1,7 +1,9 @@
 // The main job's view of an own service (issue 37, docs/own-message.md): which scenarios are own services (RPC, or a
 // built-in one named in SCENARIO), and, for each, what every server it starts and every k6 run it makes are given, and
 // what every result records of it. Built once per scenario, before its first run; the passes take it as it is.
+import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import path from 'node:path';
 import { sizeSpread, toJsonText } from '../proto/own/samples.js';
 import { DESCRIPTOR_SET } from '../proto/own/schema.js';
@@ -75,6 +77,8 @@ export function scenariosOf(settings) {
  * @property {{request: SizeRow, response: SizeRow}} sizes bytes of each sample, over the samples
  * @property {{json: number, protobuf: number}} payload_bytes the median response sample, in bytes: what the report's
  *   payload row shows (one response's payload alone)
+ * @property {{worker_heap_bytes: number|null, reason?: string}} memory the V8 heap each server worker holds for the schema
+ *   and the response samples, decoded (ownHeapBytes); null with the reason when it could not be measured
  */
 
 /** @typedef {{json: {min: number, median: number, max: number}, protobuf: {min: number, median: number, max: number}}} SizeRow */
@@ -112,6 +116,7 @@ export async function prepareOwn(source, scratch, scenario) {
     RPC: rpc.name, REQUESTS: requestsFile, SCENARIO: scenario,
     ...k6Schema(source),
   };
+  const memory = await ownHeapBytes(server);
   const sizeRow = (s) => ({ json: sizeSpread(s.jsonBytes), protobuf: sizeSpread(s.protobufBytes) });
   const sampleOf = (s) => ({ file: s.file, sha256: s.sha256, count: s.messages.length });
   return {
@@ -124,6 +129,7 @@ export async function prepareOwn(source, scratch, scenario) {
       samples: { request: sampleOf(requests), response: sampleOf(responses) },
       sizes: { request: sizeRow(requests), response: sizeRow(responses) },
       payload_bytes: { json: sizeSpread(responses.jsonBytes).median, protobuf: sizeSpread(responses.protobufBytes).median },
+      memory,
     },
   };
 }
@@ -141,4 +147,22 @@ function k6Schema({ PROTO, PROTO_PATH }) {
   // A .proto outside every import directory: its own directory is searched first, as protoc does for its argument.
   const all = home ? dirs : [path.dirname(PROTO), ...dirs];
   return { PROTO: path.relative(home ?? path.dirname(PROTO), PROTO), PROTO_PATH: all.join(':') };
+}
+
+/**
+ * The V8 heap (bytes) a server worker holds for an own service: its schema and response samples loaded as the worker
+ * loads them, in a fresh Node process with a full garbage collection before and after (proto/own/heap-probe.js), so
+ * that only what stays reachable is counted. Every worker holds its own copy.
+ * @param {Record<string, string>} server the server settings of the service (PROTO, PROTO_PATH, RPC, RESPONSE)
+ * @returns {Promise<{worker_heap_bytes: number|null, reason?: string}>} null with the reason when the probe failed
+ */
+export async function ownHeapBytes(server) {
+  const settings = Object.fromEntries(['PROTO', 'PROTO_PATH', 'RPC', 'RESPONSE'].filter((k) => server[k]).map((k) => [k, server[k]]));
+  try {
+    const { stdout } = await promisify(execFile)(process.execPath, ['--expose-gc', path.join(ROOT, 'proto/own/heap-probe.js'),
+      JSON.stringify(settings)], { timeout: 120000, maxBuffer: 1 << 20 });
+    return { worker_heap_bytes: JSON.parse(stdout).heap_bytes };
+  } catch (err) {
+    return { worker_heap_bytes: null, reason: `the heap probe failed: ${String(err.stderr || err.message).trim().split('\n').at(-1)}` };
+  }
 }

@@ -61,10 +61,13 @@ describe('bash bench.sh with an own service', () => {
     assert.equal(code, 0, stderr);
     assert.match(stdout, /### Scenario `shop\.v1\.ShopService\.GetOrder`/);
     assert.match(stdout, /\| response \(5 samples\)/);
+    // The memory each worker holds for them, measured in a fresh process (bench/own-service.js ownHeapBytes).
+    assert.match(stdout, /^- memory: \d+\.\d MiB of V8 heap in each server worker for the schema and the 5 response sample\(s\), decoded$/m);
     const files = await readdir(dir);
     assert.ok(files.some((f) => /^k6-grpc-local-shop\.v1\.ShopService\.GetOrder-.*\.json$/.test(f)), files.join(' '));
     const summary = JSON.parse(await readFile(path.join(dir, files.find((f) => /^k6-http-local-.*\.json$/.test(f))), 'utf8'));
     assert.equal(summary.bench.run.own.samples.response.sha256, await sha256(RESPONSES));
+    assert.ok(summary.bench.run.own.memory.worker_heap_bytes > 0, JSON.stringify(summary.bench.run.own.memory));
     assert.equal(summary.metrics.checks.values.fails, 0);
   });
 });
