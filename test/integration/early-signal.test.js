@@ -11,6 +11,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EVENT } from '../../server/events.js';
+import { listeningPorts } from '../helpers/proc.js';
 import { freePort, ROOT } from '../helpers/server.js';
 
 const DRAIN_MS = 1000;
@@ -42,18 +43,6 @@ const processesOf = (run) => readdirSync('/proc').filter((d) => /^\d+$/.test(d))
     return false; // gone meanwhile, or not ours to read
   }
 });
-
-/** Local ports in LISTEN state, from /proc/net/tcp and tcp6. */
-const listeningPorts = () => {
-  const ports = new Set();
-  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
-      const cols = line.trim().split(/\s+/);
-      if (cols[3] === '0A') ports.add(parseInt(cols[1].split(':').at(-1), 16));
-    }
-  }
-  return ports;
-};
 
 for (const signal of ['SIGTERM', 'SIGINT']) {
   test(`${signal} 0 to 1000 ms after the start: the primary and its workers are gone within the drain time, ports free`, async (t) => {
