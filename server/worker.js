@@ -45,8 +45,9 @@ const BIND_ERRORS = new Set(['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL', 'EAFNOSUPP
  * when one cannot be bound, and `{type: 'crash', message}` before it dies of an
  * uncaught exception (exit code 1). On `{type: 'shutdown'}`, SIGTERM or SIGINT it
  * reports NOT_SERVING, stops accepting, lets in-flight requests finish for up to
- * SHUTDOWN_TIMEOUT_MS, closes what is left and exits 0. Exits 0 at once when the
- * primary is gone.
+ * SHUTDOWN_TIMEOUT_MS, closes what is left and exits 0. A drain that begins while the
+ * listeners open lets no further one open and closes the one under way as soon as it opens.
+ * Exits 0 at once when the primary is gone.
  * @param {import('./settings.js').ServerSettings} settings
  */
 export async function runWorker(settings) {
