@@ -1,6 +1,12 @@
 // Entry point: `node server`. The primary forks the workers; each worker serves.
 import cluster from 'node:cluster';
 
+// A SIGHUP (a reload) this early would kill the process (Node's default action), so it is caught first of all. Nothing
+// is forked yet and the workers will run the code on disk anyway: it is counted, and runPrimary logs it as ignored, as
+// it does any SIGHUP before ready.
+let earlyHangups = 0;
+const hangupEarly = () => { earlyHangups++; };
+process.on('SIGHUP', hangupEarly);
 // A stop that comes while the primary's modules still load (before runPrimary sets its own
 // handlers) finds nothing forked yet: exit 0 at once, as a stop at any other moment ends.
 // The rest is imported after these handlers are in place, and they go only once runPrimary's
@@ -33,8 +39,9 @@ if (cluster.isPrimary && settings.RPC) {
 }
 if (cluster.isPrimary) {
   const { runPrimary } = await import('./primary.js');
-  runPrimary(settings);
+  runPrimary(settings, { earlyHangups });
   for (const signal of ['SIGTERM', 'SIGINT']) process.off(signal, stopEarly);
+  process.off('SIGHUP', hangupEarly);
 } else {
   const { runWorker } = await import('./worker.js');
   await runWorker(settings);

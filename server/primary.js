@@ -21,10 +21,13 @@ const RELOAD_START_TIMEOUT_MS = 15000;
  * primary exits 0 once all have exited (1 if it had to kill some, past
  * SHUTDOWN_TIMEOUT_MS + 5 s). On SIGHUP the workers are replaced one at a time with no
  * request lost (a zero-downtime reload, as `pm2 reload` does): a fresh worker (the code on
- * disk now, the primary's settings) is forked and listening before the old one drains.
+ * disk now, the primary's settings) is forked and listening before the old one drains. A SIGHUP before ready is ignored
+ * with a warning (`reload-failed`, reason 'not ready yet').
  * @param {import('./settings.js').ServerSettings} settings
+ * @param {{earlyHangups?: number}} [options] earlyHangups: SIGHUPs that came before this ran (server/index.js caught
+ *   them), each logged as ignored
  */
-export function runPrimary(settings) {
+export function runPrimary(settings, { earlyHangups = 0 } = {}) {
   const log = createLogger(settings.LOG_LEVEL);
   if (settings.WORKER_INITIAL_HEAP_MB > 0) {
     cluster.setupPrimary({ execArgv: [...process.execArgv, `--initial-heap-size=${settings.WORKER_INITIAL_HEAP_MB}`] });
@@ -200,11 +203,12 @@ export function runPrimary(settings) {
       stopAll(0);
     });
   }
+  const ignoredHangup = (reason) => log.warn({ event: EVENT.RELOAD_FAILED, reason }, 'SIGHUP ignored');
+  for (let i = 0; i < earlyHangups; i++) ignoredHangup('not ready yet');
   process.on('SIGHUP', () => {
     // A reload before ready, or during one, would count workers twice: one at a time, once serving.
     if (stopping || !ready || replacing) {
-      log.warn({ event: EVENT.RELOAD_FAILED, reason: stopping ? 'stopping' : replacing ? `${replacing} is running` : 'not ready yet' },
-        'SIGHUP ignored');
+      ignoredHangup(stopping ? 'stopping' : replacing ? `${replacing} is running` : 'not ready yet');
       return;
     }
     replacing = 'a reload';

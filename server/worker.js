@@ -45,8 +45,9 @@ const BIND_ERRORS = new Set(['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL', 'EAFNOSUPP
  * when one cannot be bound, and `{type: 'crash', message}` before it dies of an
  * uncaught exception (exit code 1). On `{type: 'shutdown'}`, SIGTERM or SIGINT it
  * reports NOT_SERVING, stops accepting, lets in-flight requests finish for up to
- * SHUTDOWN_TIMEOUT_MS, closes what is left and exits 0. Exits 0 at once when the
- * primary is gone.
+ * SHUTDOWN_TIMEOUT_MS, closes what is left and exits 0. A drain that begins while the
+ * listeners open lets no further one open and closes the one under way as soon as it opens.
+ * Exits 0 at once when the primary is gone.
  * @param {import('./settings.js').ServerSettings} settings
  */
 export async function runWorker(settings) {
@@ -64,6 +65,10 @@ export async function runWorker(settings) {
 
   const health = createHealth();
   const open = [];
+  // The closes the drain waits for: those of the listeners open when it began, and of any that opened after.
+  const closing = [];
+  // Settles once no listener is being opened; the drain waits for it so that none opens after it closed the rest.
+  let opening = Promise.resolve();
   let draining = false;
   const drain = async () => {
     if (draining) return;
@@ -75,7 +80,9 @@ export async function runWorker(settings) {
       for (const listener of open) listener.forceClose();
       setTimeout(() => process.exit(0), FORCE_CLOSE_GRACE_MS).unref();
     }, settings.SHUTDOWN_TIMEOUT_MS);
-    const closed = await Promise.allSettled(open.map((listener) => listener.close()));
+    closing.push(...open.map((listener) => listener.close()));
+    await opening.catch(() => {}); // a start that fails exits the worker (below)
+    const closed = await Promise.allSettled(closing);
     // A listener whose close throws is a defect: say so where operators look, then go on exiting.
     for (const result of closed) if (result.status === 'rejected') log.error({ err: result.reason }, 'a listener failed to close');
     // The requests (HTTP/2: streams) in flight when the drain began or that came during it: answered, or lost (their
@@ -108,22 +115,31 @@ export async function runWorker(settings) {
     (await import('./profiling.js')).startWorkerProfiling();
   }
 
-  try {
+  const openAll = async () => {
     // The user's own RPC and its answers, decoded once per worker (the primary checked them before forking).
     const own = settings.RPC ? (await import('../proto/own/service.js')).loadOwnService(settings) : null;
     for (const name of listenersOf(settings.MODE)) {
+      if (draining) return; // none opens once a drain began
       const { protocol, start, alpn } = LISTENERS[name];
       const port = portOf(settings, name);
+      let listener;
       try {
         // TLS_CERT/TLS_KEY with the one ALPN protocol the registry names; settings.js refused TLS for a listener with none.
         const tls = alpn ? tlsServerOptions(settings, alpn) : null;
-        open.push(await start({ host: settings.HOST, port, log, health, settings, tls, own }));
+        listener = await start({ host: settings.HOST, port, log, health, settings, tls, own });
       } catch (err) {
         // Only the address's own errors read as "cannot be bound"; anything else is named as what it is.
         if (BIND_ERRORS.has(err.code)) throw new ListenError(protocol, `${settings.HOST}:${port}`, err.code);
         throw new StartError(name, err);
       }
+      open.push(listener);
+      // Opened after a drain began, which closed the others: closed now, else it would serve until the exit.
+      if (draining) closing.push(listener.close());
     }
+  };
+  opening = openAll();
+  try {
+    await opening;
   } catch (err) {
     process.send({ type: 'fatal', code: err.code, message: err.message });
     process.exit(1);

@@ -106,35 +106,56 @@ export async function slowReaders({ port, protocol, connections, requestsEach, t
 
 /**
  * Connections that are opened and then send nothing (HTTP/2: the preface and SETTINGS, then only PING ACKs). Over TLS
- * each finishes its handshake first: a connection the server holds, as an idle client's pool does.
- * @param {{port: number, protocol: FaultProtocol, count: number, tls?: ClientTls}} options
- * @returns {Promise<{opened: number, refused: number, open: () => number, close: () => void}>} refused: connects (or
- *   handshakes) that failed; open: how many are still open
+ * each finishes its handshake first: a connection the server holds, as an idle client's pool does. Opening stops after
+ * `withinMs`: a loaded server can take longer than the load to finish thousands of handshakes, and a connection that
+ * completes later (or after close) is closed at once.
+ * @param {{port: number, protocol: FaultProtocol, count: number, tls?: ClientTls, withinMs?: number}} options withinMs:
+ *   how long opening may take (ms; default no limit)
+ * @returns {Promise<{opened: number, refused: number, not_opened: number, open: () => number, close: () => void}>}
+ *   refused: connects (or handshakes) that failed; not_opened: those not made or not complete within withinMs; open: how
+ *   many are still open
  */
-export async function idleConnections({ port, protocol, count, tls: tlsOptions = null }) {
+export async function idleConnections({ port, protocol, count, tls: tlsOptions = null, withinMs = Infinity }) {
   const sockets = [];
   let failed = 0;
-  // In batches, so that the listen backlog is not the limit being measured.
-  for (let i = 0; i < count; i += 200) {
-    const batch = await Promise.allSettled(Array.from({ length: Math.min(200, count - i) }, () => connect(port, protocol, tlsOptions)));
-    for (const result of batch) {
-      if (result.status === 'rejected') { failed++; continue; }
-      const socket = result.value;
-      socket.on('error', () => {});
-      if (isH2(protocol)) {
-        socket.write(H2_PREFACE);
-        answerPings(socket);
-      } else {
-        socket.resume(); // read (and drop) what the server sends: a 408, say
-      }
-      sockets.push(socket);
+  let closed = false;
+  const started = performance.now();
+  const timeLeft = () => withinMs - (performance.now() - started);
+  const attempt = () => connect(port, protocol, tlsOptions).then((socket) => {
+    socket.on('error', () => {});
+    if (closed || timeLeft() <= 0) {
+      socket.destroy();
+      return;
     }
+    if (isH2(protocol)) {
+      socket.write(H2_PREFACE);
+      answerPings(socket);
+    } else {
+      socket.resume(); // read (and drop) what the server sends: a 408, say
+    }
+    sockets.push(socket);
+  }, () => { if (timeLeft() > 0) failed++; });
+  // In batches, so that the listen backlog is not the limit being measured.
+  for (let i = 0; i < count && timeLeft() > 0; i += 200) {
+    const batch = Promise.all(Array.from({ length: Math.min(200, count - i) }, attempt));
+    if (!Number.isFinite(withinMs)) {
+      await batch;
+      continue;
+    }
+    let timer;
+    await Promise.race([batch, new Promise((resolve) => { timer = setTimeout(resolve, timeLeft()); })]);
+    clearTimeout(timer);
   }
+  const opened = sockets.length;
   return {
-    opened: sockets.length,
+    opened,
     refused: failed,
+    not_opened: count - opened - failed,
     open: () => sockets.filter((s) => !s.destroyed && s.readyState === 'open').length,
-    close: () => { for (const s of sockets) s.destroy(); },
+    close: () => {
+      closed = true;
+      for (const s of sockets) s.destroy();
+    },
   };
 }
 

@@ -11,6 +11,7 @@ import { BenchError } from '../errors.js';
 import { FAULTS } from '../faults/registry.js';
 import { muxLoad } from '../faults/mux-client.js';
 import { k6Reason } from '../k6/output.js';
+import { round } from '../format.js';
 import { MODES } from '../modes.js';
 import { portOfMode, serverEnv } from '../invoke.js';
 import { k6Args, k6Tls } from '../k6/command.js';
@@ -57,7 +58,8 @@ const workersRss = (server) => {
  * @param {string} stamp the job's file stamp, in the k6 summary's name
  * @param {import('../tls.js').RunCertificates|null} [certs] the job's certificates with TLS=1 (the server serves them, k6,
  *   ghz and the misbehaving clients verify their CA); null: cleartext
- * @returns {Promise<object>} the cell's figures; memory in MiB
+ * @returns {Promise<object>} the cell's figures; memory in MiB; elapsed_s: seconds from k6's start until k6, the fault
+ *   and ghz had all ended; ended_s: when each of them ended ({k6, fault, ghz?}, s since k6's start)
  * @throws {BenchError} when the server does not start or k6 cannot run
  */
 export async function cell(name, mode, settings, cores, stamp, certs = null) {
@@ -74,17 +76,21 @@ export async function cell(name, mode, settings, cores, stamp, certs = null) {
   try {
     const loadMs = durationMs(settings.FAULT_DURATION);
     const k6Verifies = k6Tls(certs);
-    const load = runK6({
+    const loadStarted = performance.now();
+    // When each part of the cell ended (s since k6's start): which one made a cell run past FAULT_DURATION.
+    const ended = {};
+    const timed = (part, promise) => promise.finally(() => { ended[part] = round((performance.now() - loadStarted) / 1000, 1); });
+    const load = timed('k6', runK6({
       k6: settings.K6_BIN, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount, quiet: !settings.VERBOSE, timeoutMs: loadMs + K6_OVERRUN_MS,
       env: k6Verifies.env,
       args: k6Args(mode, {
         host: `127.0.0.1:${port}`, vus: settings.VUS, duration: settings.FAULT_DURATION, summaryFile,
         vars: { SCENARIO: 'user', REQUEST_TIMEOUT: settings.REQUEST_TIMEOUT, ...k6Verifies.vars },
       }),
-    });
+    }));
     const protocol = protocolOf(mode);
     // The multiplexing client beside k6, from the same start, on k6's core.
-    const mux = protocol === 'grpc' ? muxLoad({ port, loadMs, cpus: cores.k6Cpus, caCert: certs?.caCert }) : null;
+    const mux = protocol === 'grpc' ? timed('ghz', muxLoad({ port, loadMs, cpus: cores.k6Cpus, caCert: certs?.caCert })) : null;
     const clientTls = certs ? { ca: await readFile(certs.caCert) } : null;
     await sleep(1000); // k6's start-up and setup()
     const rssBefore = workersRss(server);
@@ -95,8 +101,8 @@ export async function cell(name, mode, settings, cores, stamp, certs = null) {
       rssPeak = Math.max(rssPeak, workersRss(server) ?? 0);
       for (const pid of server.workerPids()) workerPeak = Math.max(workerPeak, rssMib(pid) ?? 0);
     }, 200);
-    const observed = await FAULTS[name].inject({ server, port, protocol, tls: clientTls, loadMs: loadMs - 1000, settings })
-      .catch((err) => ({ error: err.message.split('\n')[0] }));
+    const observed = await timed('fault', FAULTS[name].inject({ server, port, protocol, tls: clientTls, loadMs: loadMs - 1000, settings })
+      .catch((err) => ({ error: err.message.split('\n')[0] })));
     const run = await load;
     const multiplexed = mux ? await mux : null;
     clearInterval(sampler);
@@ -117,6 +123,7 @@ export async function cell(name, mode, settings, cores, stamp, certs = null) {
       refused_answers: refused('refusedAnswers'),
       recycled: server.lines.filter((l) => l.event === EVENT.WORKER_RECYCLING).length,
       server_exit_code: exitCode, observed, multiplexed,
+      elapsed_s: Math.max(...Object.values(ended)), ended_s: ended,
     };
   } finally {
     await server.kill();

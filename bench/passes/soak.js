@@ -23,7 +23,7 @@ import { serverTlsSettings } from '../tls.js';
 import { readSummary } from '../report/summary.js';
 import { memoryFigures, outsideHeapTrend, serverTrend } from '../report/soak.js';
 import { loadAverage, rssMib } from './memory.js';
-import { AUTO_RATE_SHARE, K6_RATE_SHARE, RSS_INTERVAL_S, SERVER_WINDOW_S } from '../settings/soak.js';
+import { autoRate, RSS_INTERVAL_S, SERVER_WINDOW_S } from '../settings/soak.js';
 
 // Past --duration k6 may spend its setupTimeout (15 s) and gracefulStop (30 s); past those and a margin it is stuck.
 const K6_OVERRUN_MS = 75000;
@@ -67,32 +67,31 @@ const soakK6Args = (mode, host, summaryFile, duration, settings, rate = null, tl
 });
 
 /**
- * The ceiling of SOAK_RATE=auto on the running server: the server's own (the listener's native tool, wrk or h2load, at VUS
- * connections pinned where k6 runs), then k6's as an open-model client (asked for the server's ceiling, what it starts is
- * its own), each for CEILING_DURATION. The rate is the lower of AUTO_RATE_SHARE of the server's and K6_RATE_SHARE of k6's:
- * a rate k6 cannot start would measure k6 (dropped iterations), not the server.
- * @returns {Promise<{server_rps: number, server_tool: string, k6_rps: number, k6_cpu_pct: number|null, limit: 'server'|'k6', rate: number}>}
- *   req/s
+ * The ceiling of SOAK_RATE=auto on the running server, CEILING_RUNS times: the server's own (the listener's native tool,
+ * wrk or h2load, at VUS connections pinned where k6 runs), then k6's as an open-model client (asked for the server's
+ * ceiling, what it starts is its own), each for CEILING_DURATION. The rate comes from their medians (autoRate): a rate k6
+ * cannot start would measure k6 (dropped iterations), not the server.
+ * @returns {Promise<{server_rps: number, server_tool: string, k6_rps: number, limit: 'server'|'k6', rate: number,
+ *   runs: Array<{server_rps: number, k6_rps: number, k6_cpu_pct: number|null}>}>} req/s; server_rps and k6_rps the medians
  * @throws {BenchError} when a ceiling run fails
  */
 async function ceilingOf(mode, host, settings, cores, k6, job) {
   const durationS = Math.max(1, Math.round(durationMs(settings.CEILING_DURATION) / 1000));
-  log(`${mode}: ceiling, ${settings.CEILING_DURATION} of ${LISTENERS[MODES[mode].listener].load.tool} then of k6, at ${settings.VUS} connections`);
-  const native = await measureCapacity({ listener: MODES[mode].listener, scenario: 'user', host, connections: settings.VUS, durationS, cpus: cores.k6Cpus,
-    tls: Boolean(job.tls) });
-  if (native.failed > 0) throw new BenchError(`${mode} ceiling: ${native.tool} saw ${native.failed} failed requests`);
-  const summaryFile = path.join(job.scratch, `ceiling-${mode}.json`);
-  const run = await boundedK6({ ...k6, args: soakK6Args(mode, host, summaryFile, settings.CEILING_DURATION, settings, Math.ceil(native.rps), job.tls) },
-    settings.CEILING_DURATION, `${mode} ceiling`);
-  if (run.code !== 0) throw new BenchError(`k6 ceiling run against ${host} failed (exit ${run.code}): ${k6Reason(run.output)}`);
-  const client = await readSummary(summaryFile);
-  // Within 3% of what it was asked, k6 kept up: the server's ceiling is the lower.
-  const limit = client.rps < 0.97 * native.rps ? 'k6' : 'server';
-  return {
-    server_rps: round(native.rps, 1), server_tool: native.tool, k6_rps: round(client.rps, 1),
-    k6_cpu_pct: round(k6CpuPct(run.cpu), 1),
-    limit, rate: Math.max(1, Math.round(Math.min(AUTO_RATE_SHARE * native.rps, K6_RATE_SHARE * client.rps))),
-  };
+  const { tool } = LISTENERS[MODES[mode].listener].load;
+  const runs = [];
+  for (let i = 1; i <= settings.CEILING_RUNS; i++) {
+    log(`${mode}: ceiling ${i}/${settings.CEILING_RUNS}, ${settings.CEILING_DURATION} of ${tool} then of k6, at ${settings.VUS} connections`);
+    const native = await measureCapacity({ listener: MODES[mode].listener, scenario: 'user', host, connections: settings.VUS, durationS,
+      cpus: cores.k6Cpus, tls: Boolean(job.tls) });
+    if (native.failed > 0) throw new BenchError(`${mode} ceiling: ${native.tool} saw ${native.failed} failed requests`);
+    const summaryFile = path.join(job.scratch, `ceiling-${mode}-${i}.json`);
+    const run = await boundedK6({ ...k6, args: soakK6Args(mode, host, summaryFile, settings.CEILING_DURATION, settings, Math.ceil(native.rps), job.tls) },
+      settings.CEILING_DURATION, `${mode} ceiling`);
+    if (run.code !== 0) throw new BenchError(`k6 ceiling run against ${host} failed (exit ${run.code}): ${k6Reason(run.output)}`);
+    const client = await readSummary(summaryFile);
+    runs.push({ server_rps: round(native.rps, 1), k6_rps: round(client.rps, 1), k6_cpu_pct: round(k6CpuPct(run.cpu), 1) });
+  }
+  return { ...autoRate(runs), server_tool: tool, runs };
 }
 
 async function start(mode, options, cores, job) {

@@ -208,16 +208,20 @@ export function renderSoakMarkdown(report) {
       return t ? `${fmt(t.first, digits)} → ${fmt(t.last, digits)} (max ${fmt(t.max, digits)})` : 'n/a';
     };
     out.push(`## Sustained load: ${settings.SOAK_DURATION}, ${settings.WORKERS} worker(s)`, '',
-      `After a ${settings.WARMUP} warm-up run (left out)${settings.SOAK_RATE === 'auto' ? `, then the two ceiling runs (${settings.CEILING_DURATION} each; `
-        + `the rate is the lower of ${AUTO_RATE_SHARE * 100}% of the server's and ${K6_RATE_SHARE * 100}% of k6's)` : ''}; worker RSS from /proc/<pid>/status every ${RSS_INTERVAL_S} s, `
+      `After a ${settings.WARMUP} warm-up run (left out)${settings.SOAK_RATE === 'auto' ? `, then ${settings.CEILING_RUNS ?? 1} ceiling run(s) (the native tool then k6, `
+        + `${settings.CEILING_DURATION} each; the rate is the lower of ${AUTO_RATE_SHARE * 100}% of the median of the server's ceilings `
+        + `and ${K6_RATE_SHARE * 100}% of the median of k6's)` : ''}; worker RSS from /proc/<pid>/status every ${RSS_INTERVAL_S} s, `
         + `summed over the workers; the server's own accounting every ${SERVER_WINDOW_S} s (first → last: medians of the windows in `
         + 'the first and the last fifth of the run).', '',
       markdownTable([
         ['', ...runs.map((r) => modeLabel(r.mode))],
         row('load', load),
-        row('ceiling: the server\'s (native tool) / k6\'s (req/s)', (r) => (r.ceiling
+        row('ceiling, median of the runs: the server\'s (native tool) / k6\'s (req/s)', (r) => (r.ceiling
           ? `${fmt(r.ceiling.server_rps)} (${r.ceiling.server_tool}) / ${fmt(r.ceiling.k6_rps)}: ${r.ceiling.limit === 'k6' ? 'k6' : 'the server'} the lower`
           : 'not measured')),
+        // Each run's pair; a report from before CEILING_RUNS has one run and no list.
+        row('ceiling runs: the server\'s / k6\'s (req/s)', (r) => (r.ceiling?.runs
+          ? r.ceiling.runs.map((c) => `${fmt(c.server_rps)} / ${fmt(c.k6_rps)}`).join('; ') : 'n/a')),
         row('RPS (req/s)', (r) => fmt(r.rps)),
         row('iterations the open model could not start (dropped)', (r) => (r.model === 'open' ? fmt(r.dropped_iterations) : 'n/a')),
         row('requests', (r) => fmt(r.requests)),

@@ -1,5 +1,6 @@
 // The soak job's settings (bench/commands/soak.js; docs/soak.md's table is generated from the specs).
 import { bool, makeValidator } from 'envalid';
+import { median } from 'simple-statistics';
 import { positiveInt, readEnv, withDefaultText } from '../../server/env.js';
 import { sharedSpec } from './shared.js';
 import { BenchError } from '../errors.js';
@@ -19,6 +20,33 @@ export const AUTO_RATE_SHARE = 0.8;
  * 80% of it, k6 at 87% of its core, p99 21 and 30 ms; see docs/soak.md for the share that holds.
  */
 export const K6_RATE_SHARE = 0.5;
+// Within this share of what it was asked, k6 kept up: the server's ceiling is the lower.
+const K6_KEPT_UP = 0.97;
+
+/**
+ * The sustained run's rate under SOAK_RATE=auto, from CEILING_RUNS ceiling runs: the lower of AUTO_RATE_SHARE of the
+ * median of the server's ceilings and K6_RATE_SHARE of the median of k6's. A median, so that one run the machine
+ * disturbed (another job, a GC at the wrong moment) does not set the rate of minutes of load.
+ * @param {Array<{server_rps: number, k6_rps: number}>} runs one a ceiling run: the native tool's req/s and what k6 started
+ *   (req/s) when asked for it
+ * @returns {{server_rps: number, k6_rps: number, limit: 'server'|'k6', rate: number}} the medians (req/s), which of them
+ *   was the lower (k6 when it started under 97% of the server's), and the rate (req/s, an integer of at least 1)
+ * @throws {BenchError} when there is no run, or a figure is not a positive number
+ */
+export function autoRate(runs) {
+  if (!Array.isArray(runs) || runs.length === 0) throw new BenchError('SOAK_RATE=auto: no ceiling run to choose the rate from');
+  for (const [i, run] of runs.entries()) {
+    for (const key of ['server_rps', 'k6_rps']) {
+      if (!(Number.isFinite(run?.[key]) && run[key] > 0)) throw new BenchError(`SOAK_RATE=auto: ceiling run ${i + 1}'s ${key} is ${run?.[key]}, not a positive number`);
+    }
+  }
+  const serverRps = median(runs.map((r) => r.server_rps));
+  const k6Rps = median(runs.map((r) => r.k6_rps));
+  return {
+    server_rps: serverRps, k6_rps: k6Rps, limit: k6Rps < K6_KEPT_UP * serverRps ? 'k6' : 'server',
+    rate: Math.max(1, Math.round(Math.min(AUTO_RATE_SHARE * serverRps, K6_RATE_SHARE * k6Rps))),
+  };
+}
 
 // SOAK_RATE: `auto` (the rate the ceilings measured before the run give), `closed` (VUS looping), or req/s.
 const rate = makeValidator((input) => {
@@ -47,6 +75,7 @@ const modes = makeValidator((input) => {
  * @property {string} SOAK_DURATION k6 duration
  * @property {'auto'|'closed'|number} SOAK_RATE req/s of the open model, or how it is chosen
  * @property {string} CEILING_DURATION k6 duration
+ * @property {number} CEILING_RUNS
  * @property {boolean} TLS
  * @property {string} WARMUP k6 duration
  * @property {number} VUS
@@ -88,13 +117,19 @@ export function soakSettingSpecs(cores = splitCores(allowedCpus())) {
       default: 'auto',
       desc: 'the sustained run\'s load. `auto`: open model (k6 `constant-arrival-rate`, VUS VUs made up front) at the lower of '
         + `${AUTO_RATE_SHARE * 100}% of the server's ceiling (wrk or h2load at VUS connections) and ${K6_RATE_SHARE * 100}% of k6's own `
-        + '(the rate k6 starts when asked for the server\'s), each measured for CEILING_DURATION on the same server after the warm-up; '
+        + '(the rate k6 starts when asked for the server\'s), each the median of CEILING_RUNS runs of CEILING_DURATION on the same server '
+        + 'after the warm-up; '
         + 'a number: open model at that many requests a second; `closed`: VUS looping as fast as answers come (no ceiling runs)',
       example: '4000',
     }),
     CEILING_DURATION: duration({ minMs: 1000 })({
       default: '15s',
-      desc: 'each of the two ceiling runs of SOAK_RATE=auto (k6 duration, at least 1s)',
+      desc: 'each ceiling run of SOAK_RATE=auto, the native tool\'s and k6\'s alike (k6 duration, at least 1s)',
+    }),
+    CEILING_RUNS: positiveInt({
+      default: 3,
+      desc: 'ceiling runs of SOAK_RATE=auto per mode, each the native tool then k6; the rate comes from their medians, and the '
+        + 'report\'s JSON keeps every run',
     }),
     TLS: sharedSpec('TLS', 'soak', cores),
     WARMUP: sharedSpec('WARMUP', 'soak', cores),

@@ -6,20 +6,33 @@ import { grpcFrame } from '../../proto/index.js';
 export { rssMib } from '../../bench/passes/memory.js';
 
 /**
- * Server-side TCP connections in ESTABLISHED state on a local port, from /proc/net/tcp and tcp6.
- * @param {number} port the listener's port
- * @returns {number}
+ * Local ports of the TCP sockets in one state, a port per socket, from /proc/net/tcp and tcp6.
+ * @param {string} state the kernel's hex code: '01' ESTABLISHED, '0A' LISTEN
+ * @returns {number[]}
  */
-export function establishedOn(port) {
-  let count = 0;
+function localPortsIn(state) {
+  const ports = [];
   for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
     for (const line of fs.readFileSync(table, 'utf8').split('\n').slice(1)) {
       const cols = line.trim().split(/\s+/);
-      if (cols[3] === '01' && parseInt(cols[1]?.split(':').at(-1), 16) === port) count++;
+      if (cols[3] === state) ports.push(parseInt(cols[1].split(':').at(-1), 16));
     }
   }
-  return count;
+  return ports;
 }
+
+/**
+ * Server-side TCP connections in ESTABLISHED state on a local port.
+ * @param {number} port the listener's port
+ * @returns {number}
+ */
+export const establishedOn = (port) => localPortsIn('01').filter((p) => p === port).length;
+
+/**
+ * Local ports in LISTEN state, any process's.
+ * @returns {Set<number>}
+ */
+export const listeningPorts = () => new Set(localPortsIn('0A'));
 
 /**
  * Polls until `check()` is true or `timeoutMs` passes.

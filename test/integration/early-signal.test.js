@@ -4,13 +4,17 @@
 // drain time and nothing listens on the server's ports. A signal that came while the primary's modules were being
 // evaluated was once lost (server/index.js dropped its early handlers before runPrimary set its own, and libuv
 // drops a signal whose last listener goes before the signal is read): the primary then served on.
+// And a SIGHUP (a reload) while the primary's start runs, before runPrimary: once fatal (Node's default action), now
+// ignored with a warning.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EVENT } from '../../server/events.js';
+import { eventually, listeningPorts } from '../helpers/proc.js';
 import { freePort, ROOT } from '../helpers/server.js';
 
 const DRAIN_MS = 1000;
@@ -42,18 +46,6 @@ const processesOf = (run) => readdirSync('/proc').filter((d) => /^\d+$/.test(d))
     return false; // gone meanwhile, or not ours to read
   }
 });
-
-/** Local ports in LISTEN state, from /proc/net/tcp and tcp6. */
-const listeningPorts = () => {
-  const ports = new Set();
-  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
-      const cols = line.trim().split(/\s+/);
-      if (cols[3] === '0A') ports.add(parseInt(cols[1].split(':').at(-1), 16));
-    }
-  }
-  return ports;
-};
 
 for (const signal of ['SIGTERM', 'SIGINT']) {
   test(`${signal} 0 to 1000 ms after the start: the primary and its workers are gone within the drain time, ports free`, async (t) => {
@@ -105,3 +97,39 @@ for (const signal of ['SIGTERM', 'SIGINT']) {
     assert.ok(outcomes.exit0WithWorkers > 0, `no signal came after the workers forked: ${JSON.stringify(outcomes)}`);
   });
 }
+
+// The window before runPrimary, held open 1 s by test/fixtures/slow-start.js as a slow start (a large schema) would.
+const SLOW_START_MS = 1000;
+
+test('SIGHUP while the primary\'s start runs, before runPrimary: ignored with a warning, the server starts and serves', async () => {
+  for (let round = 1; round <= 2; round++) {
+    const run = `${process.pid}-SIGHUP-${round}`;
+    const ports = { HTTP_PORT: await freePort(), GRPC_PORT: await freePort() };
+    const proc = spawn(process.execPath, ['server'], {
+      cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, MODE: 'both', WORKERS: '1', HOST: '127.0.0.1', SHUTDOWN_TIMEOUT_MS: String(DRAIN_MS),
+        NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${path.join(ROOT, 'test/fixtures/slow-start.js')}`,
+        SLOW_START_MS: String(SLOW_START_MS), [TAG]: run, ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])) },
+    });
+    let output = '';
+    proc.stdout.on('data', (chunk) => { output += chunk; });
+    proc.stderr.on('data', (chunk) => { output += chunk; });
+    const exited = once(proc, 'exit');
+    const ended = () => proc.exitCode !== null || proc.signalCode !== null;
+    try {
+      assert.ok(await eventually(() => output.includes('slow-start: index.js runs') || ended(), 10000), `round ${round}: no start:\n${output}`);
+      proc.kill('SIGHUP');
+      await eventually(() => output.includes(`"event":"${EVENT.READY}"`) || ended(), 20000);
+      assert.ok(!ended(), `round ${round}: the primary ended (${proc.exitCode ?? proc.signalCode}) after the early SIGHUP:\n${output}`);
+      assert.match(output, new RegExp(`"event":"${EVENT.READY}"`), `round ${round}: not ready in 20 s:\n${output}`);
+      assert.match(output, new RegExp(`"event":"${EVENT.RELOAD_FAILED}","reason":"not ready yet"`), `round ${round}: no warning:\n${output}`);
+      assert.equal((await fetch(`http://127.0.0.1:${ports.HTTP_PORT}/health`)).status, 200);
+      proc.kill('SIGTERM');
+      const result = await Promise.race([exited, sleep(BOUND_MS).then(() => null)]);
+      assert.deepEqual(result, [0, null], `round ${round}: the stop after:\n${output}`);
+    } finally {
+      if (!ended()) proc.kill('SIGKILL');
+      for (const pid of processesOf(run)) process.kill(pid, 'SIGKILL');
+    }
+  }
+});

@@ -72,11 +72,11 @@ test('the soak job samples worker RSS under load and times the respawn of a kill
 });
 
 // The issue's 2-minute version of the 30-minute soak (docs/soak.md): open model at the rate SOAK_RATE=auto derives from the
-// two ceilings, the server's accounting read per window, and a memory verdict (a window of two minutes at least).
+// ceilings (CEILING_RUNS=2 here), the server's accounting read per window, and a memory verdict (a window of two minutes at least).
 test('the soak job at SOAK_RATE=auto: open model at the rate the ceilings give, GC and allocation per request over time', { timeout: 240000 }, async (t) => {
   const dir = await tempDir(t, 'soak-open-');
   const { code, stdout, stderr } = await soak({
-    K6_BIN: k6Bin(), MODE: 'grpc', SOAK_DURATION: '2m10s', WARMUP: '3s', CEILING_DURATION: '3s', FAULTS: 'false', RESULTS_DIR: dir,
+    K6_BIN: k6Bin(), MODE: 'grpc', SOAK_DURATION: '2m10s', WARMUP: '3s', CEILING_DURATION: '3s', CEILING_RUNS: '2', FAULTS: 'false', RESULTS_DIR: dir,
   }, 230000);
   assert.equal(code, 0, stderr + stdout);
   const json = (await readdir(dir)).find((f) => /^soak-[\dT-]+Z\.json$/.test(f));
@@ -85,6 +85,7 @@ test('the soak job at SOAK_RATE=auto: open model at the rate the ceilings give, 
   const { ceiling } = run;
   assert.equal(ceiling.server_tool, 'h2load');
   assert.ok(ceiling.server_rps > 0 && ceiling.k6_rps > 0);
+  assert.equal(ceiling.runs.length, 2);
   assert.equal(ceiling.rate, Math.round(Math.min(0.8 * ceiling.server_rps, 0.5 * ceiling.k6_rps)), 'the rate is derived from the ceilings');
   assert.equal(run.model, 'open');
   assert.equal(run.rate, ceiling.rate);
@@ -132,6 +133,10 @@ test('TLS=1: the soak, its ceiling runs (h2load over TLS, then k6) and its fault
   const [run] = report.soak;
   assert.equal(run.ceiling.server_tool, 'h2load');
   assert.ok(run.ceiling.server_rps > 0 && run.ceiling.k6_rps > 0, JSON.stringify(run.ceiling));
+  // CEILING_RUNS=3 by default: every run in the JSON, the ceiling their medians.
+  assert.equal(run.ceiling.runs.length, 3, JSON.stringify(run.ceiling));
+  const middle = (key) => run.ceiling.runs.map((c) => c[key]).sort((a, b) => a - b)[1];
+  assert.deepEqual([run.ceiling.server_rps, run.ceiling.k6_rps], [middle('server_rps'), middle('k6_rps')]);
   assert.ok(run.requests > 0 && run.failed === 0, JSON.stringify({ requests: run.requests, failed: run.failed }));
   // The server's windows count the TLS handshakes of k6's connections: h2, as json-h2 offers nothing else.
   const tls = run.server_windows.filter((w) => w.tls !== null);

@@ -1,7 +1,8 @@
-// The soak's memory verdict (bench/report/soak.js memoryFigures), from synthetic RSS series.
+// The soak's memory verdict (bench/report/soak.js memoryFigures), from synthetic RSS series; and SOAK_RATE=auto's rate from its ceiling runs.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { memoryFigures, outsideHeapTrend, serverTrend } from '../../bench/report/soak.js';
+import { autoRate } from '../../bench/settings/soak.js';
 
 test('the memory verdict: a sawtooth is stable, a leak grows, a slope within its noise is inconclusive, under 2 min tells nothing', () => {
   const limits = { growthPct: 10, slopeMibPerMin: 1 };
@@ -54,4 +55,24 @@ test('the server trend: medians of the first and last fifth of the windows, the 
   const leaking = windows.map((w) => ({ ...w, outside_heap_end_mib: 60 + w.to_s / 30 }));
   assert.equal(outsideHeapTrend(leaking, limits).verdict, 'growing');
   assert.equal(outsideHeapTrend(windows.map((w) => ({ ...w, outside_heap_end_mib: undefined })), limits), null);
+});
+
+test('SOAK_RATE=auto: the rate from the medians of the ceiling runs, so one disturbed run does not set it', () => {
+  // Three runs, the second disturbed (another job took the cores): the medians are the other runs' figures.
+  const runs = [{ server_rps: 20000, k6_rps: 9000 }, { server_rps: 6000, k6_rps: 3000 }, { server_rps: 21000, k6_rps: 9400 }];
+  assert.deepEqual(autoRate(runs), { server_rps: 20000, k6_rps: 9000, limit: 'k6', rate: 4500 }); // 50% of 9000 < 80% of 20000
+  // The disturbed run alone would have set a third of it.
+  assert.equal(autoRate([runs[1]]).rate, 1500);
+  // k6 kept up (within 3% of the server's): the server is the lower, 80% of its median.
+  assert.deepEqual(autoRate([{ server_rps: 1000, k6_rps: 990 }, { server_rps: 1200, k6_rps: 1190 }, { server_rps: 1100, k6_rps: 1080 }]),
+    { server_rps: 1100, k6_rps: 1080, limit: 'server', rate: 540 }); // 50% of 1080 < 80% of 1100, yet k6 was not the limit
+  assert.equal(autoRate([{ server_rps: 5000, k6_rps: 20000 }]).rate, 4000); // 80% of the server's
+  // An even count: the medians are the middle pair's means; a rate never under 1 req/s.
+  assert.deepEqual(autoRate([{ server_rps: 100, k6_rps: 90 }, { server_rps: 300, k6_rps: 290 }]),
+    { server_rps: 200, k6_rps: 190, limit: 'k6', rate: 95 });
+  assert.equal(autoRate([{ server_rps: 1, k6_rps: 1 }]).rate, 1);
+  // Bad input: one line, naming the run and the figure.
+  assert.throws(() => autoRate([]), /^BenchError: SOAK_RATE=auto: no ceiling run to choose the rate from$/);
+  assert.throws(() => autoRate([runs[0], { server_rps: 0, k6_rps: 10 }]), { message: /ceiling run 2's server_rps is 0, not a positive number/ });
+  assert.throws(() => autoRate([{ server_rps: 10 }]), { message: /ceiling run 1's k6_rps is undefined/ });
 });
