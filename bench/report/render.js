@@ -44,7 +44,7 @@ export const NOT_SETTLED_MARK = '~';
  * @param {import('./stats.js').Interval|null|undefined} ci
  * @returns {string}
  */
-function ratioCell(ratio, ci) {
+export function ratioCell(ratio, ci) {
   const value = number(ratio, 2);
   if (typeof ratio !== 'number' || typeof ci?.low !== 'number') return value;
   return `${value} [${number(ci.low, 2)}–${number(ci.high, 2)}]${ci.settled ? '' : ` ${NOT_SETTLED_MARK}`}`;

@@ -218,13 +218,16 @@ const about = (bps) => formatRate(Number(bps.toPrecision(2)));
 /**
  * One sentence for one RTT and concurrency, across bandwidths: who serves more where, and what holds the other back.
  * @param {{rttMs: number, concurrency: string}} where concurrency: `64 concurrent clients` or `2000 req/s offered`
- * @param {Array<{bandwidth: number, ratio: number, http_limit: string, grpc_limit: string, kind: 'measured'|'predicted'}>} row
- *   one cell per bandwidth, ascending
+ * @param {Array<{bandwidth: number, ratio: number, http_limit: string, grpc_limit: string, kind: 'measured'|'predicted',
+ *   settled?: boolean|null, pairs?: number}>} row one cell per bandwidth, ascending; settled: false where the measured ratio's
+ *   95% interval includes 1 (over `pairs` repeats), which then names no direction
  * @returns {string}
  */
 export function verdictLine({ rttMs, concurrency }, row) {
-  const names = { grpc: 'gRPC serves more requests', http: 'JSON over HTTP/1.1 serves more requests', tie: 'they tie within 5%' };
+  const names = { grpc: 'gRPC serves more requests', http: 'JSON over HTTP/1.1 serves more requests', tie: 'they tie within 5%',
+    unsettled: 'which serves more is not settled' };
   const why = (cell, who) => {
+    if (who === 'unsettled') return `the ratio's 95% interval over ${cell.pairs} repeats includes 1`;
     const limit = who === 'grpc' ? cell.http_limit : cell.grpc_limit;
     // Both wait the same RTT: the loser's extra time per request is what differs.
     if (limit === 'latency' && who !== 'tie') return `latency: ${who === 'grpc' ? 'HTTP' : 'gRPC'}'s requests take longer beyond the RTT`;
@@ -232,14 +235,17 @@ export function verdictLine({ rttMs, concurrency }, row) {
   };
   const segments = [];
   for (const [i, cell] of row.entries()) {
-    const who = winner(cell.ratio);
+    // A measured ratio whose interval includes 1 names no direction (stats.js ratioInterval; unsettled needs 3 repeats).
+    const who = cell.settled === false && winner(cell.ratio) !== 'tie' ? 'unsettled' : winner(cell.ratio);
     const last = segments.at(-1);
     if (last && last.who === who) {
       last.cells.push(cell);
       continue;
     }
     const prev = row[i - 1];
-    const level = last ? (last.who === 'grpc' || who === 'grpc' ? (last.who === 'http' || who === 'http' ? 1 : 1 + TIE) : 1 - TIE) : null;
+    // Where the ratio crosses between the two segments (an unsettled one reads as a tie there).
+    const [was, is] = [last?.who, who].map((w) => (w === 'unsettled' ? 'tie' : w));
+    const level = last ? (was === 'grpc' || is === 'grpc' ? (was === 'http' || is === 'http' ? 1 : 1 + TIE) : 1 - TIE) : null;
     segments.push({ who, from: prev ? crossing(prev, cell, level) : null, cells: [cell] });
   }
   const head = `at ${rttMs} ms with ${concurrency}`;

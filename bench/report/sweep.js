@@ -2,7 +2,8 @@
 // the flagged ones with a likely cause, the cells past what the machine emulates (predicted only), one verdict per
 // RTT and concurrency, and the answer for one link. Reads data, renders Markdown; loads no process code.
 import { markdownTable } from 'markdown-table';
-import { medianOrNull } from './stats.js';
+import { medianOrNull, ratioInterval } from './stats.js';
+import { NOT_SETTLED_MARK, ratioCell } from './render.js';
 import { formatNumber } from '../format.js';
 import { formatRate } from '../settings/network.js';
 import {
@@ -140,6 +141,8 @@ export function buildSweep({ measured, machine, extend, model }) {
       scenario: c.scenario, bandwidth_bps: c.bandwidth_bps, rtt_ms: c.rtt_ms, [key]: c[key], connections: c.connections,
       kind: 'measured', link_check: c.link_check, modes,
       ratio: modes.grpc.rps / modes.http.rps,
+      // The repeats' 95% interval of the ratio, HTTP and gRPC paired by repeat (stats.js ratioInterval; ends from 3 repeats).
+      ratio_ci: ratioInterval(c.runs.http.map((r) => r.rps), c.runs.grpc.map((r) => r.rps)),
       predicted_ratio: prediction.predicted_ratio,
       p99_ratio: modes.grpc.p99_ms / modes.http.p99_ms,
       flagged: null,
@@ -218,6 +221,7 @@ function verdictsOf(cells, predicted, key) {
     const [first] = row;
     const line = verdictLine({ rttMs: first.rtt_ms, concurrency: concurrencyOf(first) }, row.map((c) => ({
       bandwidth: c.bandwidth_bps, ratio: shownRatio(c), http_limit: limitIn(c, 'http'), grpc_limit: limitIn(c, 'grpc'), kind: c.kind,
+      settled: c.kind === 'measured' ? c.ratio_ci?.settled ?? null : null, pairs: c.ratio_ci?.pairs,
     })));
     return { scenario: first.scenario, rtt_ms: first.rtt_ms, [key]: first[key], measured: row.some((c) => c.kind === 'measured'), line };
   }).sort((a, b) => a.scenario.localeCompare(b.scenario) || a.rtt_ms - b.rtt_ms || a[key] - b[key]);
@@ -286,7 +290,7 @@ export function renderSweep(report) {
       return [c.scenario, formatRate(c.bandwidth_bps), String(c.rtt_ms), String(c[key]),
         `${n(http.rps)} (${n(http.predicted_rps)})`, limit(http), `${n(grpc.rps)} (${n(grpc.predicted_rps)})`,
         `${limit(grpc)}${c.window_ceiling_rps === null ? '' : ` (window ÷ RTT ceiling: ${n(c.window_ceiling_rps, 1)} req/s)`}`,
-        `${n(c.ratio, 2)} (${n(c.predicted_ratio, 2)})`, `${n(http.p99_ms, 1)} / ${n(grpc.p99_ms, 1)}`,
+        `${ratioCell(c.ratio, c.ratio_ci)} (${n(c.predicted_ratio, 2)})`, `${n(http.p99_ms, 1)} / ${n(grpc.p99_ms, 1)}`,
         `${n(http.link_down_per_request)}·${n(http.link_up_per_request)}`, `${n(grpc.link_down_per_request)}·${n(grpc.link_up_per_request)}`,
         `${n(http.link_down_packets_per_request, 2)}·${n(http.link_up_packets_per_request, 2)}`,
         `${n(grpc.link_down_packets_per_request, 2)}·${n(grpc.link_up_packets_per_request, 2)}`,
@@ -297,7 +301,9 @@ export function renderSweep(report) {
   lines.push('', 'Link bytes and packets are the veth\'s counters per request (frames: Ethernet, IP and TCP headers and ACKs included); '
     + 'server µs include toxiproxy\'s (it runs on the server\'s cores); client µs are k6\'s CPU per request. "pred." is the model\'s '
     + 'RPS: the least of the bandwidth, latency (or offered rate), server, client and, for gRPC past 64 KiB responses, window ceilings, '
-    + 'from the medians of these per-request figures over the cells of the same scenario and RTT (docs/sweep.md).', '');
+    + 'from the medians of these per-request figures over the cells of the same scenario and RTT (docs/sweep.md).'
+    + (report.cells.some((c) => typeof c.ratio_ci?.low === 'number') ? ` A measured ratio's [low–high] is its 95% interval, a percentile `
+      + `bootstrap over the repeats paired by run (docs/report.md); \`${NOT_SETTLED_MARK}\`: the interval includes 1, and the verdict names no direction there.` : ''), '');
   const checks = report.cells.filter((c) => c.link_check?.warnings?.length);
   if (checks.length) lines.push('## Link check warnings', '', ...checks.map((c) => `- ${formatRate(c.bandwidth_bps)}, ${c.rtt_ms} ms: ${c.link_check.warnings.join('; ')}`), '');
   lines.push('## What the emulation cannot show', '', `- ${TOXIPROXY_NOTE}`,

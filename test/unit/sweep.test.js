@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import {
   crossing, H2_INITIAL_WINDOW, likelyCauses, measuredLimit, offBy, predict, profileOf, verdictLine,
 } from '../../bench/report/sweep-model.js';
-import { answerFor, buildSweep } from '../../bench/report/sweep.js';
+import { answerFor, buildSweep, renderSweep } from '../../bench/report/sweep.js';
 import { CONTOUR_LABEL, contourPoints, rowCrossings, sweepMapSvg } from '../../bench/report/sweep-map.js';
 import { cellEnv, readSweepSettings } from '../../bench/settings/sweep.js';
 import { readBenchSettings } from '../../bench/settings/bench.js';
@@ -177,4 +177,28 @@ test('a new connection per request: every cell flagged, every verdict says the h
   assert.match(report.cells[0].flagged.reason, /new connections per request: the handshake is not delayed/);
   assert.match(report.cells[0].flagged.likely_causes[0], /toxiproxy does not delay the TCP handshake/);
   assert.ok(report.verdicts.every((v) => v.line.endsWith('each request costs one RTT more in both modes]')));
+});
+
+test('repeated cells: the ratio with its 95% interval, and a verdict that names no direction its interval does not hold', () => {
+  // Three repeats each: at 2 Mbit/s gRPC is ahead in every pair (settled); at 200 Mbit/s the pairs go both ways (not settled).
+  const cell = (bandwidth, http, grpc) => ({
+    scenario: 'user', bandwidth_bps: bandwidth, rtt_ms: 20, vus: 32, connections: 'reuse', link_check: null,
+    runs: { http: http.flatMap((rps) => runsOf(rps, HTTP, 21, 30)), grpc: grpc.flatMap((rps) => runsOf(rps, GRPC, 23, 28)) },
+  });
+  const report = buildSweep({
+    measured: [cell(2e6, [700, 690, 710], [1200, 1180, 1230]), cell(200e6, [1000, 1400, 1000], [1300, 1000, 1250])],
+    machine, model: 'closed', extend: { bandwidths: [], rtts: [], concurrency: [] },
+  });
+  const [thin, wide] = report.cells;
+  assert.equal(thin.ratio_ci.pairs, 3);
+  assert.equal(thin.ratio_ci.settled, true);
+  assert.ok(thin.ratio_ci.low > 1.6 && thin.ratio_ci.high < 1.8, JSON.stringify(thin.ratio_ci));
+  assert.equal(wide.ratio_ci.settled, false);
+  assert.ok(wide.ratio > 1.05, `the median ratio alone would say gRPC: ${wide.ratio}`);
+  const line = report.verdicts.find((v) => v.rtt_ms === 20).line;
+  assert.match(line, /^at 20 ms with 32 concurrent clients, gRPC serves more requests below about [0-9.]+ Mbit\/s \(bandwidth\); above it which serves more is not settled \(the ratio's 95% interval over 3 repeats includes 1\)$/);
+  const markdown = renderSweep({ ...report, generated_at: 'now', command: 'npm run sweep', provenance: {}, k6: 'k6', elapsed_s: 1, limits_note: '', maps: [] });
+  assert.match(markdown, /\|\s+1\.71 \[1\.\d\d–1\.\d\d\] \(/);
+  assert.match(markdown, /\|\s+1\.2\d \[0\.\d\d–1\.\d\d\] ~ \(/);
+  assert.match(markdown, /`~`: the interval includes 1, and the verdict names no direction there/);
 });
