@@ -62,6 +62,9 @@ export function summaryModeOr(own) {
 /** Requests that reached REQUEST_TIMEOUT (k6 error code 1050 for HTTP; DeadlineExceeded for gRPC). */
 export const requestsTimedOut = new Counter('requests_timed_out');
 
+/** A FileDescriptorSet's names (k6's client.loadProtoset); any other PROTO is a .proto (client.load). */
+export const DESCRIPTOR_SET = /\.(binpb|pb|protoset|desc)$/;
+
 /**
  * The user's own RPC (-e RPC=package.Service/Method; docs/own-message.md), or null for the demo's scenarios:
  * - proto: -e PROTO, the .proto file as a path relative to one of the import paths, or a FileDescriptorSet (.binpb, .pb);
@@ -69,13 +72,49 @@ export const requestsTimedOut = new Counter('requests_timed_out');
  * - requests: -e REQUESTS, a JSON array of request messages in the proto3 JSON mapping, sent in turn (the job writes it
  *   from REQUEST, binary samples converted). k6's gRPC client marshals an object with Go's protojson, so the mapping's
  *   forms (64-bit integers as strings, bytes as base64) are what it expects.
+ * With -e OWN_DIR (an absolute folder; Compose's /own, docs/docker.md), PROTO, PROTO_PATH and REQUESTS are relative to
+ * it, as the server reads them from its working directory: PROTO_PATH unset is PROTO's directory.
  */
 export const OWN = __ENV.RPC ? Object.freeze({
   rpc: __ENV.RPC,
-  proto: __ENV.PROTO || '',
-  importPaths: (__ENV.PROTO_PATH || '').split(':').filter(Boolean),
-  requests: ownRequests(__ENV.REQUESTS),
+  ...ownSchema(__ENV.OWN_DIR || '', __ENV.PROTO || '', (__ENV.PROTO_PATH || '').split(':').filter(Boolean)),
+  requests: ownRequests(__ENV.REQUESTS && ownPath(__ENV.OWN_DIR || '', __ENV.REQUESTS)),
 }) : null;
+
+/**
+ * How k6's gRPC client loads PROTO: as given without OWN_DIR; with it, absolute paths in OWN_DIR, the .proto named
+ * relative to the import directory that holds it (client.load joins the two), as bench/own-service.js k6Schema does.
+ * @param {string} dir OWN_DIR, or ''
+ * @param {string} proto
+ * @param {string[]} dirs PROTO_PATH's directories
+ * @returns {{proto: string, importPaths: string[]}}
+ */
+function ownSchema(dir, proto, dirs) {
+  if (!dir || DESCRIPTOR_SET.test(proto)) return { proto: ownPath(dir, proto), importPaths: dirs.map((d) => ownPath(dir, d)) };
+  const file = ownPath(dir, proto);
+  const parent = file.slice(0, file.lastIndexOf('/'));
+  const paths = dirs.length ? dirs.map((d) => ownPath(dir, d)) : [parent];
+  const home = paths.find((d) => file.startsWith(`${d}/`));
+  // A .proto outside every import directory: its own directory is searched first, as protoc does for its argument.
+  return home ? { proto: file.slice(home.length + 1), importPaths: paths } : { proto: file.slice(parent.length + 1), importPaths: [parent, ...paths] };
+}
+
+/**
+ * A path of OWN_DIR's, normalized (k6 resolves a relative path against the script, not the working directory).
+ * @param {string} dir OWN_DIR, or '' (the path as given)
+ * @param {string} file
+ * @returns {string}
+ */
+function ownPath(dir, file) {
+  if (!dir || file.startsWith('/')) return file;
+  if (!dir.startsWith('/')) throw new Error(`OWN_DIR=${dir}: must be an absolute path`);
+  const parts = [];
+  for (const part of `${dir}/${file}`.split('/')) {
+    if (part === '..') parts.pop();
+    else if (part && part !== '.') parts.push(part);
+  }
+  return `/${parts.join('/')}`;
+}
 
 // One copy of the samples for the whole k6 process (SharedArray), not one per VU: with a copy each, 10,000 OTLP samples
 // (5.6 MB of JSON) at 32 VUs took k6 5.1–6.1 GB and 36–64 s to start (docs/own-message.md).

@@ -5,7 +5,7 @@ import exec from 'k6/execution';
 import { Rate } from 'k6/metrics';
 import { PROTO_FILE, rpcPath, SCENARIOS } from '../proto/payload.js';
 import {
-  baseOptions, CONNECTIONS, isThePayload, OWN, ownShare, REQUEST_TIMEOUT, requestsTimedOut, RUN_SHAPE, SAMPLE_EVERY, SCENARIO, summaryModeOr, TLS_CA_PEM,
+  baseOptions, CONNECTIONS, DESCRIPTOR_SET, isThePayload, OWN, ownShare, REQUEST_TIMEOUT, requestsTimedOut, RUN_SHAPE, SAMPLE_EVERY, SCENARIO, summaryModeOr, TLS_CA_PEM,
 } from './common.js';
 import { summaryHandler } from './summary.js';
 
@@ -26,7 +26,7 @@ const SKIP_DECODE = { discardResponseMessage: true, ...TIMEOUT };
 export function grpcTest({ host, target }) {
   const client = new grpc.Client();
   // The user's schema (RPC): a FileDescriptorSet, or a .proto with its import paths; else the demo's.
-  if (OWN && /\.(binpb|pb|protoset|desc)$/.test(OWN.proto)) client.loadProtoset(OWN.proto);
+  if (OWN && DESCRIPTOR_SET.test(OWN.proto)) client.loadProtoset(OWN.proto);
   else if (OWN) client.load(OWN.importPaths, OWN.proto);
   else client.load(['../proto'], PROTO_FILE);
   const { rpc, request } = OWN ? { rpc: OWN.rpc, request: null } : SCENARIOS[SCENARIO];

@@ -42,6 +42,34 @@ find_compose() {
     done
     COMPOSE+=(-f compose.yaml -f compose.tls.yaml)
   fi
+  own_service
+}
+
+# With OWN_DIR set, compose.own.yaml goes on top: the user's service (docs/own-message.md) from the files in
+# OWN_DIR, mounted at /own. Made absolute here: Compose would take a bare relative name for a named volume.
+own_service() {
+  if [ -z "${OWN_DIR:-}" ]; then
+    local name
+    for name in RPC PROTO; do
+      if [ -n "${!name:-}" ]; then
+        echo "$me: $name is set but OWN_DIR is not: set OWN_DIR to the folder holding PROTO, RESPONSE and REQUESTS (docs/docker.md)" >&2
+        exit 2
+      fi
+    done
+    return 0
+  fi
+  if [ ! -d "$OWN_DIR" ]; then
+    echo "$me: OWN_DIR=$OWN_DIR is not a folder (a relative one is read from $PWD)" >&2
+    exit 2
+  fi
+  if [ -z "${RPC:-}" ] || [ -z "${PROTO:-}" ]; then
+    echo "$me: OWN_DIR is set: set RPC (package.Service/Method) and PROTO (a path in OWN_DIR) too" >&2
+    exit 2
+  fi
+  OWN_DIR=$(cd -- "$OWN_DIR" && pwd)
+  export OWN_DIR
+  case " ${COMPOSE[*]} " in *" -f "*) ;; *) COMPOSE+=(-f compose.yaml) ;; esac
+  COMPOSE+=(-f compose.own.yaml)
 }
 
 # Builds the server image that both modes use. Extra arguments go to the build.
@@ -106,9 +134,21 @@ start_mode() {
   # Over TLS the host's k6 verifies TLS_DIR's CA: the scripts read TLS_CA, k6's HTTP client SSL_CERT_FILE.
   local tls=
   [ -z "${TLS_DIR:-}" ] || tls="SSL_CERT_FILE=$TLS_DIR/ca.crt TLS_CA=$TLS_DIR/ca.crt "
+  # An own service: the settings Compose reads again (the caller may have set them for this command only), and the
+  # same as -e for a k6 on this machine, which resolves them against OWN_DIR (k6/common.js).
+  local own='' own_e='' name
+  if [ -n "${OWN_DIR:-}" ]; then
+    for name in OWN_DIR RPC PROTO PROTO_PATH RESPONSE REQUESTS MAX_BODY_BYTES; do
+      [ -z "${!name:-}" ] || own+="$name=$(printf %q "${!name}") "
+    done
+    for name in OWN_DIR RPC PROTO PROTO_PATH REQUESTS; do
+      [ -z "${!name:-}" ] || own_e+="-e $name=$(printf %q "${!name}") "
+    done
+    [ -n "${REQUESTS:-}" ] || echo "$me: REQUESTS is not set: k6 needs a JSON array of request messages in OWN_DIR (docs/docker.md)" >&2
+  fi
   echo "server-$mode is up and healthy${tls:+, over TLS}. Next, from this folder:"
-  echo "  ${tls}k6 run $script --duration=60s --vus=32"
+  echo "  ${tls}k6 run $own_e$script --duration=60s --vus=32"
   echo "or, without k6 installed:"
-  echo "  ${COMPOSE[*]} --profile $mode run --rm k6 run $in_compose --duration=60s --vus=32"
+  echo "  $own${COMPOSE[*]} --profile $mode run --rm k6 run $in_compose --duration=60s --vus=32"
   echo "Stop it with: ${COMPOSE[*]} --profile $mode down"
 }

@@ -60,6 +60,14 @@ if [ ${#compose[@]} -gt 0 ]; then
       fail "compose-tls:$profile" "${compose[*]} -f compose.yaml -f compose.tls.yaml --profile $profile config rejected them"
     fi
   done
+  # An own service on top (compose.own.yaml), as the start scripts stack it with OWN_DIR set.
+  for profile in http grpc scale; do
+    if OWN_DIR=/nonexistent-own PROTO=x.proto RPC=x.S/M "${compose[@]}" -f compose.yaml -f compose.own.yaml --profile "$profile" config -q; then
+      echo "lint-docker: ok: ${compose[*]} -f compose.yaml -f compose.own.yaml --profile $profile config"
+    else
+      fail "compose-own:$profile" "${compose[*]} -f compose.yaml -f compose.own.yaml --profile $profile config rejected them"
+    fi
+  done
 fi
 
 # The balancer's one config, in both of its forms: the bench's (slots filled over the admin socket)

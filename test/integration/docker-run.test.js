@@ -3,7 +3,8 @@
 // Compose's k6 service runs the repo's k6 scripts into results/, a stop drains and exits 0 in time with no request
 // the server took failing under k6 (each failure classified, docs/docker.md "A stop under load"),
 // the scale profile balances over two replicas, k6 on a second machine (a network namespace) loads the container through
-// REMOTE_*_HOST, TLS_DIR puts compose.tls.yaml on top (TLS end to end, k6 verifying), and broken images fail. compose.yaml runs unchanged,
+// REMOTE_*_HOST, TLS_DIR puts compose.tls.yaml on top (TLS end to end, k6 verifying), OWN_DIR puts compose.own.yaml on
+// top (an own service, OTLP traces, from the mounted files), and broken images fail. compose.yaml runs unchanged,
 // by docker-compose (Debian's, v1) against podman's Docker API (`podman system service`).
 // No registry is reachable: scripts/podman-standins.sh builds local stand-ins of the base images under
 // their own names. Needs root; skips (with the reason) only where podman cannot run at all.
@@ -17,6 +18,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import tls from 'node:tls';
 import { after, before, describe, test } from 'node:test';
 import { ensureTool } from '../../bench/tools.js';
+import { BUILT_IN_SERVICES } from '../../proto/own/builtins.js';
 import { createLink } from '../../bench/placement/link.js';
 import { freePort, ROOT } from '../helpers/server.js';
 import { compose as composeFile } from '../helpers/compose.js';
@@ -276,6 +278,55 @@ describe('the Docker flow on podman', { skip: skip || false }, () => {
       t.diagnostic(`k6 in Compose, ${mode}: ${summary.iterations} iterations, ${summary.rate.toFixed(0)} /s`);
     });
   }
+
+  // Issue 37: an own service in the Docker flow (compose.own.yaml): OTLP trace export from the built-in files, copied into
+  // a folder of the user's (OWN_DIR) with the request as k6's JSON array, as docs/docker.md tells.
+  test('OWN_DIR: the start scripts serve an own service (OTLP traces) from the mounted files, both twins answer it from the host; Compose\'s k6 sends it, 0 failed', async (t) => {
+    const otlp = BUILT_IN_SERVICES['otlp-traces'];
+    const ownDir = path.join(tmp, 'own');
+    // Readable by the server's uid 1000: mkdtemp's folder is root's alone, the copy's are not.
+    fs.mkdirSync(ownDir, { mode: 0o755 });
+    fs.cpSync(path.join(ROOT, 'proto/otlp'), path.join(ownDir, 'otlp'), { recursive: true });
+    const request = fs.readFileSync(path.join(ROOT, 'proto', otlp.request), 'utf8');
+    fs.writeFileSync(path.join(ownDir, 'requests.json'), `[${request}]\n`, { mode: 0o644 });
+    const own = { OWN_DIR: ownDir, PROTO: otlp.proto, PROTO_PATH: otlp.protoPath.join(':'), RPC: otlp.rpc, REQUESTS: 'requests.json' };
+    const ownCompose = (mode, ...args) => run('docker-compose', ['-f', 'compose.yaml', '-f', 'compose.own.yaml', '--profile', mode, ...args], { timeoutMs: 180_000, extraEnv: own });
+    // The ports free again for the next test, whichever it is.
+    t.after(async () => { for (const mode of ['http', 'grpc']) await ownCompose(mode, 'stop', '-t', '1', `server-${mode}`); });
+
+    // Bad input first: one line, before anything starts.
+    for (const [extraEnv, message] of [[{ RPC: otlp.rpc }, /^starthttp\.sh: RPC is set but OWN_DIR is not: /], [{ ...own, OWN_DIR: path.join(tmp, 'none') }, /^starthttp\.sh: OWN_DIR=\S+ is not a folder/]]) {
+      const res = await run('bash', ['starthttp.sh'], { extraEnv });
+      assert.equal(res.status, 2, res.stderr);
+      assert.equal(res.stderr.trim().split('\n').length, 1, res.stderr);
+      assert.match(res.stderr, message);
+    }
+
+    for (const mode of ['http', 'grpc']) {
+      const res = await drivingHealth(run('bash', [`start${mode}.sh`], { timeoutMs: 180_000, extraEnv: own }));
+      assert.equal(res.status, 0, res.stderr);
+      assert.ok(res.stdout.includes(`  k6 run -e OWN_DIR=${ownDir} -e RPC=${otlp.rpc} -e PROTO=${otlp.proto} -e PROTO_PATH=otlp -e REQUESTS=requests.json ${mode}-tests/local.js`), res.stdout);
+      assert.ok(res.stdout.includes(`docker-compose -f compose.yaml -f compose.own.yaml --profile ${mode} run --rm k6 run ${mode}-tests/local.js`), res.stdout);
+      // The collector's answer when it accepts everything: the empty Export response, as JSON and as protobuf.
+      const answer = mode === 'http'
+        ? spawnSync('curl', ['-fsS', '-X', 'POST', '-H', 'content-type: application/json', '--data-binary', '@-', `http://127.0.0.1:${ports.http}/${otlp.rpc}`],
+          { input: request, encoding: 'utf8', timeout: 10_000 })
+        : spawnSync('grpcurl', ['-plaintext', '-import-path', path.join(ROOT, 'proto/otlp'), '-proto', path.relative('otlp', otlp.proto), '-d', '@',
+          `127.0.0.1:${ports.grpc}`, otlp.rpc], { env, input: request, encoding: 'utf8', timeout: 10_000 });
+      assert.equal(answer.status, 0, answer.stderr);
+      assert.deepEqual(JSON.parse(answer.stdout), {});
+
+      const { out: k6, files } = await newResults(t, () => ownCompose(mode, 'run', '--rm', 'k6', 'run', `${mode}-tests/local.js`, '--duration=3s', '--vus=4'));
+      assert.equal(k6.status, 0, k6.stdout.slice(-3000) + k6.stderr.slice(-2000));
+      const summary = summaryOf(files);
+      assert.ok(summary.iterations > 0);
+      assert.equal(summary.fails, 0);
+      const { metrics, setup_data: sampled } = JSON.parse(fs.readFileSync(files[0], 'utf8'));
+      assert.equal(sampled?.own, true, 'k6 sent the demo\'s request, not the own RPC');
+      assert.equal((metrics.http_req_failed ?? metrics.grpc_req_failed)?.values.passes ?? 0, 0, 'a request failed');
+      t.diagnostic(`k6 in Compose, ${mode}, ${otlp.rpc}: ${summary.iterations} iterations, 0 failed`);
+    }
+  });
 
   test('TLS_DIR: the start scripts serve the certificate npm run certs makes, healthy by the health check over TLS; Compose\'s k6 verifies the CA, 0 failed', async (t) => {
     const certs = path.join(tmp, 'certs');

@@ -18,7 +18,9 @@ const exists = (file) => fs.existsSync(path.join(ROOT, file));
 const pkg = JSON.parse(read('package.json'));
 // The Docker files start the cleartext modes (compose.tls.yaml adds TLS to them; the json-h2 mode has no service).
 const MODES = CLEARTEXT_MODE_NAMES;
-const haproxyEnv = Object.fromEntries(Object.entries(compose.services.haproxy?.environment ?? {}).map(([k, v]) => [k, defaultOf(v)]));
+// A key without a value (LB_MAXCONN) passes the caller's variable: unset here.
+const haproxyEnv = Object.fromEntries(Object.entries(compose.services.haproxy?.environment ?? {}).filter(([, v]) => v !== null)
+  .map(([k, v]) => [k, defaultOf(v)]));
 
 describe('deploy/haproxy/haproxy.cfg', () => {
   test('haproxy -c accepts the file in both forms, and rejects a broken one', () => {

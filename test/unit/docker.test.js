@@ -11,6 +11,7 @@ import { DockerfileParser } from 'dockerfile-ast';
 import * as config from '../../config.js';
 import { readSettings } from '../../server/settings.js';
 import { ENTRY_DIRS } from '../../bench/k6/scripts.js';
+import { K6_VARS } from '../../bench/k6/command.js';
 import { CLEARTEXT_MODE_NAMES, MODES as MODE_REGISTRY } from '../../bench/modes.js';
 import { LISTENERS } from '../../server/listeners.js';
 import YAML from 'yaml';
@@ -258,6 +259,28 @@ describe('compose.yaml', () => {
     assert.deepEqual([...COMPOSE_NAMES].sort(), MODES.map((m) => `server-${m}`).sort());
   });
 
+  test('compose.own.yaml gives every server service an own service\'s settings and k6 its variables, from one OWN_DIR mount at /own', () => {
+    const own = YAML.parse(read('compose.own.yaml'), { merge: true });
+    const servers = [...MODES.map((m) => `server-${m}`), 'server'];
+    assert.deepEqual(Object.keys(own.services).sort(), [...servers, 'k6'].sort());
+    const mount = own.services.k6.volumes;
+    assert.equal(mount.length, 1);
+    assert.match(mount[0], /^\$\{OWN_DIR:\?[^}]+\}:\/own:ro$/);
+    for (const name of servers) {
+      const server = own.services[name];
+      assert.deepEqual(server.volumes, mount, name);
+      // The user's paths are relative to /own: the server runs there, its command and health check named from /app.
+      assert.equal(server.working_dir, '/own');
+      assert.deepEqual(server.command, ['node', `/app/${execForm(inFinal('CMD')[0])[1]}`]);
+      assert.deepEqual(server.healthcheck.test, ['CMD', healthCommand[0], `/app/${healthCommand[1]}`]);
+      assert.deepEqual(Object.keys(server.environment).sort(), ['MAX_BODY_BYTES', 'PROTO', 'PROTO_PATH', 'RESPONSE', 'RPC']);
+      assert.deepEqual(Object.keys(server.environment).filter((k) => !(k in DEFAULTS)), [], 'sets variables the server does not read');
+    }
+    assert.deepEqual(Object.keys(own.services.k6.environment).sort(), ['OWN_DIR', 'PROTO', 'PROTO_PATH', 'REQUESTS', 'RPC']);
+    assert.equal(own.services.k6.environment.OWN_DIR, '/own');
+    assert.deepEqual(Object.keys(own.services.k6.environment).filter((k) => !(k in K6_VARS)), [], 'sets variables no k6 script reads');
+  });
+
   test('scripts/compose.sh starts every mode\'s service, and stops the others', () => {
     const list = /^SERVER_MODES=\(([^)]*)\)$/m.exec(read('scripts/compose.sh'));
     assert.ok(list, 'no SERVER_MODES=(...) in scripts/compose.sh');
@@ -331,6 +354,9 @@ describe('compose.yaml profile scale: replicas behind the bench\'s HAProxy confi
     assert.equal(target, '/usr/local/etc/haproxy/haproxy.cfg'); // where the official image reads it
     assert.equal(mode, 'ro');
     assert.equal(haproxyEnv.REPLICA_DNS, 'server');
+    // LB_MAXCONN (the file's maxconn) passes the caller's value; unset, the file's default.
+    assert.equal(haproxy.environment.LB_MAXCONN, null);
+    assert.match(read('deploy/haproxy/haproxy.cfg'), /^\s*presetenv LB_MAXCONN \d+$/m);
     assert.match(haproxyEnv.SERVERS, /^[1-9]\d*$/);
     // The ports it publishes are the ones the file listens on and forwards to by default: the server's.
     const cfg = read('deploy/haproxy/haproxy.cfg');
