@@ -18,9 +18,13 @@ node_bin="$(bash scripts/ensure-tool.sh node)"
 PATH="$(dirname "$node_bin"):$PATH"
 export PATH
 
-if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+# By the lock file's content, not its time: a fresh checkout (a clone, a git worktree) gives package-lock.json a new
+# time, and npm ci would then empty a node_modules that is already right (or shared through a symlink).
+lock_sum="$(sha256sum package-lock.json | cut -d' ' -f1)"
+if [ ! -f node_modules/.package-lock.json ] || [ "$(cat node_modules/.provisioned-lock 2>/dev/null)" != "$lock_sum" ]; then
   echo "Installing dependencies (npm ci)..." >&2
   npm ci --no-audit --no-fund >&2
+  echo "$lock_sum" >node_modules/.provisioned-lock
 fi
 [ "$set_name" = - ] || bash scripts/ensure-tool.sh --set "$set_name"
 exec "$@"
