@@ -1,10 +1,11 @@
-// The fault registry: every fault the fault matrix injects (npm run faults), what it does and the function that does it
+// The fault registry: every fault the fault matrix injects (npm run faults), what it does (names.js) and the function that does it
 // while k6 loads the server (with the misbehaving clients of clients.js). The matrix's settings, its cell
 // (bench/passes/faults.js) and its report derive from this table; adding a fault is one entry here.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EVENT } from '../../server/events.js';
 import { isServerProcess } from '../processes.js';
 import { idleConnections, malformedBurst, slowReaders } from './clients.js';
+import { FAULT_ABOUT } from './names.js';
 
 /**
  * @typedef {object} FaultContext what a fault gets while k6 loads the server
@@ -24,11 +25,11 @@ import { idleConnections, malformedBurst, slowReaders } from './clients.js';
  */
 export const FAULTS = Object.freeze({
   none: {
-    about: 'no fault: the undisturbed run, the others\' baseline (its p99 above all)',
+    about: FAULT_ABOUT.none,
     async inject() { return {}; },
   },
   'worker-kill': {
-    about: 'a worker killed with SIGKILL every 3 s (the restart policy replaces it)',
+    about: FAULT_ABOUT['worker-kill'],
     async inject({ server, loadMs }) {
       let kills = 0;
       for (let at = 3000; at < loadMs - 1000; at += 3000) {
@@ -42,7 +43,7 @@ export const FAULTS = Object.freeze({
     },
   },
   'primary-sigterm': {
-    about: 'the primary gets SIGTERM at the midpoint: it drains and exits; later requests are refused, not lost',
+    about: FAULT_ABOUT['primary-sigterm'],
     async inject({ server, loadMs, settings }) {
       await sleep(loadMs / 2);
       const at = Date.now();
@@ -52,7 +53,7 @@ export const FAULTS = Object.freeze({
     },
   },
   reload: {
-    about: 'SIGHUP at the midpoint: every worker replaced one at a time',
+    about: FAULT_ABOUT.reload,
     async inject({ server, loadMs }) {
       await sleep(loadMs / 2);
       const from = server.lines.length;
@@ -62,7 +63,7 @@ export const FAULTS = Object.freeze({
     },
   },
   'slow-readers': {
-    about: '16 connections ask for the 1 MiB blob (8 requests each: pipelined, or streams) and never read',
+    about: FAULT_ABOUT['slow-readers'],
     async inject({ port, protocol, tls, loadMs }) {
       await sleep(1000);
       const readers = await slowReaders({ port, protocol, tls, connections: 16, requestsEach: 8 });
@@ -72,8 +73,7 @@ export const FAULTS = Object.freeze({
     },
   },
   'slow-readers-max': {
-    about: 'SLOW_READERS_CONNECTIONS connections (the cell\'s MAX_CONNECTIONS per worker), each asking for the 1 MiB blob '
-      + 'H2_MAX_CONCURRENT_STREAMS times (pipelined, or streams) and never reading, against WORKER_MEMORY_MB',
+    about: FAULT_ABOUT['slow-readers-max'],
     server: (settings) => ({ MAX_CONNECTIONS: String(settings.SLOW_READERS_CONNECTIONS) }),
     async inject({ port, protocol, tls, loadMs, settings }) {
       await sleep(1000);
@@ -85,8 +85,7 @@ export const FAULTS = Object.freeze({
     },
   },
   'idle-connections': {
-    about: 'IDLE_CONNECTIONS connections opened at once that send nothing (HTTP/2: the preface only; TLS: after the handshake), '
-      + 'as many as open until a second before the load ends',
+    about: FAULT_ABOUT['idle-connections'],
     async inject({ port, protocol, tls, loadMs, settings }) {
       await sleep(1000);
       const started = Date.now();
@@ -102,7 +101,7 @@ export const FAULTS = Object.freeze({
     },
   },
   'malformed-frames': {
-    about: '500 connections at once, each with one malformed request (HTTP/1.1: not a request line; HTTP/2: DATA on stream 0)',
+    about: FAULT_ABOUT['malformed-frames'],
     async inject({ port, protocol, tls, loadMs, settings }) {
       await sleep(loadMs / 2 - 1000);
       const timeoutMs = protocol === 'http' ? 5000 : 2 * settings.H2_IDLE_PING_MS + 3000;

@@ -2,7 +2,7 @@
 import { positiveInt, readEnv, wholeNumber } from '../../server/env.js';
 import { serverSettingSpecs } from '../../server/settings.js';
 import { BenchError } from '../errors.js';
-import { FAULTS } from '../faults/registry.js';
+import { FAULT_NAMES } from '../faults/names.js';
 import { tlsGap } from '../modes.js';
 import { allowedCpus, splitCores } from './cores.js';
 import { sharedSpec } from './shared.js';
@@ -17,9 +17,9 @@ export function faultSettingSpecs(cores = splitCores(allowedCpus())) {
   // The server's own specs of the server settings the matrix sets: one validator, one default, one meaning.
   const server = serverSettingSpecs();
   return {
-    FAULTS: listOf(Object.keys(FAULTS))({
-      default: Object.keys(FAULTS),
-      desc: `faults to inject, comma-separated from ${Object.keys(FAULTS).map((f) => `\`${f}\``).join(', ')} (bench/faults/registry.js)`,
+    FAULTS: listOf(FAULT_NAMES)({
+      default: [...FAULT_NAMES],
+      desc: `faults to inject, comma-separated from ${FAULT_NAMES.map((f) => `\`${f}\``).join(', ')} (bench/faults/registry.js)`,
     }),
     MODES: sharedSpec('MODES', 'faults', cores),
     FAULT_DURATION: duration({ minMs: 8000 })({ default: '12s', desc: 'k6 run of one cell, the fault injected during it (k6 duration, at least 8s)' }),

@@ -65,9 +65,12 @@ test('bench/report/ loads no process code: reading and rendering results starts 
   }
 });
 
-test('bench/settings/ loads no command and no pass: the CLI reads a command\'s settings without loading any job', () => {
+test('bench/settings/ loads no process code: the CLI reads and checks a command\'s settings without loading any job', () => {
+  // Process code includes the fault registry's injectors and its misbehaving clients (node:http2 and protobufjs): the
+  // settings take the faults' names and descriptions from bench/faults/names.js.
+  const processCode = (f) => PROCESS_CODE.some((is) => is(f)) || f === 'bench/faults/registry.js' || f === 'bench/faults/clients.js';
   for (const file of BENCH.filter(inRoom('settings'))) {
-    const wrong = [...loadedWith(file)].filter((f) => inRoom('commands')(f) || inRoom('passes')(f) || f === 'bench/cli.js');
+    const wrong = [...loadedWith(file)].filter(processCode);
     assert.deepEqual(wrong, [], `${file} loads ${wrong.join(', ')}`);
   }
   // The mode registry is data alone.
@@ -112,5 +115,15 @@ test('neither the passes nor the report load bench/cli.js or a command: dependen
   for (const file of BENCH.filter((f) => inRoom('passes')(f) || inRoom('report')(f) || inRoom('placement')(f))) {
     const wrong = [...loadedWith(file)].filter((f) => inRoom('commands')(f) || f === 'bench/cli.js');
     assert.deepEqual(wrong, [], `${file} loads ${wrong.join(', ')}`);
+  }
+});
+
+test('the fault registry injects exactly the faults bench/faults/names.js names, in its order', async () => {
+  const { FAULTS } = await import('../../bench/faults/registry.js');
+  const { FAULT_ABOUT, FAULT_NAMES } = await import('../../bench/faults/names.js');
+  assert.deepEqual(Object.keys(FAULTS), [...FAULT_NAMES]);
+  for (const name of FAULT_NAMES) {
+    assert.equal(FAULTS[name].about, FAULT_ABOUT[name]);
+    assert.equal(typeof FAULTS[name].inject, 'function', name);
   }
 });
