@@ -2,7 +2,8 @@
 // the ratios that isolate encoding, transport and framework, and the profiles beside their bare baselines.
 import { markdownTable } from 'markdown-table';
 import { formatNumber, NOT_MEASURED } from '../format.js';
-import { spread } from './stats.js';
+import { medianInterval, spread } from './stats.js';
+import { NOT_SETTLED_MARK } from './render.js';
 import { PERFORMANCE_TARGETS } from '../performance-targets.js';
 import { profileBreakdown, renderBreakdown } from './profile.js';
 import { LISTENERS } from '../../server/listeners.js';
@@ -63,13 +64,14 @@ export const pairedRatios = (runs, a, b) => runs[a].map((r, i) => r.rps / runs[b
  * @param {string} [load] how the listeners were loaded, for the title (default 'wrk/h2load': each at VUS connections, one
  *   request in flight on each)
  * @returns {{scenario: string, load: string, listeners: Record<string, object>, effects: Array<{effect: string, of: string, ratio: number,
- *   min: number|null, max: number|null, runs: number[], target: number|null, met: boolean|null}>,
+ *   min: number|null, max: number|null, runs: number[], interval: import('./stats.js').Interval, target: number|null,
+ *   met: boolean|null}>,
  *   profiles: Array<{pair: string[], breakdown: import('./profile.js').Breakdown}>, initial_heap_mb: number|null}} profiles: with
  *   PROFILE=1, each framework beside its bare baseline and its peer (PROFILED_PAIRS); initial_heap_mb: the runs' (null: not recorded)
  *   listeners[name].rps = {median, min, max} in req/s; cpu_us_per_request (µs), gc_ms_per_1k_requests (ms) and
  *   allocated_bytes_per_request (bytes on the workers' V8 heaps) the same
  *   shape, or null without the server's figures; received_per_request in bytes (median);
- *   an effect's ratio is the median of its per-repeat ratios, min and max their range
+ *   an effect's ratio is the median of its per-repeat ratios, min and max their range, interval the median's 95% interval
  */
 export function decompositionReport(scenario, runs, load = 'wrk/h2load') {
   const listeners = {};
@@ -96,7 +98,10 @@ export function decompositionReport(scenario, runs, load = 'wrk/h2load') {
     const ratios = pairedRatios(runs, a, b);
     // No finite ratio (a listener that served nothing): null, said NOT_MEASURED in the table.
     const { median: ratio = null, min = null, max = null } = spread(ratios) ?? {};
-    return { effect, of: `${a}/${b}`, ratio, min, max, runs: ratios, target, met: target === null || ratio === null ? null : ratio >= target };
+    // The median's 95% interval over the repeats (stats.js medianInterval, as npm run targets gives its rows), settled when
+    // it excludes the target, or 1 for an effect without one.
+    const interval = medianInterval(ratios, target ?? 1);
+    return { effect, of: `${a}/${b}`, ratio, min, max, runs: ratios, interval, target, met: target === null || ratio === null ? null : ratio >= target };
   });
   // PROFILE=1: where each framework's CPU goes beside the bare server it is measured against.
   const profiled = (name) => (runs[name] ?? []).filter((r) => r.profile && r.requests > 0).map((r) => ({ profile: r.profile, requests: r.requests }));
@@ -135,14 +140,19 @@ export function renderDecomposition(report) {
     'GC per 1000 requests (ms)', 'allocated per request (bytes)', 'received per request (bytes)', 'of it HTTP/2 headers (bytes)',
     'failed', 'tool'], ...rows],
   { align: ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l'] });
-  const effects = markdownTable([['effect isolated', 'RPS ratio, median (min–max) of the repeats', 'target'], ...report.effects.map((e) => [
-    `${e.effect} (\`${e.of}\`)`, e.ratio === null ? NOT_MEASURED : `${fmt(e.ratio, 3)} (${fmt(e.min, 3)}–${fmt(e.max, 3)})`,
+  const interval = ({ interval: i }) => (typeof i?.low !== 'number' ? '' : `[${fmt(i.low, 3)}–${fmt(i.high, 3)}]${i.settled ? '' : ` ${NOT_SETTLED_MARK}`}`);
+  const effects = markdownTable([['effect isolated', 'RPS ratio, median (min–max) of the repeats', '95% interval', 'target'], ...report.effects.map((e) => [
+    `${e.effect} (\`${e.of}\`)`, e.ratio === null ? NOT_MEASURED : `${fmt(e.ratio, 3)} (${fmt(e.min, 3)}–${fmt(e.max, 3)})`, interval(e),
     e.target === null ? '' : `≥ ${e.target} ${e.met === null ? NOT_MEASURED : e.met ? 'met' : 'MISSED'}`,
-  ])], { align: ['l', 'r', 'l'] });
+  ])], { align: ['l', 'r', 'r', 'l'] });
+  // What the interval column says, where some effect has one (3 repeats or more).
+  const legend = report.effects.some((e) => typeof e.interval?.low === 'number')
+    ? `\nThe 95% interval is the median's, a percentile bootstrap over the repeats (docs/report.md); \`${NOT_SETTLED_MARK}\`: it includes the `
+      + 'target, or 1 for an effect without one, so these repeats do not settle it.\n' : '';
   const { repeats } = Object.values(report.listeners)[0];
   const heap = report.initial_heap_mb ? ` (initial heap ${report.initial_heap_mb} MiB per worker)` : '';
   const profiles = (report.profiles ?? []).map(({ pair, breakdown }) => `\n${renderBreakdown(breakdown, pair,
     `Where the CPU goes, \`${pair[1]}\` beside \`${pair[0]}\` under ${report.listeners[pair[1]].tool}`)}`).join('');
   return `### Decomposition, scenario \`${report.scenario}\` · server capacity under ${report.load ?? 'wrk/h2load'} · ${repeats} run(s) per listener, each in a server of its own${heap}\n\n`
-    + `${listeners}\n\n${effects}\n${profiles}`;
+    + `${listeners}\n\n${effects}\n${legend}${profiles}`;
 }
