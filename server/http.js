@@ -11,7 +11,7 @@ import { servedRequests } from './served.js';
 import { guardedHttp1Server } from './h1-guard.js';
 import { GZIP_LEVEL } from './compression.js';
 import { admitAnswer } from './memory-budget.js';
-import { fromJson, toJsonText } from '../proto/own/samples.js';
+import { fieldJsonText, fromJson, toJsonText } from '../proto/own/samples.js';
 import { answersInTurn } from '../proto/own/service.js';
 import { requestOf } from '../proto/own/http-rule.js';
 
@@ -141,7 +141,9 @@ async function serveHttpRules(app, rpc, next) {
           }
           const answer = next();
           if (!admitAnswer(answer.bytes)) return overBudget(reply);
-          return reply.type('application/json').send(toJsonText(rpc.responseType, answer.message));
+          // response_body: the HTTP body is that field of the answer alone (grpc-gateway's mapping).
+          return reply.type('application/json').send(binding.responseBody ? fieldJsonText(rpc.responseType, answer.message, binding.responseBody)
+            : toJsonText(rpc.responseType, answer.message));
         },
       });
     }

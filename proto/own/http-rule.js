@@ -16,6 +16,8 @@ const VERBS = ['get', 'put', 'post', 'delete', 'patch'];
  * @property {RegExp} pattern the whole path, each variable a named group
  * @property {Array<{group: string, field: string}>} variables each variable's group and its field path (dotted)
  * @property {string} body '*', a field name, or '' (no body)
+ * @property {string} responseBody the rule's response_body: the response field whose value is the HTTP body, or '' (the
+ *   whole response message)
  */
 
 /**
@@ -31,8 +33,9 @@ export function httpBindingsOf(method) {
   const more = rule.additional_bindings ?? rule.additionalBindings ?? [];
   return [rule, ...(Array.isArray(more) ? more : [more])].flatMap((r) => {
     const verb = VERBS.find((v) => typeof r[v] === 'string');
-    if (verb) return [binding(verb.toUpperCase(), r[verb], r.body ?? '')];
-    if (r.custom?.path) return [binding(String(r.custom.kind).toUpperCase(), r.custom.path, r.body ?? '')];
+    const responseBody = r.response_body ?? r.responseBody ?? '';
+    if (verb) return [binding(verb.toUpperCase(), r[verb], r.body ?? '', responseBody)];
+    if (r.custom?.path) return [binding(String(r.custom.kind).toUpperCase(), r.custom.path, r.body ?? '', responseBody)];
     return [];
   });
 }
@@ -47,9 +50,10 @@ const segmentPattern = (segment) => (segment === '**' ? '.+' : segment === '*' ?
  * @param {string} method
  * @param {string} template
  * @param {string} body
+ * @param {string} responseBody
  * @returns {HttpBinding}
  */
-function binding(method, template, body) {
+function binding(method, template, body, responseBody) {
   if (!template.startsWith('/')) throw new Error(`google.api.http template ${JSON.stringify(template)} must start with /`);
   const [pathPart, verb] = splitVerb(template);
   const variables = [];
@@ -69,7 +73,7 @@ function binding(method, template, body) {
   const route = open < 0 ? template : `${pathPart.slice(0, pathPart.lastIndexOf('/', open) + 1)}*`;
   return {
     method: /** @type {HttpBinding['method']} */ (method), template, route,
-    pattern: new RegExp(`^${source}${verb ? `:${escape(verb)}` : ''}$`), variables, body,
+    pattern: new RegExp(`^${source}${verb ? `:${escape(verb)}` : ''}$`), variables, body, responseBody,
   };
 }
 

@@ -10,6 +10,14 @@ import protobuf from 'protobufjs';
 import 'protobufjs/ext/descriptor.js';
 import { httpBindingsOf } from './http-rule.js';
 
+/**
+ * A message's field by its .proto name, whether the schema was loaded keeping names as written or in camelCase.
+ * @param {protobuf.Type} type
+ * @param {string} name
+ * @returns {protobuf.Field|undefined}
+ */
+export const fieldNamed = (type, name) => type.fields[name] ?? type.fields[protobuf.util.camelCase(name)];
+
 /** A schema, an RPC or a sample the user gave that cannot be used: one line naming the file and the reason. */
 export class OwnServiceError extends Error {
   /** @param {string} message what is wrong, naming the setting, the file and where in it */
@@ -145,6 +153,13 @@ export function resolveRpc(root, rpc) {
   } catch (err) {
     throw new OwnServiceError(`RPC=${rpc}: ${err.message}`);
   }
+  const responseType = /** @type {protobuf.Type} */ (method.resolvedResponseType);
+  // A response_body names a field of the response: checked here, before anything serves, not at the first request.
+  const missing = bindings.find((b) => b.responseBody && !fieldNamed(responseType, b.responseBody));
+  if (missing) {
+    throw new OwnServiceError(`RPC=${rpc}: google.api.http response_body ${JSON.stringify(missing.responseBody)} is not a field of `
+      + `${responseType.fullName.slice(1)}`);
+  }
   return {
     name: rpc,
     path: `/${rpc}`,
@@ -152,6 +167,6 @@ export function resolveRpc(root, rpc) {
     service: serviceName,
     method: methodName,
     requestType: /** @type {protobuf.Type} */ (method.resolvedRequestType),
-    responseType: /** @type {protobuf.Type} */ (method.resolvedResponseType),
+    responseType,
   };
 }

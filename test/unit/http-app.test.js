@@ -2,6 +2,7 @@
 // port and no cluster. startHttp serves this same app, behind its guards.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
@@ -15,6 +16,7 @@ import { loadOwnService } from '../../proto/own/service.js';
 import { responseTypeOf, toProto3Json } from '../../proto/index.js';
 import { SCENARIOS } from '../../proto/payload.js';
 import { ROOT } from '../../bench/root.js';
+import { tempDir } from '../helpers/tmp.js';
 
 const PORT = 3000;
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -245,4 +247,25 @@ test('json-h2: the same routes on an HTTP/2 app', async () => {
   assert.equal(res.statusCode, 200);
   assertScenario('user', res.json());
   assert.equal((await app.inject({ method: 'GET', url: '/users?count=7' })).statusCode, 400);
+});
+
+test('google.api.http response_body: the HTTP body is that field of the answer alone, or its default; a field the response lacks stops the start', async (t) => {
+  const dir = await tempDir(t, 'http-app-');
+  const pages = path.join(dir, 'pages.json');
+  // Two answers in turn: a page of books, then an empty page (the field at its default).
+  await writeFile(pages, JSON.stringify([{ books: BOOKS, nextPageToken: 'p2' }, {}]));
+  const own = loadOwnService({ PROTO: path.join(REST, 'library/v1/library.proto'), PROTO_PATH: REST, RPC: 'library.v1.LibraryService/ListBooks', RESPONSE: pages });
+  const app = await appOf({ own });
+  const first = await app.inject({ method: 'GET', url: '/v1/shelves/1/books' });
+  assert.equal(first.statusCode, 200, first.body);
+  assert.deepEqual(first.json(), BOOKS);
+  const second = await app.inject({ method: 'GET', url: '/v1/shelves/1/books' });
+  assert.equal(second.body, '[]');
+  // The RPC's own route answers the whole message, as gRPC does.
+  const whole = await app.inject({ method: 'POST', url: '/library.v1.LibraryService/ListBooks', headers: { 'content-type': 'application/json' }, payload: '{}' });
+  assert.deepEqual(whole.json(), { books: BOOKS, nextPageToken: 'p2' });
+  const proto = path.join(dir, 'bad.proto');
+  await writeFile(proto, (await readFile(path.join(REST, 'library/v1/library.proto'), 'utf8')).replace('response_body: "books"', 'response_body: "shelves"'));
+  assert.throws(() => loadOwnService({ PROTO: proto, PROTO_PATH: `${dir}:${REST}`, RPC: 'library.v1.LibraryService/ListBooks' }),
+    { message: 'RPC=library.v1.LibraryService/ListBooks: google.api.http response_body "shelves" is not a field of library.v1.ListBooksResponse' });
 });
