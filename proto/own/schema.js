@@ -42,6 +42,37 @@ export const DESCRIPTOR_SET = /\.(binpb|pb|protoset|desc)$/;
  */
 
 /**
+ * The google.api.http rules of a FileDescriptorSet's methods, put where a .proto's parse puts them (a method's
+ * `parsedOptions`): protobufjs's descriptor conversion drops custom options, so the set is decoded once more with
+ * descriptor.proto's types extended by google/api/annotations.proto (the copies protobufjs ships), which keeps the
+ * `google.api.http` extension of each MethodOptions.
+ * @param {protobuf.Root} root the set's types, from protobuf.Root.fromDescriptor
+ * @param {Uint8Array} bytes the set
+ * @returns {void}
+ */
+function keepHttpRules(root, bytes) {
+  const options = new protobuf.Root();
+  options.resolvePath = (origin, target) => path.join(PROTOBUFJS_DIR, target);
+  options.loadSync(['google/protobuf/descriptor.proto', 'google/api/annotations.proto']);
+  // protobufjs's copy of http.proto predates HttpRule's response_body (field 12 in googleapis' google/api/http.proto).
+  const rule = options.lookupType('google.api.HttpRule');
+  if (!rule.fields.responseBody && !rule.fields.response_body) rule.add(new protobuf.Field('responseBody', 12, 'string'));
+  const set = options.lookupType('google.protobuf.FileDescriptorSet');
+  const decoded = /** @type {any} */ (set.toObject(set.decode(bytes), { defaults: false, enums: String }));
+  for (const file of decoded.file ?? []) {
+    for (const service of file.service ?? []) {
+      for (const method of service.method ?? []) {
+        const rule = method.options?.['.google.api.http'];
+        const target = root.lookup(`${file.package ? `${file.package}.` : ''}${service.name}`);
+        if (rule && target instanceof protobuf.Service && target.methods[method.name]) {
+          target.methods[method.name].parsedOptions = [{ '(google.api.http)': rule }];
+        }
+      }
+    }
+  }
+}
+
+/**
  * Loads a schema: a .proto file with its imports, or a FileDescriptorSet.
  * @param {{proto: string, protoPath?: string[]}} source proto: a path; protoPath: import directories searched in order
  *   (protoc's -I); empty or absent: the .proto's own directory. `google/protobuf/*.proto` resolve to protobufjs's bundled
@@ -57,7 +88,9 @@ export function loadSchema({ proto, protoPath = [] }) {
   let root;
   if (DESCRIPTOR_SET.test(proto)) {
     try {
-      root = protobuf.Root.fromDescriptor(readFileSync(proto));
+      const bytes = readFileSync(proto);
+      root = protobuf.Root.fromDescriptor(bytes);
+      keepHttpRules(root, bytes);
     } catch (err) {
       throw new OwnServiceError(`PROTO=${proto}: not a FileDescriptorSet (${err.message})`);
     }
