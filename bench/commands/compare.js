@@ -7,15 +7,15 @@ import { SummaryError } from '../errors.js';
 import { buildReport } from '../report/report.js';
 import { renderMarkdown } from '../report/render.js';
 import { writeReports } from '../report/files.js';
-import { readSummary } from '../report/summary.js';
+import { readSummary } from '../records/summary.js';
 import { columnKey } from '../modes.js';
 
 /**
  * Groups figures into report columns, in the order first seen. A compressed run is never a repeat of a raw
  * one, nor a run of one NODE_VERSIONS release a repeat of another's: its column's key says `+gzip` or `@node20`
  * (bench/modes.js columnKey); nor a TLS run a repeat of a cleartext one (`-tls`, when both are given).
- * @param {import('../report/summary.js').ModeFigures[]} figures
- * @returns {Array<{key: string, runs: import('../report/summary.js').ModeFigures[]}>}
+ * @param {import('../records/summary.js').ModeFigures[]} figures
+ * @returns {Array<{key: string, runs: import('../records/summary.js').ModeFigures[]}>}
  */
 export function columnsOf(figures) {
   const targets = new Set(figures.map((f) => f.target));
@@ -35,7 +35,7 @@ export function columnsOf(figures) {
 /**
  * Reads one summary and checks the host it records, as the k6 scripts would have.
  * @param {string} file
- * @returns {Promise<import('../report/summary.js').ModeFigures>}
+ * @returns {Promise<import('../records/summary.js').ModeFigures>}
  * @throws {SummaryError} naming the file and what is wrong, the host included
  */
 export async function readCheckedSummary(file) {

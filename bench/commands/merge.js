@@ -6,7 +6,7 @@
 // The main job does the same itself with K6_INSTANCES (bench/k6/split.js).
 import { writeFile } from 'node:fs/promises';
 import { mergeFiles } from '../k6/split.js';
-import { figuresOf } from '../report/summary.js';
+import { figuresOf } from '../records/summary.js';
 
 /**
  * Merges the instances named in args and writes the merged summary.

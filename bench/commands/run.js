@@ -3,7 +3,7 @@
 // warmed up and measured by k6); then the decomposition pass, and one side-by-side table per scenario.
 import { execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { BenchError } from '../errors.js';
@@ -17,7 +17,8 @@ import { measureColumnCapacity, requireCapacityTools } from '../passes/capacity.
 import { decompositionReport, renderDecomposition } from '../report/decomposition.js';
 import { DECOMPOSITION, measureDecomposition } from '../passes/decompose.js';
 import { requireCaptureTools } from '../passes/wire.js';
-import { readSummary } from '../report/summary.js';
+import { readSummary } from '../records/summary.js';
+import { withCapacity } from '../records/run-record.js';
 import { requireLinkTools } from '../placement/link.js';
 import { formatRate } from '../settings/network.js';
 import { placementOf } from '../placement/placement.js';
@@ -183,20 +184,6 @@ export function autoCapacity(settings, report) {
   if (settings.CAPACITY !== 'auto') return [];
   const byCpu = Object.entries(report.modes ?? {}).filter(([, m]) => m.client_bound_cpu).map(([key]) => key);
   return [...new Set([...report.client_bound, ...byCpu])];
-}
-
-/**
- * Records a capacity pass of CAPACITY=auto in a column's last summary (`bench.run.capacity`), where CAPACITY=1 records
- * each run's: the report's capacity row then reads it as any other.
- * @param {string} file the summary
- * @param {object} capacity measureColumnCapacity's result, with the columns that were client-bound
- * @returns {Promise<string>} the file
- */
-async function withCapacity(file, capacity) {
-  const summary = JSON.parse(await readFile(file, 'utf8'));
-  summary.bench.run.capacity = capacity;
-  await writeFile(file, JSON.stringify(summary, null, 2));
-  return file;
 }
 
 /**

@@ -13,7 +13,7 @@ import { jobCertificates, serverTlsSettings } from '../tls.js';
 import { MODES } from '../modes.js';
 import { cpuSecondsOf, startServer } from '../processes.js';
 import { runK6 } from '../k6/runner.js';
-import { figuresOf } from '../report/summary.js';
+import { figuresOf } from '../records/summary.js';
 import { readFile } from 'node:fs/promises';
 import { BenchError } from '../errors.js';
 import { k6CpuPct, k6Reason } from '../k6/output.js';

@@ -10,12 +10,12 @@ import { runK6 } from '../k6/runner.js';
 import { durationMs } from '../settings/validators.js';
 import { measureCapacity } from './capacity.js';
 import { startCapture } from './wire.js';
-import { figuresOf } from '../report/summary.js';
+import { figuresOf } from '../records/summary.js';
 import { executionSegments, mergeFiles, sampleOutputArgs } from '../k6/split.js';
-import { combineWindows, serverWindow } from '../report/server-stats.js';
+import { combineWindows, serverWindow } from '../records/server-stats.js';
 import { scrapeServer } from './scrape.js';
 import { coreSides, readMachine } from './machine-noise.js';
-import { machineWindow } from '../report/machine-noise.js';
+import { machineWindow } from '../records/machine-noise.js';
 import { slotName } from '../placement/replicas.js';
 import { startProfiles, stopProfiles } from './profile.js';
 import { PROFILE_INTERVAL_US } from '../../server/profiling.js';
@@ -24,6 +24,7 @@ import { scenarioVars } from '../own-service.js';
 import { k6Args, k6Tls } from '../k6/command.js';
 import { provenanceOf } from '../provenance.js';
 import { round } from '../format.js';
+import { writeRunRecord } from '../records/run-record.js';
 import { instanceHeader, k6Interrupted, k6Reason } from '../k6/output.js';
 import { DEFAULT_REQUEST_TIMEOUT } from '../../k6/settings.js';
 
@@ -50,7 +51,7 @@ const isZero = (duration) => /^(0+(\.0+)?(ms|s|m|h))+$/.test(duration);
  * One measured cell: server up (where the placement puts it), warm-up, measured run, server
  * down. Records the k6 CPU use, the core split, the server's own accounting of the measured run
  * (its admin endpoint read right before and right after it), the machine's noise on the pinned cores over it (steal and
- * other processes' CPU, bench/report/machine-noise.js) and, over a link, the link's
+ * other processes' CPU, bench/records/machine-noise.js) and, over a link, the link's
  * byte and packet counters of the run, in the summary's `bench.run`.
  * @param {{mode: string, scenario: string, label: string, compression?: 'off'|'gzip',
  *   node?: ServerNode|null, clientCeiling?: import('./calibrate.js').ClientCeiling|null,
@@ -119,7 +120,7 @@ export async function measureCell({ mode, scenario, label, compression = 'off', 
     const pinning = placement.target === 'local' || link
       ? `${cores.description}; ${servers}; warm-up ${settings.WARMUP} left out`
       : `k6 pinned to cpu ${cores.k6Cpus ?? 'any'}; the server on another machine; warm-up ${settings.WARMUP} left out`;
-    summary.bench.run = {
+    return await writeRunRecord(summaryFile, summary, {
       provenance: provenanceOf({ settings, pinning, serverEnv: cell.env, node: node?.version }),
       // What the job started the server with (null: a server it did not start); bench.run.server.node is what the server said.
       node: cell.env ? { release: node?.release ?? null, version: node?.version ?? process.version, path: node?.path ?? process.execPath } : null,
@@ -146,9 +147,7 @@ export async function measureCell({ mode, scenario, label, compression = 'off', 
       balancer: balancerRun,
       profile,
       own: own?.record,
-    };
-    await writeFile(summaryFile, JSON.stringify(summary, null, 2));
-    return summaryFile;
+    });
   } finally {
     await cell.stop();
   }
@@ -164,7 +163,7 @@ export async function measureCell({ mode, scenario, label, compression = 'off', 
  *   run: starts the measured run; sides: the server's cores and k6's (machine-noise.js)
  * @returns {Promise<{run: Awaited<ReturnType<typeof measuredRun>>, accounting: object|undefined, linkRun: object|undefined,
  *   windows: object[], balancerRun: object|undefined, profile: object|undefined,
- *   machine: import('../report/machine-noise.js').MachineNoise}>}
+ *   machine: import('../records/machine-noise.js').MachineNoise}>}
  * @throws {BenchError} when the accounting cannot be read, or names another Node release than the server was started with
  */
 async function measuredWindow({ cell, link, admins, settings, label, mode, node, sides, run: measured }) {

@@ -13,8 +13,8 @@ import { PROFILE_INTERVAL_US } from '../../server/profiling.js';
 import path from 'node:path';
 import { LISTENER_NAMES } from '../../server/listeners.js';
 import { scrapeServer } from './scrape.js';
-import { serverWindow } from '../report/server-stats.js';
-import { listenerOf } from '../report/decomposition.js';
+import { serverWindow } from '../records/server-stats.js';
+import { listenerOf } from '../records/decomposition.js';
 
 /**
  * Each worker's initial V8 heap in the decomposition's servers (server setting WORKER_INITIAL_HEAP_MB), the same for
@@ -102,8 +102,8 @@ export async function measureDecomposition({
  */
 
 /**
- * The decomposition's figures of the server's accounting over one measured load (bench/report/server-stats.js).
- * @param {import('../report/server-stats.js').ServerWindow} window the server's, from right before to right after the load
+ * The decomposition's figures of the server's accounting over one measured load (bench/records/server-stats.js).
+ * @param {import('../records/server-stats.js').ServerWindow} window the server's, from right before to right after the load
  * @param {number} requests requests the load tool completed
  * @returns {ServerCost} null figures when no request completed
  */

@@ -20,7 +20,7 @@ import { freePort, startServer } from '../processes.js';
 import { runK6 } from '../k6/runner.js';
 import { durationMs } from '../settings/validators.js';
 import { rssMib } from './memory.js';
-import { readSummary } from '../report/summary.js';
+import { readSummary } from '../records/summary.js';
 
 // Past --duration k6 may spend its gracefulStop (30 s); past that and a margin it is stuck.
 const K6_OVERRUN_MS = 60000;

@@ -1,5 +1,5 @@
 // The machine's noise around a measured run (issue 38): /proc read right before and right after the measured k6 run, for
-// bench/report/machine-noise.js to tell how much of the server's and k6's pinned cores went to the hypervisor (steal) and
+// bench/records/machine-noise.js to tell how much of the server's and k6's pinned cores went to the hypervisor (steal) and
 // to other processes. This reads, and says which figures a placement cannot have; the arithmetic is the report's.
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
@@ -21,7 +21,7 @@ const LINK = 'over an emulated link the link\'s own work (toxiproxy, the kernel\
  * The two sides of a cell's runs, the server's cores and k6's, with what of their noise cannot be measured and why.
  * @param {{serverCpus?: string, k6Cpus?: string}} cores bench/settings/cores.js splitCores
  * @param {{target: 'local'|'remote', link: object|null}} placement
- * @returns {{server: import('../report/machine-noise.js').CoreSide, k6: import('../report/machine-noise.js').CoreSide}}
+ * @returns {{server: import('../records/machine-noise.js').CoreSide, k6: import('../records/machine-noise.js').CoreSide}}
  */
 export function coreSides(cores, placement) {
   if (!cores.serverCpus || !cores.k6Cpus) {
@@ -48,7 +48,7 @@ const readOrNull = (file) => {
  * /proc now: every CPU's counters, the server's processes' CPU times and the job's (whose children's times take in k6's
  * once it has exited). Quick (a few files), so that it brackets the k6 run closely.
  * @param {number[]} serverPids the server's processes the job started (Cell.pids): each primary, its workers, the balancer
- * @returns {import('../report/machine-noise.js').MachineReading}
+ * @returns {import('../records/machine-noise.js').MachineReading}
  */
 export function readMachine(serverPids) {
   clockTicks(); // read once, before the window: getconf is a child too, and would count among k6's time in it

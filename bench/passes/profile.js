@@ -1,12 +1,12 @@
 // The workers' V8 CPU profiles over a measured window (PROFILE=1), through each server's admin endpoint
 // (server/profiling.js): started, stopped and written to results/ as .cpuprofile (Chrome DevTools and
-// speedscope open them); their sums by package are bench/report/profile.js's.
+// speedscope open them); their sums by package are bench/records/profile.js's.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { BenchError } from '../errors.js';
-import { profileTotals, sumTotals } from '../report/profile.js';
+import { profileTotals, sumTotals } from '../records/profile.js';
 
-/** @typedef {import('../report/profile.js').ProfileTotals} ProfileTotals */
+/** @typedef {import('../records/profile.js').ProfileTotals} ProfileTotals */
 
 /** POSTs to an admin endpoint's profile path; the parsed body, or null for 204. */
 async function post(admin, what) {

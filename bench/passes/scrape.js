@@ -1,9 +1,9 @@
 // Reads a server's own accounting from its admin endpoint (GET /metrics, server/admin.js); what the
-// readings mean is bench/report/server-stats.js's.
+// readings mean is bench/records/server-stats.js's.
 import { BenchError } from '../errors.js';
-import { BY_LABEL, parseScrape, READ } from '../report/server-stats.js';
+import { BY_LABEL, parseScrape, READ } from '../records/server-stats.js';
 
-/** @typedef {import('../report/server-stats.js').ServerScrape} ServerScrape */
+/** @typedef {import('../records/server-stats.js').ServerScrape} ServerScrape */
 
 /**
  * Scrapes the server's admin endpoint once.

@@ -14,14 +14,14 @@ import { scrapeServer } from './scrape.js';
 import { measureCapacity } from './capacity.js';
 import { MODES } from '../modes.js';
 import { LISTENERS } from '../../server/listeners.js';
-import { serverFigures, serverWindow } from '../report/server-stats.js';
+import { serverFigures, serverWindow } from '../records/server-stats.js';
 import { durationMs } from '../settings/validators.js';
 import { EVENT } from '../../server/events.js';
 import { portOfMode, serverEnv } from '../invoke.js';
 import { k6Args, k6Tls } from '../k6/command.js';
 import { serverTlsSettings } from '../tls.js';
-import { readSummary } from '../report/summary.js';
-import { memoryFigures, outsideHeapTrend, serverTrend } from '../report/soak.js';
+import { readSummary } from '../records/summary.js';
+import { memoryFigures, outsideHeapTrend, serverTrend } from '../records/soak.js';
 import { loadAverage, rssMib } from './memory.js';
 import { autoRate, RSS_INTERVAL_S, SERVER_WINDOW_S } from '../settings/soak.js';
 
@@ -132,10 +132,10 @@ export async function soakRun(mode, settings, cores, job) {
     const summaryFile = path.join(settings.RESULTS_DIR, `soak-${job.stamp}-${mode}-k6.json`);
     log(`${mode}: sustained load, ${settings.SOAK_DURATION} ${rate ? `at ${rate} req/s (open model)` : `at ${settings.VUS} VUs`}, `
       + `${settings.WORKERS} worker(s); RSS every ${RSS_INTERVAL_S} s, the server's accounting every ${SERVER_WINDOW_S} s`);
-    /** @type {import('../report/soak.js').RssSample[]} */
+    /** @type {import('../records/soak.js').RssSample[]} */
     const samples = [];
     const t0 = performance.now();
-    /** @returns {import('../report/soak.js').RssSample} */
+    /** @returns {import('../records/soak.js').RssSample} */
     const read = () => {
       /** @type {Record<string, number>} */
       const workers = {};
@@ -150,7 +150,7 @@ export async function soakRun(mode, settings, cores, job) {
     const idle = read();
     // The server's accounting per window: GC, allocation and CPU per request over time (a leak, or a heap V8 keeps
     // growing, shows as GC per request rising). A missed reading merges its window into the next.
-    /** @type {import('../report/soak.js').ServerWindowFigures[]} */
+    /** @type {import('../records/soak.js').ServerWindowFigures[]} */
     const windows = [];
     let last = await scrapeServer(admin);
     let lastT = 0;

@@ -6,8 +6,8 @@ import { placementOf } from '../placement/placement.js';
 import { readBenchSettings } from '../settings/bench.js';
 import { formatRate } from '../settings/network.js';
 import { cellEnv } from '../settings/sweep.js';
-import { readSummary } from '../report/summary.js';
-import { runRecord, SWEEP_MODES } from '../report/sweep.js';
+import { readSummary } from '../records/summary.js';
+import { runRecord, SWEEP_MODES } from '../records/sweep.js';
 import { measureCell } from './cell.js';
 import { proveOwnEquality } from './equality.js';
 

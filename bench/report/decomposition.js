@@ -7,23 +7,7 @@ import { NOT_SETTLED_MARK } from './render.js';
 import { PERFORMANCE_TARGETS } from '../performance-targets.js';
 import { profileBreakdown, renderBreakdown } from './profile.js';
 import { LISTENERS } from '../../server/listeners.js';
-
-const AGAIN = ' (again)';
-
-/**
- * The run name of a listener measured a second time in each repeat, in a server of its own: an A/A control, whose
- * ratio to the listener's first run is what the machine alone moves a ratio by (no code differs between the two).
- * @param {string} listener a listener name (server/listeners.js)
- * @returns {string} e.g. 'grpc (again)'
- */
-export const againOf = (listener) => `${listener}${AGAIN}`;
-
-/**
- * The listener a run name measures.
- * @param {string} run a listener name, or againOf one
- * @returns {string}
- */
-export const listenerOf = (run) => (run.endsWith(AGAIN) ? run.slice(0, -AGAIN.length) : run);
+import { listenerOf } from '../records/decomposition.js';
 
 // [what it isolates, numerator, denominator, target (minimum ratio) or null].
 // Targets: bench/performance-targets.js.

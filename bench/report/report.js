@@ -6,7 +6,7 @@ import { verdictOf, verdictPair } from './verdict.js';
 import { columnKey, nodeOfKey, onNode } from '../modes.js';
 import { provenanceDifferences } from './provenance.js';
 import { profileBreakdown } from './profile.js';
-import { replicaShares } from './summary.js';
+import { replicaShares } from '../records/summary.js';
 import { disturbedNotes } from './machine-noise.js';
 import { formatNumber } from '../format.js';
 
@@ -15,7 +15,7 @@ import { medianOrNull, ratioInterval } from './stats.js';
 
 /**
  * The JSON report: each mode's combined figures and every column's ratio to the first.
- * @param {Array<{key: string, runs: import('./summary.js').ModeFigures[]}>} columns in table order;
+ * @param {Array<{key: string, runs: import('../records/summary.js').ModeFigures[]}>} columns in table order;
  *   the first is the baseline of the ratios (the main job passes HTTP first)
  * @param {{generatedAt?: Date, via?: {title: string, replicas: number, workers: number, balancer: string, note: string}|null}} [options]
  *   via: how the columns reached the servers when not directly (SERVERS > 1: through HAProxy to replicas)

@@ -1,7 +1,7 @@
 // The report's rows, each a figure of a column with its JSON field, and how a column's repeated runs combine
 // into them (median and spread, or sum): the registry the table, the JSON and docs/report.md derive from.
 import { CLIENT_BOUND_PCT, CLIENT_BOUND_SHARE } from './reading.js';
-import { SERVER_FIELDS } from './server-stats.js';
+import { SERVER_FIELDS } from '../records/server-stats.js';
 import { spread, wideSpread } from './stats.js';
 import { DISTURBED, disturbedRuns } from './machine-noise.js';
 
@@ -84,7 +84,7 @@ export const ROWS = Object.freeze([
   { label: 'k6 CPU (% of its cores)', field: 'k6_cpu_pct', digits: 0, how: 'median',
     what: 'k6\'s user + system CPU time over the run / (wall time × its cores); ≥ 90% in the median run marks the column client-bound '
       + '(`client_bound`); `k6_cpu_runs` counts the runs that reached it' },
-  // The machine's noise on the pinned cores over the k6 run (bench/report/machine-noise.js, from /proc): what a busy shared
+  // The machine's noise on the pinned cores over the k6 run (bench/records/machine-noise.js, from /proc): what a busy shared
   // machine took from the server and k6 without a sign in their own figures.
   { label: 'steal, server cores (%)', field: 'machine_steal_server_pct', digits: 1, how: 'median',
     what: 'time the hypervisor ran something else on the server\'s pinned cores (`steal` of their `cpuN` lines in /proc/stat, read '
@@ -100,7 +100,7 @@ export const ROWS = Object.freeze([
   { label: 'other processes\' CPU, k6\'s cores (%)', field: 'machine_other_k6_pct', digits: 1, how: 'median',
     what: 'the same on k6\'s cores, less k6\'s own CPU: the job\'s waited-for children\'s time (/proc/self/stat cutime + cstime), '
       + 'as k6 starts and exits within the window' },
-  // The server's own accounting of the measured window (bench/report/server-stats.js); the largest or worst worker where per worker.
+  // The server's own accounting of the measured window (bench/records/server-stats.js); the largest or worst worker where per worker.
   { label: 'requests served, server count', field: 'server_requests', digits: 0, how: 'median',
     what: 'the server\'s own count of requests over the measured window, warm-up left out (should equal k6\'s `requests`)' },
   { label: 'server CPU per request (µs)', field: 'server_cpu_us_per_request', digits: 1, how: 'median', checkSpread: true,
@@ -190,7 +190,7 @@ export const ROWS = Object.freeze([
 const BY_HAND = 'a k6 run started by hand records none';
 
 /**
- * Why a run lacks one of the machine figures (bench/report/machine-noise.js): a run by hand or before the job read /proc, or the
+ * Why a run lacks one of the machine figures (bench/records/machine-noise.js): a run by hand or before the job read /proc, or the
  * reason the run recorded (not pinned, TARGET=remote, an emulated link).
  * @param {'server'|'k6'} side
  * @param {'steal'|'other'} what
@@ -201,7 +201,7 @@ const machineReason = (side, what) => (run) => (!run ? BY_HAND
 
 /**
  * @typedef {object} Measurement a figure of a run that the run may lack, measured beside k6's own figures, which a summary
- *   always has (bench/report/summary.js throws without them)
+ *   always has (bench/records/summary.js throws without them)
  * @property {string} what how the report names it, in a sentence (`k6's CPU was not measured`)
  * @property {boolean} plural whether `what` takes `were`
  * @property {string} sign the field that is null when it was not measured
@@ -308,7 +308,7 @@ function set(object, field, value) {
 /**
  * Combines repeated runs of one mode: the median of each figure (failures
  * summed), and each figure's min and max in `spread`.
- * @param {import('./summary.js').ModeFigures[]} runs at least one
+ * @param {import('../records/summary.js').ModeFigures[]} runs at least one
  * @returns {object} the figures' shape, plus `spread[field] = {min, max}`, `repeats`, `runs` (summary files),
  *   `client_bound` (the median run's share of the client's ceiling ≥ 0.9; without a ceiling, its k6 CPU ≥ 90% of its
  *   core), `client_bound_by` ('ceiling', 'cpu' or null: neither measured), `client_bound_cpu` (the CPU sign alone), and `k6_cpu_runs` ({measured, client_bound}: the runs
@@ -327,7 +327,7 @@ export function aggregate(runs) {
     // Likewise runs of two Node releases (summaries of two jobs) in one column: nodeMismatch flags it.
     node: new Set(runs.map((r) => r.node ?? null)).size > 1 ? 'mixed' : first.node ?? null,
     node_release: first.node_release ?? null,
-    // What the servers' TLS handshakes negotiated (server-stats.js server_tls), each run's that made any, once each.
+    // What the servers' TLS handshakes negotiated (bench/records/server-stats.js server_tls), each run's that made any, once each.
     server_tls: [...new Set(runs.map((r) => r.server_tls).filter(Boolean))].join(' | ') || null,
   };
   for (const { field, how } of ROWS) {

@@ -103,7 +103,7 @@ export function predict(profile, { bandwidth, rttMs, vus, rate }, machine, { mod
 }
 
 /**
- * The limit a measured run names (bench/report/summary.js limitOf: `bandwidth (97%)`), as a key of LIMIT_NAMES;
+ * The limit a measured run names (bench/records/summary.js limitOf: `bandwidth (97%)`), as a key of LIMIT_NAMES;
  * window-bound when gRPC's RPS is within 15% of its window ceiling and that ceiling is below the others.
  * @param {string|null} limit limitOf's text
  * @param {{mode: string, rps: number}} measured

@@ -6,12 +6,10 @@ import { medianOrNull, ratioInterval } from './stats.js';
 import { NOT_SETTLED_MARK, ratioCell } from './render.js';
 import { formatNumber } from '../format.js';
 import { formatRate } from '../settings/network.js';
+import { SWEEP_MODES } from '../records/sweep.js';
 import {
   FLAG_OFF, LIMIT_NAMES, likelyCauses, measuredLimit, offBy, predict, profileOf, verdictLine,
 } from './sweep-model.js';
-
-/** The modes a sweep compares, baseline first: the ratio is the second's RPS over the first's. */
-export const SWEEP_MODES = Object.freeze(['http', 'grpc']);
 
 /** What toxiproxy changes in what a sweep measures (docs/network.md), said once in the report. */
 export const TOXIPROXY_NOTE = 'Delay is toxiproxy\'s (the kernel has no netem): it delays data, not packets, so the TCP handshake sees no '
@@ -21,37 +19,6 @@ export const TOXIPROXY_NOTE = 'Delay is toxiproxy\'s (the kernel has no netem): 
 /** What every verdict of a sweep with a new connection per request carries. */
 export const PER_REQUEST_NOTE = 'a new connection per request: the emulated link does not delay the TCP handshake, so on a real link '
   + 'each request costs one RTT more in both modes';
-
-/**
- * One measured run, reduced to what the sweep keeps (from bench/report/summary.js figuresOf).
- * @param {import('./summary.js').ModeFigures & Record<string, any>} f
- * @returns {Record<string, number|string|null>}
- */
-export function runRecord(f) {
-  const per = (seconds) => (typeof seconds === 'number' && f.requests > 0 ? (seconds * 1e6) / f.requests : null);
-  const proxyUs = per(f.run?.link?.counters?.proxy_cpu_s);
-  return {
-    rps: f.rps,
-    p50_ms: f.latency_ms.p50,
-    p99_ms: f.latency_ms.p99,
-    requests: f.requests,
-    failed: f.failed,
-    received_per_request: f.received_per_request,
-    sent_per_request: f.sent_per_request,
-    link_down_per_request: f.link_down_per_request,
-    link_up_per_request: f.link_up_per_request,
-    link_down_packets_per_request: f.link_down_packets_per_request,
-    link_up_packets_per_request: f.link_up_packets_per_request,
-    server_cpu_us_per_request: f.server_cpu_us_per_request,
-    proxy_cpu_us_per_request: proxyUs,
-    // The server's cores hold toxiproxy too: the model's server ceiling counts both.
-    server_us: f.server_cpu_us_per_request === null ? null : f.server_cpu_us_per_request + (proxyUs ?? 0),
-    client_us: per(f.run?.k6_cpu?.seconds),
-    k6_cpu_pct: f.k6_cpu_pct,
-    limit_text: f.limit,
-    summary: f.file,
-  };
-}
 
 const medianOf = (runs, key) => medianOrNull(runs.map((r) => r[key]));
 

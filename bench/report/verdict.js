@@ -46,7 +46,7 @@ export function verdictPair(report) {
   return grpc ? [http, grpc] : null;
 }
 
-/** The name of what held a column's runs back over a link, when all its runs agree (summary.js limitOf); null otherwise. */
+/** The name of what held a column's runs back over a link, when all its runs agree (bench/records/summary.js limitOf); null otherwise. */
 function limitName(m) {
   const names = new Set((m.limits ?? []).map((l) => (l.startsWith('none reached') ? 'none' : l.replace(/ \(.*$/, ''))));
   if (names.size !== 1) return null;

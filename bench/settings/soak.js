@@ -156,7 +156,7 @@ export function soakSettingSpecs(cores = splitCores(allowedCpus())) {
     }),
     RSS_SLOPE_MIB_PER_MIN: positiveNumber({
       default: 1,
-      desc: 'fitted RSS slope (MiB/min) under which a worker can be \'stable\' (rssTrend in bench/report/soak.js)',
+      desc: 'fitted RSS slope (MiB/min) under which a worker can be \'stable\' (rssTrend in bench/records/soak.js)',
     }),
     K6_BIN: sharedSpec('K6_BIN', 'soak', cores),
     RESULTS_DIR: sharedSpec('RESULTS_DIR', 'soak', cores),

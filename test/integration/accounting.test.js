@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import grpc from '@grpc/grpc-js';
-import { serverFigures, serverWindow } from '../../bench/report/server-stats.js';
+import { serverFigures, serverWindow } from '../../bench/records/server-stats.js';
 import { measureCapacity, requireCapacityTools } from '../../bench/passes/capacity.js';
 import { scrapeServer } from '../../bench/passes/scrape.js';
 import { userServiceDefinition } from '../../proto/index.js';

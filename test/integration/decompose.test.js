@@ -1,7 +1,8 @@
 // The decomposition pass: every listener loaded by wrk or h2load, and the effects derived from them.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { againOf, decompositionReport, renderDecomposition } from '../../bench/report/decomposition.js';
+import { decompositionReport, renderDecomposition } from '../../bench/report/decomposition.js';
+import { againOf } from '../../bench/records/decomposition.js';
 import { LISTENERS } from '../../server/listeners.js';
 import { DECOMPOSITION, measureDecomposition } from '../../bench/passes/decompose.js';
 import { allowedCpus, splitCores } from '../../bench/settings/cores.js';

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import { idleConnections, malformedBurst, slowReaders } from '../../bench/faults/clients.js';
-import { parseScrape } from '../../bench/report/server-stats.js';
+import { parseScrape } from '../../bench/records/server-stats.js';
 import { makeRunCertificates } from '../../bench/tls.js';
 import { EVENT } from '../../server/events.js';
 import { k6Bin } from '../helpers/k6.js';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { measureCapacity, requireCapacityTools } from '../../bench/passes/capacity.js';
 import { scrapeServer } from '../../bench/passes/scrape.js';
-import { serverFigures, serverWindow } from '../../bench/report/server-stats.js';
+import { serverFigures, serverWindow } from '../../bench/records/server-stats.js';
 import { eventually } from '../helpers/proc.js';
 import { freePort, startServer } from '../helpers/server.js';
 

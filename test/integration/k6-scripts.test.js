@@ -6,7 +6,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { readSummary } from '../../bench/report/summary.js';
+import { readSummary } from '../../bench/records/summary.js';
 import { k6Bin, k6Run } from '../helpers/k6.js';
 import { freePort, startServer } from '../helpers/server.js';
 import { CLEARTEXT_MODE_NAMES, MODES } from '../../bench/modes.js';

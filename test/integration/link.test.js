@@ -12,7 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { createLink, removeStaleLinks } from '../../bench/placement/link.js';
 import { startServer } from '../../bench/processes.js';
-import { readSummary } from '../../bench/report/summary.js';
+import { readSummary } from '../../bench/records/summary.js';
 import { makeRunCertificates } from '../../bench/tls.js';
 import { ensureTool } from '../../bench/tools.js';
 import { LISTENERS, portEnv } from '../../server/listeners.js';

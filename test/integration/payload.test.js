@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import grpc from '@grpc/grpc-js';
 import { methodOf, responseTypeOf, toProto3Json, User, userServiceDefinition } from '../../proto/index.js';
 import { SCENARIOS, USER_FIELDS } from '../../proto/payload.js';
-import { payloadBytesOf } from '../../bench/report/summary.js';
+import { payloadBytesOf } from '../../bench/records/summary.js';
 import { startServer } from '../helpers/server.js';
 
 let server;

@@ -10,7 +10,7 @@ import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { CLEARTEXT_MODE_NAMES, MODES } from '../../bench/modes.js';
-import { readSummary } from '../../bench/report/summary.js';
+import { readSummary } from '../../bench/records/summary.js';
 import { EVENT } from '../../server/events.js';
 import { k6Run } from '../helpers/k6.js';
 import { ROOT, startServer, waitGone } from '../helpers/server.js';

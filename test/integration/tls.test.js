@@ -11,7 +11,7 @@ import tls from 'node:tls';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { makeRunCertificates } from '../../bench/tls.js';
-import { parseScrape } from '../../bench/report/server-stats.js';
+import { parseScrape } from '../../bench/records/server-stats.js';
 import { runK6 } from '../../bench/k6/runner.js';
 import { LISTENERS, portEnv } from '../../server/listeners.js';
 import { k6Bin } from '../helpers/k6.js';

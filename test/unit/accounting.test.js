@@ -1,7 +1,7 @@
-// The report's server figures (bench/report/server-stats.js), made from a recorded window.
+// The report's server figures (bench/records/server-stats.js), made from a recorded window.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseScrape, serverFigures, serverWindow } from '../../bench/report/server-stats.js';
+import { parseScrape, serverFigures, serverWindow } from '../../bench/records/server-stats.js';
 
 test('the report figures are made from the recorded window as documented', () => {
   const text = [

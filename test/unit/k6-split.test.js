@@ -7,7 +7,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { executionSegments, k6Percentile, mergeSummaries, readSamples, trendNames } from '../../bench/k6/split.js';
-import { figuresOf } from '../../bench/report/summary.js';
+import { figuresOf } from '../../bench/records/summary.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/k6-split', import.meta.url));

@@ -1,6 +1,7 @@
 // The layers of bench/ (README, Layout): bench/cli.js over bench/commands/, which orchestrate bench/passes/ (which
 // measure, and return data) and bench/report/ (which turns data into tables and files, and loads no process code);
-// bench/k6/, k6's room, below them all: its command line, runner, output and split runs.
+// bench/records/ below both: the run record the passes write into each k6 summary and the report reads, with the
+// arithmetic on what the passes read; bench/k6/, k6's room, below them all: its command line, runner, output and split runs.
 // Read from the code's own imports, so that a file put in the wrong room fails here. That every file k6 runs is
 // type-checked against k6's API is test/unit/k6-sources.test.js's.
 import assert from 'node:assert/strict';
@@ -52,7 +53,7 @@ const PROCESS_CODE = [
 ];
 
 test('the layering test sees every room and finds imports', () => {
-  for (const room of ['commands', 'passes', 'placement', 'report', 'settings', 'faults', 'k6']) assert.ok(BENCH.some(inRoom(room)), `no bench/${room}/`);
+  for (const room of ['commands', 'passes', 'placement', 'records', 'report', 'settings', 'faults', 'k6']) assert.ok(BENCH.some(inRoom(room)), `no bench/${room}/`);
   assert.ok(importsOf('bench/commands/run.js').static.includes('bench/report/report.js'));
   assert.ok(importsOf('bench/cli.js').dynamic.includes('bench/commands/run.js'));
   assert.ok(loadedWith('bench/commands/run.js').has('node:child_process'), 'a command loads process code');
@@ -61,6 +62,21 @@ test('the layering test sees every room and finds imports', () => {
 test('bench/report/ loads no process code: reading and rendering results starts nothing', () => {
   for (const file of BENCH.filter(inRoom('report'))) {
     const wrong = [...loadedWith(file)].filter((f) => PROCESS_CODE.some((is) => is(f)));
+    assert.deepEqual(wrong, [], `${file} loads ${wrong.join(', ')}`);
+  }
+});
+
+test('the passes load nothing of bench/report/: what they record and the arithmetic on it are bench/records/\'s', () => {
+  for (const file of BENCH.filter(inRoom('passes'))) {
+    const wrong = [...loadedWith(file)].filter(inRoom('report'));
+    assert.deepEqual(wrong, [], `${file} loads ${wrong.join(', ')}`);
+  }
+});
+
+test('bench/records/ loads no command, pass, placement or report, and no process code: the report reads it', () => {
+  for (const file of BENCH.filter(inRoom('records'))) {
+    const wrong = [...loadedWith(file)].filter((f) => ['commands', 'passes', 'placement', 'report'].some((room) => inRoom(room)(f))
+      || f === 'bench/cli.js' || PROCESS_CODE.some((is) => is(f)));
     assert.deepEqual(wrong, [], `${file} loads ${wrong.join(', ')}`);
   }
 });

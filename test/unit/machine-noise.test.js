@@ -1,12 +1,11 @@
-// The machine's noise per run (issue 38): the arithmetic on /proc (bench/report/machine-noise.js) from synthetic /proc/stat and
+// The machine's noise per run (issue 38): the arithmetic on /proc (bench/records/machine-noise.js) from synthetic /proc/stat and
 // /proc/<pid>/stat texts read before and after a run, which figures a placement cannot have (bench/passes/machine-noise.js
 // coreSides), and what the report says of a disturbed run: its rows, its DISTURBED note, its JSON. Pure.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { coreSides } from '../../bench/passes/machine-noise.js';
-import {
-  DISTURBED, disturbedRuns, machineFigures, machineWindow, parseProcessStat, parseProcStat,
-} from '../../bench/report/machine-noise.js';
+import { DISTURBED, disturbedRuns } from '../../bench/report/machine-noise.js';
+import { machineFigures, machineWindow, parseProcessStat, parseProcStat } from '../../bench/records/machine-noise.js';
 import { buildReport } from '../../bench/report/report.js';
 import { renderMarkdown } from '../../bench/report/render.js';
 import { splitCores } from '../../bench/settings/cores.js';
@@ -138,7 +137,7 @@ test('what a placement cannot measure is null with why, never a number: one core
   assert.match(noJob.k6.other_reason, /could not be read/);
 });
 
-/** A run's figures as bench/report/summary.js gives them, with its `bench.run.machine`. */
+/** A run's figures as bench/records/summary.js gives them, with its `bench.run.machine`. */
 function runOf(mode, index, machine) {
   return {
     mode, target: 'local', host: '127.0.0.1:1', file: `k6-${mode}-r${index}.json`, scenario: 'user', connections: 'reuse', model: 'closed',

@@ -1,8 +1,9 @@
-// Link settings and the link figures derived from a run (bench/settings/network.js, bench/report/summary.js): pure, no processes.
+// Link settings and the link figures derived from a run (bench/settings/network.js, bench/records/summary.js): pure, no processes.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { formatRate, linkSpec, parseRate, parseRttMs, PROFILES } from '../../bench/settings/network.js';
-import { figuresOf, limitOf } from '../../bench/report/summary.js';
+import { figuresOf, limitOf } from '../../bench/records/summary.js';
+import { k6Summary } from '../helpers/k6-summary.js';
 
 test('rates are read in tc\'s bit units, and byte units are refused', () => {
   assert.equal(parseRate('2mbit'), 2e6);
@@ -43,19 +44,7 @@ test('the limit a run hit is the resource it used most, from 80% up', () => {
 });
 
 /** A k6 summary of 10 s and 1,000 HTTP requests, as the scripts write it, with a link record. */
-const summary = (link) => ({
-  state: { testRunDurationMs: 10000 },
-  setup_data: { mode: 'http', sampleBytes: 117 },
-  bench: { mode: 'http', target: 'remote', host: '198.18.0.2:3000', model: 'closed', run: { server_cores: 1, link } },
-  metrics: {
-    http_reqs: { values: { count: 1000 } },
-    http_req_failed: { values: { passes: 0 } },
-    http_req_duration: { values: { med: 25, 'p(90)': 30, 'p(95)': 31, 'p(99)': 40 } },
-    data_sent: { values: { count: 71000 } },
-    data_received: { values: { count: 289000 } },
-    vus_max: { values: { max: 32 } },
-  },
-});
+const summary = (link) => k6Summary({ mode: 'http', target: 'remote', host: '198.18.0.2:3000', model: 'closed', run: { server_cores: 1, link } });
 
 test('link figures: utilisation, bytes and packets per request, and the ceilings each way of counting predicts', () => {
   const f = figuresOf('s.json', summary({

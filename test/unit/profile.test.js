@@ -1,7 +1,7 @@
-// PROFILE=1's arithmetic (bench/report/profile.js): the classification of profile frames by package, and self time.
+// PROFILE=1's arithmetic (bench/records/profile.js): the classification of profile frames by package, and self time.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { packageOf, profileTotals } from '../../bench/report/profile.js';
+import { packageOf, profileTotals } from '../../bench/records/profile.js';
 import { ROOT } from '../../bench/root.js';
 
 test('a frame\'s package comes from its script URL', () => {

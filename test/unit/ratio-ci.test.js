@@ -2,7 +2,7 @@
 // (bench/report/stats.js ratioInterval, a percentile bootstrap over the pairs of runs), in the report's JSON (`ratio_ci`),
 // its table (`0.49 [0.49–0.49]`, `~` where the interval includes 1) and the sentences of its verdict and reading, which
 // state a direction only where the interval supports it. Reports are built as the main job builds them: synthetic figures
-// of each run as bench/report/summary.js gives them, then buildReport, renderMarkdown and writeReports.
+// of each run as bench/records/summary.js gives them, then buildReport, renderMarkdown and writeReports.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -15,7 +15,7 @@ import { renderTargets, targetRow } from '../../bench/report/targets.js';
 import { columnsOf } from '../../bench/commands/compare.js';
 import { tempDir } from '../helpers/tmp.js';
 
-/** Figures of one run as bench/report/summary.js gives them: the fields the report reads, the server's accounting too. */
+/** Figures of one run as bench/records/summary.js gives them: the fields the report reads, the server's accounting too. */
 const run = (mode, rps, cpu, extra = {}) => ({
   mode, target: 'local', host: '127.0.0.1:1', file: `${mode}-${rps}.json`, scenario: 'user', connections: 'reuse', model: 'closed',
   rate: null, vus: 32, rps, requests: rps * 8, failed: 0, checks_failed: 0, duration_s: 8,

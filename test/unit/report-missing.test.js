@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import { buildReport } from '../../bench/report/report.js';
 import { renderMarkdown } from '../../bench/report/render.js';
 import { writeReports } from '../../bench/report/files.js';
-import { readSummary } from '../../bench/report/summary.js';
+import { readSummary } from '../../bench/records/summary.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const MIB = 2 ** 20;
@@ -43,7 +43,7 @@ const OPTIONAL = {
   },
 };
 
-/** One worker's accounting over the measured window (bench/report/server-stats.js WorkerWindow). */
+/** One worker's accounting over the measured window (bench/records/server-stats.js WorkerWindow). */
 const worker = (pid, kind, requests, cpuUsPerRequest) => ({
   pid, served: { [kind]: requests }, requests, cpu_user_s: (requests * cpuUsPerRequest * 0.8) / 1e6, cpu_system_s: (requests * cpuUsPerRequest * 0.2) / 1e6,
   gc_pause_ms: 12, gc_runs: 30, heap_allocated_bytes: requests * 4000, rss_peak_bytes: 95 * MIB, rss_end_bytes: 90 * MIB,

@@ -15,7 +15,7 @@ import { columnKey, onNode } from '../../bench/modes.js';
 import { autoCapacity, columnsOf as columnsOfRun } from '../../bench/commands/run.js';
 import { targetRuns } from '../../bench/commands/targets.js';
 
-/** Figures of one run as bench/report/summary.js gives them, with the fields the report reads. */
+/** Figures of one run as bench/records/summary.js gives them, with the fields the report reads. */
 const run = (mode, rps, extra = {}) => ({
   mode, target: 'local', host: '127.0.0.1:1', file: `${mode}-${rps}.json`, scenario: 'user', connections: 'reuse', model: 'closed',
   rate: null, vus: 32, rps, requests: rps * 8, failed: 0, checks_failed: 0, duration_s: 8,
@@ -418,7 +418,7 @@ test('verdict with gzip or NODE_VERSIONS columns: the first gRPC/HTTP pair only 
 });
 
 test('client-bound by the client\'s ceiling where it was measured: the share decides, k6\'s CPU only without it; a disagreement is said', () => {
-  // client_share as bench/report/summary.js derives it: rps / client_ceiling_rps.
+  // client_share as bench/records/summary.js derives it: rps / client_ceiling_rps.
   const ceiling = (rps, ceilingRps, cpu, extra = {}) => run('http', rps, { k6_cpu_pct: cpu, client_ceiling_rps: ceilingRps, client_share: rps / ceilingRps, ...extra });
   const shy = buildReport([{ key: 'http', runs: [ceiling(9500, 10000, 80), ceiling(9400, 10000, 85), ceiling(9600, 10000, 82)] }]);
   assert.equal(shy.modes.http.client_bound, true, 'at 0.95 of the ceiling with k6 below 90% of its core');

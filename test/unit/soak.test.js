@@ -1,7 +1,7 @@
-// The soak's memory verdict (bench/report/soak.js memoryFigures), from synthetic RSS series; and SOAK_RATE=auto's rate from its ceiling runs.
+// The soak's memory verdict (bench/records/soak.js memoryFigures), from synthetic RSS series; and SOAK_RATE=auto's rate from its ceiling runs.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { memoryFigures, outsideHeapTrend, serverTrend } from '../../bench/report/soak.js';
+import { memoryFigures, outsideHeapTrend, serverTrend } from '../../bench/records/soak.js';
 import { autoRate } from '../../bench/settings/soak.js';
 
 test('the memory verdict: a sawtooth is stable, a leak grows, a slope within its noise is inconclusive, under 2 min tells nothing', () => {

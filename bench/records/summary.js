@@ -1,5 +1,5 @@
-// Reads a k6 summary written by the project's scripts (handleSummary) into the
-// figures the report compares.
+// The reader of the run record: reads a k6 summary written by the project's scripts (handleSummary), with the
+// `bench.run` the job wrote into it (bench/records/run-record.js), into the figures the report compares.
 import { readFile } from 'node:fs/promises';
 import { HTTP_TIMED_OUT } from '../../k6/settings.js';
 import { responseTypeOf, withoutDefaults } from '../../proto/index.js';
@@ -9,6 +9,7 @@ import { machineFigures } from './machine-noise.js';
 import { MODES } from '../modes.js';
 import { NOT_MEASURED } from '../format.js';
 import { k6CpuPct } from '../k6/output.js';
+import { nodeOf } from './run-record.js';
 
 const PERCENTILES = { p50: 'med', p90: 'p(90)', p95: 'p(95)', p99: 'p(99)' };
 
@@ -39,8 +40,8 @@ const PERCENTILES = { p50: 'med', p90: 'p(90)', p95: 'p(95)', p99: 'p(99)' };
  * @property {'off'|'gzip'} compression response compression k6 asked for (COMPRESSION; 'off' in a summary
  *   from before it was recorded): with gzip, the byte counts are of the compressed responses, payload_bytes
  *   of the payload before compression
- * @property {string|null} node the Node release the server ran on, e.g. `v24.21.0`: as the server reported it (bench.run.server.node),
- *   else as the job started it (bench.run.node), else the job's own (provenance); null when nothing says (a manual k6 run)
+ * @property {string|null} node the Node release the server ran on, e.g. `v24.21.0`, as its run record says (run-record.js
+ *   nodeOf); null when nothing says (a manual k6 run)
  * @property {string|null} node_release the NODE_VERSIONS release the column stands for, as listed (e.g. `20`); null without NODE_VERSIONS
  * @property {number|null} dropped_iterations iterations the open model could not start for lack of VUs (null in the closed model)
  * @property {number|null} capacity_rps the server's rate under wrk/h2load (req/s; null without CAPACITY=1)
@@ -104,7 +105,7 @@ const PERCENTILES = { p50: 'med', p90: 'p(90)', p95: 'p(95)', p99: 'p(99)' };
  * @property {number|null} server_cpu_pct server CPU over the run ÷ its cores (%)
  * @property {number|null} proxy_cpu_pct toxiproxy's CPU over the run ÷ the server's cores, which it shares (%)
  * @property {string|null} limit what held RPS back (bandwidth, client, server, latency), see limitOf
- * @property {object|undefined} run what the main job recorded about the run (pinning, k6 CPU), if anything
+ * @property {import('./run-record.js').RunRecord|undefined} run what the main job recorded about the run (bench.run), if anything
  */
 
 /**
@@ -193,7 +194,7 @@ export function figuresOf(file, data) {
     rate: data.bench?.rate ?? null,
     compression: data.bench?.compression ?? 'off',
     tls: data.bench?.tls ?? false,
-    node: data.bench?.run?.server?.node ?? data.bench?.run?.node?.version ?? data.bench?.run?.provenance?.versions?.node ?? null,
+    node: nodeOf(data.bench?.run),
     node_release: data.bench?.run?.node?.release ?? null,
     // k6 reports dropped_iterations only when the open model dropped some.
     dropped_iterations: data.bench?.model === 'open' ? data.metrics.dropped_iterations?.values?.count ?? 0 : null,
