@@ -16,6 +16,9 @@ export const SERVERS = {
   // Not a fix: what DOMException's stack capture costs (every Error captures no stack frames at all then).
   'connect-nostack': { file: 'connect-server.mjs', port: 50063, nodeArgs: ['--stack-trace-limit=0'] },
   'connect-nocompression': { file: 'connect-server-options.mjs', port: 50062, env: { OPTIONS: '{"acceptCompression":[]}' } },
+  // Not a fix either: a young generation large enough that the calls in flight die young (V8 flag, MiB per semi-space).
+  'connect-semispace': { file: 'connect-server.mjs', port: 50066, nodeArgs: ['--max-semi-space-size=32'] },
+  'connect-emitend': { file: 'connect-server-options.mjs', port: 50065, env: { EMIT_END: '1' } },
   // connect-server.mjs in a copy of this folder whose node_modules has another connect-node release (README.md).
   ...(process.env.CONNECT_NEXT_DIR
     ? { 'connect-next': { file: `${process.env.CONNECT_NEXT_DIR}/connect-server.mjs`, port: 50064, absolute: true } } : {}),
@@ -68,7 +71,8 @@ async function run(name, load) {
   const idle = after.loopIdleMs - before.loopIdleMs;
   return {
     server: name, load, loadavg, ...result,
-    gcMsPer1000: per('gcMs') * 1000, gcRuns: after.gcRuns - before.gcRuns, allocatedBytesPerRequest: per('allocatedBytes'),
+    gcMsPer1000: per('gcMs') * 1000, gcRuns: after.gcRuns - before.gcRuns,
+    gcMajorMsPer1000: per('gcMajorMs') * 1000, gcMajorRuns: after.gcMajorRuns - before.gcMajorRuns, allocatedBytesPerRequest: per('allocatedBytes'),
     cpuUsPerRequest: per('cpuUs'), loopIdleShare: idle / (idle + after.loopActiveMs - before.loopActiveMs),
     windowUs: [before.monotonicUs, after.monotonicUs],
   };
@@ -80,7 +84,8 @@ for (let round = 1; round <= Number(rounds); round++) {
     for (const name of names.split(',')) {
       const r = { round, ...(await run(name, load)) };
       runs.push(r);
-      console.log(`round ${round} ${name} ${load}: ${r.rps} req/s, ${r.succeeded}/${r.done} ok, GC ${r.gcMsPer1000.toFixed(1)} ms/1000, `
+      console.log(`round ${round} ${name} ${load}: ${r.rps} req/s, ${r.succeeded}/${r.done} ok, GC ${r.gcMsPer1000.toFixed(1)} ms/1000 (${r.gcRuns} runs; `
+        + `mark-compact ${r.gcMajorMsPer1000.toFixed(1)} ms/1000, ${r.gcMajorRuns} runs), `
         + `${Math.round(r.allocatedBytesPerRequest)} B/req, CPU ${r.cpuUsPerRequest.toFixed(0)} µs/req, idle ${(100 * r.loopIdleShare).toFixed(1)}% `
         + `[loadavg ${r.loadavg}]`);
     }

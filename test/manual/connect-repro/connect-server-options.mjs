@@ -1,4 +1,6 @@
 // connect-server.mjs with connect-node options from OPTIONS (JSON), for trying a mitigation (README.md).
+// EMIT_END=1 also emits 'end' on each response's 'finish', which Http2ServerResponse never emits itself (end-event.mjs)
+// and connect-node's universalResponseToNodeResponse awaits.
 import http2 from 'node:http2';
 import { create } from '@bufbuild/protobuf';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
@@ -11,5 +13,10 @@ const user = create(UserSchema, {
 const routes = (router) => router.service(UserService, { getUser: () => user });
 
 const port = Number(process.env.PORT ?? 50062);
-const options = JSON.parse(process.env.OPTIONS ?? '{}');
-http2.createServer(connectNodeAdapter({ ...options, routes })).listen(port, '127.0.0.1', () => console.log(`connect-node on ${port}`));
+const handler = connectNodeAdapter({ ...JSON.parse(process.env.OPTIONS ?? '{}'), routes });
+const emitEnd = (req, res) => {
+  res.once('finish', () => res.emit('end'));
+  handler(req, res);
+};
+http2.createServer(process.env.EMIT_END === '1' ? emitEnd : handler)
+  .listen(port, '127.0.0.1', () => console.log(`connect-node on ${port}`));

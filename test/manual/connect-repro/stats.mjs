@@ -1,8 +1,8 @@
 // Preloaded into either server (node --import ./stats.mjs …) by bench.mjs, not part of the servers themselves.
-// On SIGUSR2 prints one JSON line of running totals: GC pause (perf_hooks 'gc' entries), V8 heap bytes allocated,
+// On SIGUSR2 prints one JSON line of running totals: GC pause (perf_hooks 'gc' entries; of it, mark-compact), V8 heap bytes allocated,
 // CPU (process.cpuUsage), event-loop utilization (performance.eventLoopUtilization) and the monotonic clock in µs
 // (the clock of a .cpuprofile's startTime, for summarize.mjs's window). SIGTERM exits normally, so --cpu-prof writes.
-import { PerformanceObserver, performance } from 'node:perf_hooks';
+import { PerformanceObserver, constants, performance } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import { Session } from 'node:inspector/promises';
 import { writeFileSync } from 'node:fs';
@@ -24,11 +24,15 @@ const allocated = () => {
   return v8.getHeapStatistics().used_heap_size - startUsed + freed;
 };
 
-const gc = { ms: 0, runs: 0 };
+const gc = { ms: 0, runs: 0, majorMs: 0, majorRuns: 0 };
 new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) {
     gc.ms += entry.duration;
     gc.runs++;
+    if (/** @type {any} */ (entry).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) {
+      gc.majorMs += entry.duration;
+      gc.majorRuns++;
+    }
   }
   allocated();
 }).observe({ entryTypes: ['gc'] });
@@ -52,7 +56,7 @@ process.on('SIGUSR2', async () => {
   const { user, system } = process.cpuUsage();
   const { idle, active } = performance.eventLoopUtilization();
   process.stdout.write(`${JSON.stringify({
-    gcMs: gc.ms, gcRuns: gc.runs, allocatedBytes: allocated(), cpuUs: user + system,
+    gcMs: gc.ms, gcRuns: gc.runs, gcMajorMs: gc.majorMs, gcMajorRuns: gc.majorRuns, allocatedBytes: allocated(), cpuUs: user + system,
     loopIdleMs: idle, loopActiveMs: active, monotonicUs: Number(process.hrtime.bigint() / 1000n),
   })}\n`);
 });
