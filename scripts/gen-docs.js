@@ -12,7 +12,7 @@ import { benchSettingSpecs } from '../bench/settings/bench.js';
 import { soakSettingSpecs } from '../bench/settings/soak.js';
 import { faultSettingSpecs } from '../bench/settings/faults.js';
 import { sweepSettingSpecs } from '../bench/settings/sweep.js';
-import { ROWS, WIDE_SPREAD } from '../bench/report/rows.js';
+import { ROWS, SOURCES, WIDE_SPREAD } from '../bench/report/rows.js';
 import { serverSettingSpecs } from '../server/settings.js';
 
 /** The repository's root. */
@@ -79,12 +79,13 @@ export function settingsTable(specs) {
  * @throws {Error} when a row has no `what`
  */
 export function rowsTable(rows) {
-  const body = rows.map(({ label, field, how, what, checkSpread }) => {
+  const body = rows.map(({ label, field, how, what, checkSpread, source }) => {
     if (typeof what !== 'string' || what.trim() === '') throw new Error(`report row ${label} has no what`);
+    if (!Object.hasOwn(SOURCES, source)) throw new Error(`report row ${label} names no source of SOURCES`);
     const spread = checkSpread ? `; runs more than ${WIDE_SPREAD * 100}% of the median apart are warned about (WIDE SPREAD)` : '';
-    return [label, code(field), `${how === 'sum' ? `${what}; summed over the repeats` : what}${spread}`];
+    return [label, code(field), source, `${how === 'sum' ? `${what}; summed over the repeats` : what}${spread}`];
   });
-  return table(['row', 'JSON field', 'what it is'], body);
+  return `${table(['row', 'JSON field', 'source', 'what it is'], body)}\n\nSources: ${Object.entries(SOURCES).map(([name, text]) => `\`${name}\`, ${text}`).join('; ')}.`;
 }
 
 /**

@@ -220,15 +220,55 @@ const releaseOf = (releases) => [...new Set(releases.filter(Boolean))].join(' | 
  * @property {number|null} server_worker_share_max_pct largest such share (%)
  */
 
-/** Names of the figures serverFigures gives. */
-export const SERVER_FIELDS = Object.freeze([
-  'server_requests', 'server_cpu_us_per_request', 'server_cpu_user_us_per_request', 'server_cpu_system_us_per_request',
-  'server_rss_peak_mib', 'server_rss_end_mib', 'server_heap_peak_mib', 'server_heap_end_mib',
-  'server_eventloop_p50_ms', 'server_eventloop_p99_ms', 'server_gc_ms', 'server_gc_ms_per_1k_requests',
-  'server_heap_allocated_bytes_per_request',
-  'server_tls_handshakes_per_1k_requests', 'server_tls_resumed_pct', 'server_tls',
-  'server_worker_share_min_pct', 'server_worker_share_max_pct',
+/**
+ * The report's rows of the server's own figures (bench/report/rows.js puts them in ROWS, its registry of rows; Row there),
+ * in table order: the largest or worst worker where per worker.
+ * @type {ReadonlyArray<Readonly<{label: string, field: string, digits: number, how: 'median'|'sum', source: 'server',
+ *   checkSpread?: boolean, what: string}>>}
+ */
+export const SERVER_ROWS = Object.freeze([
+  { label: 'requests served, server count', field: 'server_requests', digits: 0, how: 'median', source: 'server',
+    what: 'the server\'s own count of requests over the measured window, warm-up left out (should equal k6\'s `requests`)' },
+  { label: 'server CPU per request (µs)', field: 'server_cpu_us_per_request', digits: 1, how: 'median', source: 'server', checkSpread: true,
+    what: 'CPU time (user + system) of the workers and the primary over the window / requests served' },
+  { label: 'server user CPU per request (µs)', field: 'server_cpu_user_us_per_request', digits: 1, how: 'median', source: 'server',
+    what: 'its user part' },
+  { label: 'server system CPU per request (µs)', field: 'server_cpu_system_us_per_request', digits: 1, how: 'median', source: 'server',
+    what: 'its system part' },
+  { label: 'RSS peak, largest worker (MiB)', field: 'server_rss_peak_mib', digits: 1, how: 'median', source: 'server',
+    what: 'RSS peak of the largest worker in the window, sampled every 100 ms' },
+  { label: 'RSS at end, largest worker (MiB)', field: 'server_rss_end_mib', digits: 1, how: 'median', source: 'server',
+    what: 'RSS of the largest worker at the end of the window' },
+  { label: 'heap used peak, largest worker (MiB)', field: 'server_heap_peak_mib', digits: 1, how: 'median', source: 'server',
+    what: 'V8 heap-used peak of the largest worker in the window, sampled every 100 ms' },
+  { label: 'heap used at end, largest worker (MiB)', field: 'server_heap_end_mib', digits: 1, how: 'median', source: 'server',
+    what: 'V8 heap used by the largest worker at the end of the window' },
+  { label: 'event-loop delay p50, worst worker (ms)', field: 'server_eventloop_p50_ms', digits: 2, how: 'median', source: 'server',
+    what: 'median event-loop delay of the worst worker over the window (`monitorEventLoopDelay`, its 10 ms sampling interval taken off)' },
+  { label: 'event-loop delay p99, worst worker (ms)', field: 'server_eventloop_p99_ms', digits: 2, how: 'median', source: 'server',
+    what: '99th percentile of the same' },
+  { label: 'GC pause in window, all workers (ms)', field: 'server_gc_ms', digits: 1, how: 'median', source: 'server',
+    what: 'garbage-collection pauses in the window, summed over the workers, from `perf_hooks` GC entries' },
+  { label: 'GC pause per 1000 requests (ms)', field: 'server_gc_ms_per_1k_requests', digits: 2, how: 'median', source: 'server',
+    what: 'the same per 1000 requests served' },
+  { label: 'bytes allocated on the V8 heap per request', field: 'server_heap_allocated_bytes_per_request', digits: 0, how: 'median', source: 'server',
+    what: 'bytes the workers allocated on their V8 heaps in the window (heap-used growth plus what each GC freed, `v8.GCProfiler`) '
+      + '÷ requests served: the garbage each request makes' },
+  // TLS=1 (docs/tls.md): the servers' own count of handshakes, one per new TLS connection.
+  { label: 'TLS handshakes per 1000 requests, server count', field: 'server_tls_handshakes_per_1k_requests', digits: 2, how: 'median', source: 'server',
+    what: 'with `TLS=1`: TLS handshakes the workers completed in the window (`server_tls_handshakes_total`) × 1000 ÷ requests served: '
+      + 'about 1000 × (VUs + 1) ÷ requests with `CONNECTIONS=reuse` (each VU\'s connection and `setup()`\'s open in the measured run: '
+      + 'the warm-up is a k6 run of its own), 1000 with `per-request`. The version, cipher and ALPN protocol negotiated are in the notes' },
+  { label: 'TLS handshakes resumed (%)', field: 'server_tls_resumed_pct', digits: 1, how: 'median', source: 'server',
+    what: 'the share of those handshakes that resumed an earlier session (a TLS 1.3 ticket, or a 1.2 session id or ticket)' },
+  { label: 'requests per worker, smallest share (%)', field: 'server_worker_share_min_pct', digits: 1, how: 'median', source: 'server',
+    what: 'smallest share of the window\'s requests one worker served: how evenly the cluster spread the load' },
+  { label: 'requests per worker, largest share (%)', field: 'server_worker_share_max_pct', digits: 1, how: 'median', source: 'server',
+    what: 'largest such share' },
 ]);
+
+/** Names of the figures serverFigures gives: its rows' fields, and the TLS parameters the notes give (`server_tls`). */
+export const SERVER_FIELDS = Object.freeze(SERVER_ROWS.flatMap(({ field }) => (field === 'server_tls_resumed_pct' ? [field, 'server_tls'] : [field])));
 
 /**
  * The report's figures of one measured window.

@@ -1,7 +1,7 @@
 // The report's rows, each a figure of a column with its JSON field, and how a column's repeated runs combine
 // into them (median and spread, or sum): the registry the table, the JSON and docs/report.md derive from.
 import { CLIENT_BOUND_PCT, CLIENT_BOUND_SHARE } from './reading.js';
-import { SERVER_FIELDS } from '../records/server-stats.js';
+import { SERVER_FIELDS, SERVER_ROWS } from '../records/server-stats.js';
 import { spread, wideSpread } from './stats.js';
 import { DISTURBED, disturbedRuns } from './machine-noise.js';
 
@@ -14,11 +14,26 @@ import { DISTURBED, disturbedRuns } from './machine-noise.js';
 export const WIDE_SPREAD = 0.25;
 
 /**
+ * What measures the rows' figures, each row naming one (`source`): docs/report.md's table gives it beside the row.
+ */
+export const SOURCES = Object.freeze({
+  k6: 'k6\'s summary of the measured run, and its CPU (bench/k6/runner.js)',
+  capacity: 'the capacity pass: wrk or h2load against the same server (bench/passes/capacity.js)',
+  calibration: 'the client\'s ceiling: the same k6 run against the mode\'s bare listener (bench/passes/calibrate.js)',
+  machine: '/proc/stat and /proc/<pid>/stat around the run (bench/records/machine-noise.js)',
+  server: 'the server\'s own accounting, read from its admin endpoint around the run (bench/records/server-stats.js)',
+  replicas: 'with SERVERS > 1: the replicas\' own counts and HAProxy\'s CPU (bench/placement/replicas.js)',
+  capture: 'with VERIFY_BYTES=1: a capture of the run counted by tshark (bench/passes/wire.js)',
+  link: 'over a link: its counters, its settings and toxiproxy\'s CPU (bench/placement/link.js)',
+});
+
+/**
  * @typedef {object} Row one row of the report's table, and its JSON field
  * @property {string} label the row's label, also its key in `ratios`
  * @property {string} field its JSON field under `modes.<mode>` (dotted: `latency_ms.p50`)
  * @property {number} digits decimals shown in the table
  * @property {'median'|'sum'} how how repeated runs combine: failures add up, so none is hidden by a median
+ * @property {keyof typeof SOURCES} source what measures it (SOURCES)
  * @property {boolean} [checkSpread] a headline row whose runs should agree: a range over WIDE_SPREAD of its median is
  *   warned about above the table (`wide_spread`)
  * @property {string} what what it is, for docs/report.md (generated from here by npm run docs)
@@ -29,160 +44,123 @@ export const WIDE_SPREAD = 0.25;
  * @type {ReadonlyArray<Readonly<Row>>}
  */
 export const ROWS = Object.freeze([
-  { label: 'RPS (req/s)', field: 'rps', digits: 0, how: 'median', checkSpread: true,
+  { label: 'RPS (req/s)', field: 'rps', digits: 0, how: 'median', source: 'k6', checkSpread: true,
     what: 'requests / k6\'s test run duration' },
   // Beside k6's RPS, so that its ratio stands beside k6's: the servers' own ceilings where k6 is the limit.
-  { label: 'server capacity, wrk/h2load (req/s)', field: 'capacity_rps', digits: 0, how: 'median',
+  { label: 'server capacity, wrk/h2load (req/s)', field: 'capacity_rps', digits: 0, how: 'median', source: 'capacity',
     what: 'the rate wrk or h2load reached against the same server at the same concurrency: with `CAPACITY=auto` (the default) '
       + 'once per column after the scenario\'s k6 runs when k6 was client-bound in any column, with `CAPACITY=1` after every k6 run' },
   // The client's ceiling: what the same k6 script reached against a server that costs next to nothing (bench/passes/calibrate.js).
-  { label: 'client\'s ceiling, k6 vs bare server (req/s)', field: 'client_ceiling_rps', digits: 0, how: 'median',
+  { label: 'client\'s ceiling, k6 vs bare server (req/s)', field: 'client_ceiling_rps', digits: 0, how: 'median', source: 'calibration',
     what: 'the rate the same k6 script, VUs and pinning reached against the mode\'s bare listener (node:http or node:http2 sending the '
       + 'same bytes at next to no cost) on loopback, for `CALIBRATE` right before each run (once per mode and compression in each repeat; the notes say how long before): what the load generator can do '
       + 'on this machine. Not measured for gzip columns (the bare listeners send no gzip) or with `K6_INSTANCES` > 1; with `TLS=1` the bare listener serves TLS too' },
-  { label: 'share of the client\'s ceiling', field: 'client_share', digits: 2, how: 'median',
+  { label: 'share of the client\'s ceiling', field: 'client_share', digits: 2, how: 'median', source: 'calibration',
     what: 'RPS ÷ the client\'s ceiling; 0.9 or more in the median run marks the column client-bound (`client_bound`, '
       + '`client_bound_by`: `ceiling`); without a ceiling, k6\'s CPU decides (`cpu`)' },
-  { label: 'requests', field: 'requests', digits: 0, how: 'median',
+  { label: 'requests', field: 'requests', digits: 0, how: 'median', source: 'k6',
     what: 'requests made, answered or not (`http_reqs`; for gRPC the samples of `grpc_req_failed`, one per call: k6\'s `grpc_req_duration` leaves out calls that reached their deadline), including the one request `setup()` makes' },
-  { label: 'failed requests', field: 'failed', digits: 0, how: 'sum',
+  { label: 'failed requests', field: 'failed', digits: 0, how: 'sum', source: 'k6',
     what: 'HTTP: status ≥ 400 or a network error (`http_req_failed`); gRPC: a status other than OK (`grpc_req_failed`, the project\'s twin of it)' },
-  { label: 'timed out requests', field: 'timed_out', digits: 0, how: 'sum',
+  { label: 'timed out requests', field: 'timed_out', digits: 0, how: 'sum', source: 'k6',
     what: 'requests that reached `REQUEST_TIMEOUT` (default: k6\'s own 60 s, both modes) and were ended by k6 (HTTP: k6\'s '
       + '`http_reqs{error_code:1050}`; gRPC: the script\'s `requests_timed_out`); they are among the failed requests too. '
       + 'One still waiting when the run ends is counted as interrupted' },
-  { label: 'interrupted at the end (unanswered)', field: 'interrupted', digits: 0, how: 'sum',
+  { label: 'interrupted at the end (unanswered)', field: 'interrupted', digits: 0, how: 'sum', source: 'k6',
     what: 'iterations k6 had to interrupt when the run ended (still waiting after its graceful stop, 30 s): requests that got '
       + 'neither an answer nor an error by then, from k6\'s last progress line' },
-  { label: 'failed checks (sampled responses)', field: 'checks_failed', digits: 0, how: 'sum',
+  { label: 'failed checks (sampled responses)', field: 'checks_failed', digits: 0, how: 'sum', source: 'k6',
     what: 'checks on the sampled responses (one in `SAMPLE_EVERY`=1000 per VU is decoded and compared with the expected payload)' },
-  { label: 'dropped iterations (open model)', field: 'dropped_iterations', digits: 0, how: 'sum',
+  { label: 'dropped iterations (open model)', field: 'dropped_iterations', digits: 0, how: 'sum', source: 'k6',
     what: 'open model only: iterations k6 could not start for lack of VUs, i.e. the rate was not sustained' },
-  { label: 'latency p50 (ms)', field: 'latency_ms.p50', digits: 2, how: 'median',
+  { label: 'latency p50 (ms)', field: 'latency_ms.p50', digits: 2, how: 'median', source: 'k6',
     what: 'median of `http_req_duration` (sending + waiting + receiving) or `grpc_req_duration` (the whole unary call)' },
-  { label: 'latency p90 (ms)', field: 'latency_ms.p90', digits: 2, how: 'median',
+  { label: 'latency p90 (ms)', field: 'latency_ms.p90', digits: 2, how: 'median', source: 'k6',
     what: '90th percentile of the same' },
-  { label: 'latency p95 (ms)', field: 'latency_ms.p95', digits: 2, how: 'median',
+  { label: 'latency p95 (ms)', field: 'latency_ms.p95', digits: 2, how: 'median', source: 'k6',
     what: '95th percentile of the same' },
-  { label: 'latency p99 (ms)', field: 'latency_ms.p99', digits: 2, how: 'median',
+  { label: 'latency p99 (ms)', field: 'latency_ms.p99', digits: 2, how: 'median', source: 'k6',
     what: '99th percentile of the same' },
-  { label: 'data sent (bytes)', field: 'data_sent_bytes', digits: 0, how: 'median',
+  { label: 'data sent (bytes)', field: 'data_sent_bytes', digits: 0, how: 'median', source: 'k6',
     what: 'k6\'s counter of bytes written to its connections: payload, headers and framing' },
-  { label: 'data received (bytes)', field: 'data_received_bytes', digits: 0, how: 'median',
+  { label: 'data received (bytes)', field: 'data_received_bytes', digits: 0, how: 'median', source: 'k6',
     what: 'k6\'s counter of bytes read from its connections: payload, headers and framing' },
-  { label: 'sent per request (bytes)', field: 'sent_per_request', digits: 1, how: 'median',
+  { label: 'sent per request (bytes)', field: 'sent_per_request', digits: 1, how: 'median', source: 'k6',
     what: 'data sent / requests' },
-  { label: 'received per request (bytes)', field: 'received_per_request', digits: 1, how: 'median',
+  { label: 'received per request (bytes)', field: 'received_per_request', digits: 1, how: 'median', source: 'k6',
     what: 'data received / requests' },
-  { label: 'payload per response (bytes)', field: 'payload_bytes', digits: 0, how: 'median',
+  { label: 'payload per response (bytes)', field: 'payload_bytes', digits: 0, how: 'median', source: 'k6',
     what: 'the payload alone: the JSON body as received, or the protobuf message k6 decoded, encoded again '
       + '(test/integration/payload.test.js checks it equals the bytes the server sends)' },
-  { label: 'VUs', field: 'vus', digits: 0, how: 'median',
+  { label: 'VUs', field: 'vus', digits: 0, how: 'median', source: 'k6',
     what: 'highest number of VUs, as run' },
-  { label: 'duration (s)', field: 'duration_s', digits: 1, how: 'median',
+  { label: 'duration (s)', field: 'duration_s', digits: 1, how: 'median', source: 'k6',
     what: 'k6\'s test run duration, as run' },
-  { label: 'k6 CPU (% of its cores)', field: 'k6_cpu_pct', digits: 0, how: 'median',
+  { label: 'k6 CPU (% of its cores)', field: 'k6_cpu_pct', digits: 0, how: 'median', source: 'k6',
     what: 'k6\'s user + system CPU time over the run / (wall time × its cores); ≥ 90% in the median run marks the column client-bound '
       + '(`client_bound`); `k6_cpu_runs` counts the runs that reached it' },
   // The machine's noise on the pinned cores over the k6 run (bench/records/machine-noise.js, from /proc): what a busy shared
   // machine took from the server and k6 without a sign in their own figures.
-  { label: 'steal, server cores (%)', field: 'machine_steal_server_pct', digits: 1, how: 'median',
+  { label: 'steal, server cores (%)', field: 'machine_steal_server_pct', digits: 1, how: 'median', source: 'machine',
     what: 'time the hypervisor ran something else on the server\'s pinned cores (`steal` of their `cpuN` lines in /proc/stat, read '
       + 'right before and right after the k6 run) ÷ their time in that window. A run at '
       + `${DISTURBED.steal * 100}% or more of steal, or ${DISTURBED.other * 100}% of other processes' CPU, on either side is named in a `
       + 'DISTURBED note (`modes.<mode>.disturbed`); the parts of each figure are in each summary\'s `bench.run.machine`' },
-  { label: 'other processes\' CPU, server cores (%)', field: 'machine_other_server_pct', digits: 1, how: 'median',
+  { label: 'other processes\' CPU, server cores (%)', field: 'machine_other_server_pct', digits: 1, how: 'median', source: 'machine',
     what: 'busy time of the server\'s cores (the window\'s time less their idle, iowait and steal in /proc/stat) less the CPU time of the server\'s '
       + 'own processes in the window (/proc/<pid>/stat of the primary, the workers and, with `SERVERS` > 1, HAProxy), ÷ the cores\' time: '
       + 'other processes, the kernel\'s threads and the job\'s own (unpinned) process. Not measured over an emulated link' },
-  { label: 'steal, k6\'s cores (%)', field: 'machine_steal_k6_pct', digits: 1, how: 'median',
+  { label: 'steal, k6\'s cores (%)', field: 'machine_steal_k6_pct', digits: 1, how: 'median', source: 'machine',
     what: 'the same steal on k6\'s pinned cores' },
-  { label: 'other processes\' CPU, k6\'s cores (%)', field: 'machine_other_k6_pct', digits: 1, how: 'median',
+  { label: 'other processes\' CPU, k6\'s cores (%)', field: 'machine_other_k6_pct', digits: 1, how: 'median', source: 'machine',
     what: 'the same on k6\'s cores, less k6\'s own CPU: the job\'s waited-for children\'s time (/proc/self/stat cutime + cstime), '
       + 'as k6 starts and exits within the window' },
-  // The server's own accounting of the measured window (bench/records/server-stats.js); the largest or worst worker where per worker.
-  { label: 'requests served, server count', field: 'server_requests', digits: 0, how: 'median',
-    what: 'the server\'s own count of requests over the measured window, warm-up left out (should equal k6\'s `requests`)' },
-  { label: 'server CPU per request (µs)', field: 'server_cpu_us_per_request', digits: 1, how: 'median', checkSpread: true,
-    what: 'CPU time (user + system) of the workers and the primary over the window / requests served' },
-  { label: 'server user CPU per request (µs)', field: 'server_cpu_user_us_per_request', digits: 1, how: 'median',
-    what: 'its user part' },
-  { label: 'server system CPU per request (µs)', field: 'server_cpu_system_us_per_request', digits: 1, how: 'median',
-    what: 'its system part' },
-  { label: 'RSS peak, largest worker (MiB)', field: 'server_rss_peak_mib', digits: 1, how: 'median',
-    what: 'RSS peak of the largest worker in the window, sampled every 100 ms' },
-  { label: 'RSS at end, largest worker (MiB)', field: 'server_rss_end_mib', digits: 1, how: 'median',
-    what: 'RSS of the largest worker at the end of the window' },
-  { label: 'heap used peak, largest worker (MiB)', field: 'server_heap_peak_mib', digits: 1, how: 'median',
-    what: 'V8 heap-used peak of the largest worker in the window, sampled every 100 ms' },
-  { label: 'heap used at end, largest worker (MiB)', field: 'server_heap_end_mib', digits: 1, how: 'median',
-    what: 'V8 heap used by the largest worker at the end of the window' },
-  { label: 'event-loop delay p50, worst worker (ms)', field: 'server_eventloop_p50_ms', digits: 2, how: 'median',
-    what: 'median event-loop delay of the worst worker over the window (`monitorEventLoopDelay`, its 10 ms sampling interval taken off)' },
-  { label: 'event-loop delay p99, worst worker (ms)', field: 'server_eventloop_p99_ms', digits: 2, how: 'median',
-    what: '99th percentile of the same' },
-  { label: 'GC pause in window, all workers (ms)', field: 'server_gc_ms', digits: 1, how: 'median',
-    what: 'garbage-collection pauses in the window, summed over the workers, from `perf_hooks` GC entries' },
-  { label: 'GC pause per 1000 requests (ms)', field: 'server_gc_ms_per_1k_requests', digits: 2, how: 'median',
-    what: 'the same per 1000 requests served' },
-  { label: 'bytes allocated on the V8 heap per request', field: 'server_heap_allocated_bytes_per_request', digits: 0, how: 'median',
-    what: 'bytes the workers allocated on their V8 heaps in the window (heap-used growth plus what each GC freed, `v8.GCProfiler`) '
-      + '÷ requests served: the garbage each request makes' },
-  // TLS=1 (docs/tls.md): the servers' own count of handshakes, one per new TLS connection.
-  { label: 'TLS handshakes per 1000 requests, server count', field: 'server_tls_handshakes_per_1k_requests', digits: 2, how: 'median',
-    what: 'with `TLS=1`: TLS handshakes the workers completed in the window (`server_tls_handshakes_total`) × 1000 ÷ requests served: '
-      + 'about 1000 × (VUs + 1) ÷ requests with `CONNECTIONS=reuse` (each VU\'s connection and `setup()`\'s open in the measured run: '
-      + 'the warm-up is a k6 run of its own), 1000 with `per-request`. The version, cipher and ALPN protocol negotiated are in the notes' },
-  { label: 'TLS handshakes resumed (%)', field: 'server_tls_resumed_pct', digits: 1, how: 'median',
-    what: 'the share of those handshakes that resumed an earlier session (a TLS 1.3 ticket, or a 1.2 session id or ticket)' },
-  { label: 'requests per worker, smallest share (%)', field: 'server_worker_share_min_pct', digits: 1, how: 'median',
-    what: 'smallest share of the window\'s requests one worker served: how evenly the cluster spread the load' },
-  { label: 'requests per worker, largest share (%)', field: 'server_worker_share_max_pct', digits: 1, how: 'median',
-    what: 'largest such share' },
+  // The server's own accounting of the measured window: its rows are defined beside the arithmetic that gives them.
+  ...SERVER_ROWS,
   // SERVERS > 1: the replicas behind HAProxy (bench/placement/replicas.js).
-  { label: 'requests per replica, smallest share (%)', field: 'server_replica_share_min_pct', digits: 1, how: 'median',
+  { label: 'requests per replica, smallest share (%)', field: 'server_replica_share_min_pct', digits: 1, how: 'median', source: 'replicas',
     what: 'with `SERVERS` > 1, through HAProxy: the smallest share of the window\'s requests one replica served, by the replicas\' own counts' },
-  { label: 'requests per replica, largest share (%)', field: 'server_replica_share_max_pct', digits: 1, how: 'median',
+  { label: 'requests per replica, largest share (%)', field: 'server_replica_share_max_pct', digits: 1, how: 'median', source: 'replicas',
     what: 'the largest such share' },
-  { label: 'balancer CPU per request (µs)', field: 'balancer_cpu_us_per_request', digits: 1, how: 'median',
+  { label: 'balancer CPU per request (µs)', field: 'balancer_cpu_us_per_request', digits: 1, how: 'median', source: 'replicas',
     what: 'HAProxy\'s CPU time (user + system, from /proc) over the k6 run ÷ the requests the replicas served' },
-  { label: 'TCP payload sent, tshark (bytes)', field: 'wire_sent_bytes', digits: 0, how: 'median',
+  { label: 'TCP payload sent, tshark (bytes)', field: 'wire_sent_bytes', digits: 0, how: 'median', source: 'capture',
     what: 'with `VERIFY_BYTES=1`: TCP payload bytes client to server in a capture of the run (dumpcap, counted by tshark)' },
-  { label: 'TCP payload received, tshark (bytes)', field: 'wire_received_bytes', digits: 0, how: 'median',
+  { label: 'TCP payload received, tshark (bytes)', field: 'wire_received_bytes', digits: 0, how: 'median', source: 'capture',
     what: 'with `VERIFY_BYTES=1`: TCP payload bytes server to client in that capture' },
-  { label: 'k6 data_sent vs capture (%)', field: 'data_sent_vs_wire_pct', digits: 3, how: 'median',
+  { label: 'k6 data_sent vs capture (%)', field: 'data_sent_vs_wire_pct', digits: 3, how: 'median', source: 'capture',
     what: '(data sent / TCP payload sent − 1) × 100: how far k6\'s counter is from the wire' },
-  { label: 'k6 data_received vs capture (%)', field: 'data_received_vs_wire_pct', digits: 3, how: 'median',
+  { label: 'k6 data_received vs capture (%)', field: 'data_received_vs_wire_pct', digits: 3, how: 'median', source: 'capture',
     what: '(data received / TCP payload received − 1) × 100' },
   // Over a link (NETWORK, BANDWIDTH, RTT, TARGET=remote): the link's own counters (bench/placement/link.js) and what they predict.
-  { label: 'link throughput down, frames (Mbit/s)', field: 'link_down_mbps', digits: 3, how: 'median',
+  { label: 'link throughput down, frames (Mbit/s)', field: 'link_down_mbps', digits: 3, how: 'median', source: 'link',
     what: 'over an emulated link: the veth\'s byte counters server to client over the k6 run ÷ its duration: '
       + 'everything that crossed the link, Ethernet/IP/TCP headers and ACKs included' },
-  { label: 'link throughput up, frames (Mbit/s)', field: 'link_up_mbps', digits: 3, how: 'median',
+  { label: 'link throughput up, frames (Mbit/s)', field: 'link_up_mbps', digits: 3, how: 'median', source: 'link',
     what: 'the same, client to server' },
-  { label: 'link utilisation down (%)', field: 'link_down_util_pct', digits: 1, how: 'median',
+  { label: 'link utilisation down (%)', field: 'link_down_util_pct', digits: 1, how: 'median', source: 'link',
     what: 'link throughput down ÷ the configured down bandwidth (null when not limited)' },
-  { label: 'link utilisation up (%)', field: 'link_up_util_pct', digits: 1, how: 'median',
+  { label: 'link utilisation up (%)', field: 'link_up_util_pct', digits: 1, how: 'median', source: 'link',
     what: 'link throughput up ÷ the configured up bandwidth' },
-  { label: 'link bytes down per request (frames)', field: 'link_down_per_request', digits: 1, how: 'median',
+  { label: 'link bytes down per request (frames)', field: 'link_down_per_request', digits: 1, how: 'median', source: 'link',
     what: 'link-layer bytes server to client ÷ requests' },
-  { label: 'link bytes up per request (frames)', field: 'link_up_per_request', digits: 1, how: 'median',
+  { label: 'link bytes up per request (frames)', field: 'link_up_per_request', digits: 1, how: 'median', source: 'link',
     what: 'link-layer bytes client to server ÷ requests' },
-  { label: 'packets down per request', field: 'link_down_packets_per_request', digits: 2, how: 'median',
+  { label: 'packets down per request', field: 'link_down_packets_per_request', digits: 2, how: 'median', source: 'link',
     what: 'packets server to client ÷ requests' },
-  { label: 'packets up per request', field: 'link_up_packets_per_request', digits: 2, how: 'median',
+  { label: 'packets up per request', field: 'link_up_packets_per_request', digits: 2, how: 'median', source: 'link',
     what: 'packets client to server ÷ requests' },
-  { label: 'RPS ceiling from bandwidth, k6 bytes (req/s)', field: 'ceiling_k6_bytes_rps', digits: 0, how: 'median',
+  { label: 'RPS ceiling from bandwidth, k6 bytes (req/s)', field: 'ceiling_k6_bytes_rps', digits: 0, how: 'median', source: 'link',
     what: 'min over both directions of bandwidth ÷ (8 × k6\'s bytes per request): what the payload-and-headers view predicts' },
-  { label: 'RPS ceiling from bandwidth, link bytes (req/s)', field: 'ceiling_link_bytes_rps', digits: 0, how: 'median',
+  { label: 'RPS ceiling from bandwidth, link bytes (req/s)', field: 'ceiling_link_bytes_rps', digits: 0, how: 'median', source: 'link',
     what: 'the same from link bytes per request: what the link actually carries per request' },
-  { label: 'RPS ceiling from latency, VUs ÷ RTT (req/s)', field: 'ceiling_latency_rps', digits: 0, how: 'median',
+  { label: 'RPS ceiling from latency, VUs ÷ RTT (req/s)', field: 'ceiling_latency_rps', digits: 0, how: 'median', source: 'link',
     what: 'closed model: VUs ÷ RTT (measured before the runs, else configured), the rate at which each VU only waits one round trip per request' },
-  { label: 'RTT share of request time (%)', field: 'latency_share_pct', digits: 1, how: 'median',
+  { label: 'RTT share of request time (%)', field: 'latency_share_pct', digits: 1, how: 'median', source: 'link',
     what: 'RPS ÷ that ceiling: the share of each request\'s time that is the RTT' },
-  { label: 'server CPU (% of its cores)', field: 'server_cpu_pct', digits: 1, how: 'median',
+  { label: 'server CPU (% of its cores)', field: 'server_cpu_pct', digits: 1, how: 'median', source: 'link',
     what: 'over a link: server CPU per request × RPS ÷ the server\'s cores (its accounting): how busy the server was' },
-  { label: 'toxiproxy CPU (% of the server cores)', field: 'proxy_cpu_pct', digits: 1, how: 'median',
+  { label: 'toxiproxy CPU (% of the server cores)', field: 'proxy_cpu_pct', digits: 1, how: 'median', source: 'link',
     what: 'toxiproxy\'s CPU over the run (/proc) ÷ the server\'s cores, which it shares: it stands in for the network' },
 ]);
 

@@ -65,3 +65,17 @@ export async function addMode(copy, { name, listener, ownScripts = false }) {
     + `export const ${hostOf('remote')} = pick('${hostOf('remote')}');\nexport const REMOTE_ADMIN_HOST = `);
   return [`${scripts}/local.js`, `${scripts}/remote.js`];
 }
+
+/**
+ * Adds a report row of a k6 figure: requests per VU, computed where the summary reader makes k6's figures
+ * (bench/records/summary.js figuresOf) and listed in ROWS beside the VUs.
+ * @param {{edit: Function}} copy a scratch copy
+ * @returns {Promise<void>}
+ */
+export async function addReportRow(copy) {
+  await copy.edit('bench/records/summary.js', '    rps: durationS > 0 ? requests / durationS : 0,\n',
+    '    rps: durationS > 0 ? requests / durationS : 0,\n    requests_per_vu: requests / Math.max(1, data.metrics.vus_max?.values?.max ?? 1),\n');
+  await copy.edit('bench/report/rows.js', "  { label: 'VUs', field: 'vus',",
+    "  { label: 'requests per VU', field: 'requests_per_vu', digits: 0, how: 'median', source: 'k6',\n"
+      + "    what: 'requests ÷ VUs' },\n  { label: 'VUs', field: 'vus',");
+}

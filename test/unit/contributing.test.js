@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { ROOT } from '../../bench/root.js';
-import { addListener, addMode, addScenario } from '../helpers/additions.js';
+import { addListener, addMode, addReportRow, addScenario } from '../helpers/additions.js';
 import { scratchCopy } from '../helpers/scratch.js';
 
 const DOC = readFileSync(path.join(ROOT, 'docs/contributing.md'), 'utf8');
@@ -51,4 +51,10 @@ test('adding a mode changes the files docs/contributing.md says', async (t) => {
   assert.deepEqual(files, ['alt-tests/local.js', 'alt-tests/remote.js', 'bench/modes.js', 'config.js', 'docs/faults.md',
     'docs/settings.md', 'docs/soak.md']);
   assert.equal(files.length, stated('Adding a mode'));
+});
+
+test('adding a report row changes the files docs/contributing.md says', async (t) => {
+  const files = await changed(t, (copy) => addReportRow(copy));
+  assert.deepEqual(files, ['bench/records/summary.js', 'bench/report/rows.js', 'docs/report.md']);
+  assert.equal(files.length, stated('Adding a report row'));
 });
