@@ -10,6 +10,79 @@ const fmt = formatNumber;
 const fmtSpread = (s, digits = 0) => (s === null ? 'n/a'
   : s.min === s.max ? fmt(s.median, digits) : `${fmt(s.median, digits)} (${fmt(s.min, digits)}–${fmt(s.max, digits)})`);
 
+const mem = (r) => r.memory.total;
+const load = (r) => (r.model === 'open' ? `${fmt(r.rate)} req/s, open model` : `${fmt(r.vus)} VUs, closed model`);
+/** A figure of the server's accounting over the run: its first and last windows' medians, and its max. */
+const trend = (r, field, digits) => {
+  const t = r.server?.[field];
+  return t ? `${fmt(t.first, digits)} → ${fmt(t.last, digits)} (max ${fmt(t.max, digits)})` : 'n/a';
+};
+
+/**
+ * @typedef {object} SoakRow one row of the soak's tables: its label, and its cell for one mode's run
+ * @property {string} label
+ * @property {(run: any) => string} cell
+ */
+
+/**
+ * The sustained run's table, row by row, one column per mode (renderSoakMarkdown).
+ * @type {ReadonlyArray<SoakRow>}
+ */
+export const SOAK_ROWS = Object.freeze([
+  { label: 'load', cell: load },
+  { label: 'ceiling, median of the runs: the server\'s (native tool) / k6\'s (req/s)', cell: (r) => (r.ceiling
+    ? `${fmt(r.ceiling.server_rps)} (${r.ceiling.server_tool}) / ${fmt(r.ceiling.k6_rps)}: ${r.ceiling.limit === 'k6' ? 'k6' : 'the server'} the lower`
+    : 'not measured') },
+  // Each run's pair; a report from before CEILING_RUNS has one run and no list.
+  { label: 'ceiling runs: the server\'s / k6\'s (req/s)', cell: (r) => (r.ceiling?.runs
+    ? r.ceiling.runs.map((c) => `${fmt(c.server_rps)} / ${fmt(c.k6_rps)}`).join('; ') : 'n/a') },
+  { label: 'RPS (req/s)', cell: (r) => fmt(r.rps) },
+  { label: 'iterations the open model could not start (dropped)', cell: (r) => (r.model === 'open' ? fmt(r.dropped_iterations) : 'n/a') },
+  { label: 'requests', cell: (r) => fmt(r.requests) },
+  { label: 'failed requests (must be 0)', cell: (r) => fmt(r.failed) },
+  { label: 'iterations k6 interrupted at the end', cell: (r) => fmt(r.interrupted_iterations) },
+  { label: 'latency p99 (ms)', cell: (r) => fmt(r.latency_ms.p99, 2) },
+  { label: 'k6 CPU (% of its core)', cell: (r) => fmt(r.k6_cpu_pct) },
+  { label: 'RSS idle between warm-up and run (MiB)', cell: (r) => fmt(r.rss_idle_mib, 1) },
+  { label: `RSS at window start, ${RSS_INTERVAL_S} s into the run (MiB)`, cell: (r) => fmt(mem(r).start_mib, 1) },
+  { label: 'RSS at window end (MiB)', cell: (r) => fmt(mem(r).end_mib, 1) },
+  { label: 'RSS max (MiB)', cell: (r) => fmt(mem(r).max_mib, 1) },
+  { label: 'RSS median, first → last minute (MiB)', cell: (r) => `${fmt(mem(r).median_start_mib, 1)} → ${fmt(mem(r).median_end_mib, 1)}` },
+  { label: 'RSS growth, median last vs first minute (%)', cell: (r) => fmt(mem(r).growth_pct, 1) },
+  { label: 'RSS slope, linear fit ± standard error (MiB/min)', cell: (r) => `${fmt(mem(r).slope_mib_per_min, 2)} ± ${fmt(mem(r).slope_se_mib_per_min, 2)}` },
+  { label: 'RSS samples under load', cell: (r) => fmt(mem(r).samples) },
+  { label: 'memory', cell: (r) => r.memory.verdict },
+  { label: 'GC per 1000 requests (ms), first → last', cell: (r) => trend(r, 'gc_ms_per_1k_requests', 2) },
+  { label: 'V8 heap allocated per request (bytes), first → last', cell: (r) => trend(r, 'allocated_bytes_per_request', 0) },
+  { label: 'server CPU per request (µs), first → last', cell: (r) => trend(r, 'cpu_us_per_request', 1) },
+  { label: 'V8 heap used at window end, largest worker (MiB), first → last', cell: (r) => trend(r, 'heap_end_mib', 1) },
+  { label: 'V8 heap committed at window end, largest worker (MiB), first → last', cell: (r) => trend(r, 'heap_committed_end_mib', 1) },
+  { label: 'RSS outside the V8 heap at window end, largest worker (MiB), first → last', cell: (r) => trend(r, 'outside_heap_end_mib', 1) },
+  { label: 'RSS outside the V8 heap: slope ± standard error (MiB/min), verdict', cell: (r) => (r.outside_heap
+    ? `${fmt(r.outside_heap.slope_mib_per_min, 2)} ± ${fmt(r.outside_heap.slope_se_mib_per_min, 2)}, ${r.outside_heap.verdict}` : 'n/a') },
+  { label: 'load average (1 min) before the run', cell: (r) => fmt(r.loadavg_before, 2) },
+]);
+
+/**
+ * The fault runs' table, row by row: each figure as median (min–max) over the repeats (faultSummary).
+ * @type {ReadonlyArray<SoakRow>}
+ */
+export const FAULT_ROWS = Object.freeze([
+  { label: 'runs', cell: (r) => fmt(r.runs.length) },
+  { label: 'respawn: kill to the replacement\'s \'worker listening\' (ms)', cell: (r) => fmtSpread(r.respawn_ms) },
+  { label: 'kill to the primary\'s \'worker died\' line (ms)', cell: (r) => fmtSpread(r.death_logged_ms) },
+  { label: 'requests', cell: (r) => fmtSpread(r.requests) },
+  { label: 'failed requests (all lost to the kill)', cell: (r) => fmtSpread(r.failed) },
+  { label: 'of which timed out (REQUEST_TIMEOUT)', cell: (r) => fmtSpread(r.timed_out) },
+  { label: 'failed-request rate (%)', cell: (r) => fmtSpread(r.failed_pct, 3) },
+  { label: 'k6 error lines (iterations that threw)', cell: (r) => fmtSpread(r.k6_error_lines) },
+  { label: 'iterations k6 interrupted at the end (requests stuck)', cell: (r) => fmtSpread(r.interrupted_iterations) },
+  { label: 'k6 run length (s)', cell: (r) => fmtSpread(r.run_s, 1) },
+  { label: 'requests served by the replacement', cell: (r) => fmtSpread(r.replacement_served) },
+  { label: 'RPS over the run (req/s)', cell: (r) => fmtSpread(r.rps) },
+  { label: 'workers serving while one respawns', cell: (r) => `${r.workers - 1} of ${r.workers}${r.workers === 1 ? ' (none: expected, connections fail until the replacement listens)' : ''}` },
+]);
+
 /**
  * The soak report in Markdown: the settings and core pinning, one table for the sustained
  * runs and one for the fault runs (one column per mode), and how the verdict is made.
@@ -25,13 +98,6 @@ export function renderSoakMarkdown(report) {
   const align = (columns) => ({ align: ['l', ...columns.map(() => 'r')] });
   if (report.soak.length) {
     const runs = report.soak;
-    const row = (label, pick) => [label, ...runs.map(pick)];
-    const mem = (r) => r.memory.total;
-    const load = (r) => (r.model === 'open' ? `${fmt(r.rate)} req/s, open model` : `${fmt(r.vus)} VUs, closed model`);
-    const trend = (r, field, digits) => {
-      const t = r.server?.[field];
-      return t ? `${fmt(t.first, digits)} → ${fmt(t.last, digits)} (max ${fmt(t.max, digits)})` : 'n/a';
-    };
     out.push(`## Sustained load: ${settings.SOAK_DURATION}, ${settings.WORKERS} worker(s)`, '',
       `After a ${settings.WARMUP} warm-up run (left out)${settings.SOAK_RATE === 'auto' ? `, then ${settings.CEILING_RUNS ?? 1} ceiling run(s) (the native tool then k6, `
         + `${settings.CEILING_DURATION} each; the rate is the lower of ${AUTO_RATE_SHARE * 100}% of the median of the server's ceilings `
@@ -40,38 +106,7 @@ export function renderSoakMarkdown(report) {
         + 'the first and the last fifth of the run).', '',
       markdownTable([
         ['', ...runs.map((r) => modeLabel(r.mode))],
-        row('load', load),
-        row('ceiling, median of the runs: the server\'s (native tool) / k6\'s (req/s)', (r) => (r.ceiling
-          ? `${fmt(r.ceiling.server_rps)} (${r.ceiling.server_tool}) / ${fmt(r.ceiling.k6_rps)}: ${r.ceiling.limit === 'k6' ? 'k6' : 'the server'} the lower`
-          : 'not measured')),
-        // Each run's pair; a report from before CEILING_RUNS has one run and no list.
-        row('ceiling runs: the server\'s / k6\'s (req/s)', (r) => (r.ceiling?.runs
-          ? r.ceiling.runs.map((c) => `${fmt(c.server_rps)} / ${fmt(c.k6_rps)}`).join('; ') : 'n/a')),
-        row('RPS (req/s)', (r) => fmt(r.rps)),
-        row('iterations the open model could not start (dropped)', (r) => (r.model === 'open' ? fmt(r.dropped_iterations) : 'n/a')),
-        row('requests', (r) => fmt(r.requests)),
-        row('failed requests (must be 0)', (r) => fmt(r.failed)),
-        row('iterations k6 interrupted at the end', (r) => fmt(r.interrupted_iterations)),
-        row('latency p99 (ms)', (r) => fmt(r.latency_ms.p99, 2)),
-        row('k6 CPU (% of its core)', (r) => fmt(r.k6_cpu_pct)),
-        row('RSS idle between warm-up and run (MiB)', (r) => fmt(r.rss_idle_mib, 1)),
-        row(`RSS at window start, ${RSS_INTERVAL_S} s into the run (MiB)`, (r) => fmt(mem(r).start_mib, 1)),
-        row('RSS at window end (MiB)', (r) => fmt(mem(r).end_mib, 1)),
-        row('RSS max (MiB)', (r) => fmt(mem(r).max_mib, 1)),
-        row('RSS median, first → last minute (MiB)', (r) => `${fmt(mem(r).median_start_mib, 1)} → ${fmt(mem(r).median_end_mib, 1)}`),
-        row('RSS growth, median last vs first minute (%)', (r) => fmt(mem(r).growth_pct, 1)),
-        row('RSS slope, linear fit ± standard error (MiB/min)', (r) => `${fmt(mem(r).slope_mib_per_min, 2)} ± ${fmt(mem(r).slope_se_mib_per_min, 2)}`),
-        row('RSS samples under load', (r) => fmt(mem(r).samples)),
-        row('memory', (r) => r.memory.verdict),
-        row('GC per 1000 requests (ms), first → last', (r) => trend(r, 'gc_ms_per_1k_requests', 2)),
-        row('V8 heap allocated per request (bytes), first → last', (r) => trend(r, 'allocated_bytes_per_request', 0)),
-        row('server CPU per request (µs), first → last', (r) => trend(r, 'cpu_us_per_request', 1)),
-        row('V8 heap used at window end, largest worker (MiB), first → last', (r) => trend(r, 'heap_end_mib', 1)),
-        row('V8 heap committed at window end, largest worker (MiB), first → last', (r) => trend(r, 'heap_committed_end_mib', 1)),
-        row('RSS outside the V8 heap at window end, largest worker (MiB), first → last', (r) => trend(r, 'outside_heap_end_mib', 1)),
-        row('RSS outside the V8 heap: slope ± standard error (MiB/min), verdict', (r) => (r.outside_heap
-          ? `${fmt(r.outside_heap.slope_mib_per_min, 2)} ± ${fmt(r.outside_heap.slope_se_mib_per_min, 2)}, ${r.outside_heap.verdict}` : 'n/a')),
-        row('load average (1 min) before the run', (r) => fmt(r.loadavg_before, 2)),
+        ...SOAK_ROWS.map(({ label, cell }) => [label, ...runs.map(cell)]),
       ], align(runs)), '',
       `Verdict per worker: stable when RSS grew less than ${settings.RSS_GROWTH_PCT}% (median of the last minute vs the first) and `
       + `the fitted slope is under ${settings.RSS_SLOPE_MIB_PER_MIN} MiB/min; growing when it grew more, or the slope exceeds the limit by `
@@ -92,25 +127,12 @@ export function renderSoakMarkdown(report) {
   }
   if (report.faults.length) {
     const runs = report.faults;
-    const row = (label, pick) => [label, ...runs.map(pick)];
     out.push(`## Faults: one worker killed with SIGKILL at the load's midpoint, ${settings.FAULT_DURATION} at ${settings.VUS} VUs, `
       + `${settings.FAULT_WORKERS} worker(s)`, '',
       `${settings.FAULT_REPEATS} run(s) per mode, each on a fresh server without warm-up: median (min–max).`, '',
       markdownTable([
         ['', ...runs.map((r) => modeLabel(r.mode))],
-        row('runs', (r) => fmt(r.runs.length)),
-        row('respawn: kill to the replacement\'s \'worker listening\' (ms)', (r) => fmtSpread(r.respawn_ms)),
-        row('kill to the primary\'s \'worker died\' line (ms)', (r) => fmtSpread(r.death_logged_ms)),
-        row('requests', (r) => fmtSpread(r.requests)),
-        row('failed requests (all lost to the kill)', (r) => fmtSpread(r.failed)),
-        row('of which timed out (REQUEST_TIMEOUT)', (r) => fmtSpread(r.timed_out)),
-        row('failed-request rate (%)', (r) => fmtSpread(r.failed_pct, 3)),
-        row('k6 error lines (iterations that threw)', (r) => fmtSpread(r.k6_error_lines)),
-        row('iterations k6 interrupted at the end (requests stuck)', (r) => fmtSpread(r.interrupted_iterations)),
-        row('k6 run length (s)', (r) => fmtSpread(r.run_s, 1)),
-        row('requests served by the replacement', (r) => fmtSpread(r.replacement_served)),
-        row('RPS over the run (req/s)', (r) => fmtSpread(r.rps)),
-        row('workers serving while one respawns', (r) => `${r.workers - 1} of ${r.workers}${r.workers === 1 ? ' (none: expected, connections fail until the replacement listens)' : ''}`),
+        ...FAULT_ROWS.map(({ label, cell }) => [label, ...runs.map(cell)]),
       ], align(runs)), '');
     if (report.fault_note) out.push(report.fault_note, '');
     if (runs.some((r) => r.interrupted_iterations?.max > 0)) {
