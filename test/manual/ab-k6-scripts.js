@@ -42,19 +42,28 @@ const server = await startServer({ env: serverEnv(MODE_NAMES, { workers: 1, sett
 /** iterations/s of one k6 run of a variant. */
 async function rate(variant, duration) {
   const file = path.join(scratch, `${variant.label}.json`);
-  const hosts = MODE_NAMES.map((mode) => `${MODES[mode].hostVars.local}=127.0.0.1:${portOfMode(server, mode)}`);
+  // Each host variable once, for the first mode that reads it: connect-grpc and json-h2 run the gRPC and HTTP scripts, and
+  // a later -e would point those at connect-node and at the HTTP/2 listener instead of grpc-js and fastify.
+  const hosts = [...new Map(MODE_NAMES.toReversed().map((mode) => [MODES[mode].hostVars.local, `127.0.0.1:${portOfMode(server, mode)}`]))]
+    .map(([name, host]) => `${name}=${host}`);
   const env = [...hosts, `SUMMARY_FILE=${file}`, `VUS=${vus}`, ...ownVars, ...variant.vars].flatMap((e) => ['-e', e]);
   // A script with handleSummary writes SUMMARY_FILE; one without, --summary-export.
   const args = [...env, '--vus', String(vus), '--duration', duration, '--summary-export', file, variant.script];
   const run = await runK6({ k6, args, cpus: '1', coreCount: 1, quiet: true });
   if (run.code !== 0) throw new Error(`${variant.label}: k6 exit ${run.code}\n${run.output.slice(-2000)}`);
   const { metrics } = JSON.parse(await readFile(file, 'utf8'));
+  // k6's CPU beside its rate: a run with k6 well under its core was limited by the server, and says little of k6's cost.
+  cpuOf.set(variant.label, [...(cpuOf.get(variant.label) ?? []), run.cpu ? run.cpu.utilization * 100 : null]);
   return metrics.iterations?.values?.rate ?? metrics.iterations?.rate;
 }
 
+
+/** k6's CPU (% of its core) of each measured run, by variant. */
+const cpuOf = new Map();
 const results = Object.fromEntries(variants.map((v) => [v.label, { rate: [], ratio: [] }]));
 try {
   await rate(variants[0], '2s');
+  cpuOf.clear(); // the warm-up's is not a measured run's
   for (let r = 1; r <= repeats; r++) {
     let first;
     for (const v of variants) {
@@ -74,5 +83,6 @@ const show = (values, digits) => {
   return `${median.toFixed(digits)} (${min.toFixed(digits)}–${max.toFixed(digits)})`;
 };
 for (const [label, x] of Object.entries(results)) {
-  console.log(`${label}: ${show(x.rate, 0)} iterations/s; ${show(x.ratio, 3)} of ${variants[0].label}`);
+  const cpu = (cpuOf.get(label) ?? []).filter((v) => v !== null);
+  console.log(`${label}: ${show(x.rate, 0)} iterations/s; ${show(x.ratio, 3)} of ${variants[0].label}; k6 CPU ${cpu.length ? show(cpu, 0) : 'n/a'}% of its core`);
 }
