@@ -153,14 +153,14 @@ function k6Schema({ PROTO, PROTO_PATH }) {
  * The V8 heap (bytes) a server worker holds for an own service: its schema and response samples loaded as the worker
  * loads them, in a fresh Node process with a full garbage collection before and after (proto/own/heap-probe.js), so
  * that only what stays reachable is counted. Every worker holds its own copy.
- * @param {Record<string, string>} server the server settings of the service (PROTO, PROTO_PATH, RPC, RESPONSE)
+ * @param {Record<string, string>} server the server settings of the service (prepareOwn's: PROTO, PROTO_PATH, RPC, RESPONSE, MAX_BODY_BYTES)
  * @returns {Promise<{worker_heap_bytes: number|null, reason?: string}>} null with the reason when the probe failed
  */
 export async function ownHeapBytes(server) {
-  const settings = Object.fromEntries(['PROTO', 'PROTO_PATH', 'RPC', 'RESPONSE'].filter((k) => server[k]).map((k) => [k, server[k]]));
   try {
+    // The settings as a worker gets them: loadOwnService reads its own names of them (no REQUEST: a worker holds none).
     const { stdout } = await promisify(execFile)(process.execPath, ['--expose-gc', path.join(ROOT, 'proto/own/heap-probe.js'),
-      JSON.stringify(settings)], { timeout: 120000, maxBuffer: 1 << 20 });
+      JSON.stringify(server)], { timeout: 120000, maxBuffer: 1 << 20 });
     return { worker_heap_bytes: JSON.parse(stdout).heap_bytes };
   } catch (err) {
     return { worker_heap_bytes: null, reason: `the heap probe failed: ${String(err.stderr || err.message).trim().split('\n').at(-1)}` };

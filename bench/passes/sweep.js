@@ -18,22 +18,22 @@ import { proveOwnEquality } from './equality.js';
  * @param {import('../settings/sweep.js').SweepSettings & {K6_BIN: string}} settings
  * @param {ReturnType<typeof import('../settings/cores.js').splitCores>} cores
  * @param {{scratch: string, stamp: string, next: (what: string) => void,
- *   scenarios: Array<{scenario: string, own: import('../own-service.js').OwnRun|null}>, unproven: Set<string>}} job next: the progress
- *   line before each cell; scenarios: what each cell measures, an own service with its run (bench/own-service.js); unproven: the own
- *   services whose twins are still to be proven equal, on the first link that measures them (removed once proven)
+ *   scenarios: Array<{scenario: string, own: import('../own-service.js').OwnRun|null}>, prove: boolean}} job next: the progress
+ *   line before each cell; scenarios: what each cell measures, an own service with its run (bench/own-service.js); prove:
+ *   the own services' twins are proven equal on this link first (the sweep's first link)
  * @returns {Promise<Array<{scenario: string, bandwidth_bps: number, rtt_ms: number, vus?: number, rate?: number,
  *   connections: string, link_check: object|null, runs: Record<string, object[]>}>>} one per cell: per mode, each repeat's runRecord
  * @throws {BenchError} when the link cannot be built, a server does not start, k6 fails or an own service's twins answer differently
  */
-export async function measureLink({ bandwidth, rttMs, points }, settings, cores, { scratch, stamp, next, scenarios, unproven }) {
+export async function measureLink({ bandwidth, rttMs, points }, settings, cores, { scratch, stamp, next, scenarios, prove }) {
   const benchOf = (point, scenario) => readBenchSettings(cellEnv(settings, { bandwidth, rttMs, ...point, scenario }));
   const placement = await placementOf(benchOf(points[0], scenarios[0].scenario), cores);
   const cells = [];
   try {
     const check = await placement.check();
     const linkName = `${Math.round(bandwidth)}bit-${rttMs}ms`;
-    for (const { scenario, own } of scenarios) {
-      if (own && unproven.delete(scenario)) await proveOwnEquality(own, { modes: [...SWEEP_MODES], workers: settings.WORKERS, cpus: cores.serverCpus }, placement);
+    for (const { own } of scenarios) {
+      if (own && prove) await proveOwnEquality(own, { modes: [...SWEEP_MODES], workers: settings.WORKERS, cpus: cores.serverCpus }, placement);
     }
     for (const point of points) {
       for (const { scenario, own } of scenarios) {

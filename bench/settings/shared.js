@@ -15,8 +15,12 @@ import { duration, listOf } from './validators.js';
 /** REQUEST_TIMEOUT of the soak and the fault matrix, whose faults make requests hang. */
 const FAULT_REQUEST_TIMEOUT = '5s';
 
-/** A setting no job gives a default: unset unless the user sets it (`text`: what unset means, for the docs). */
-const UNSET = Object.freeze({ default: undefined, text: 'unset' });
+/**
+ * The jobs that measure an own service (the main job and the sweep), each leaving the setting unset unless the user
+ * sets it; `text` is what unset means, for the docs.
+ * @param {string} [text]
+ */
+const unsetInOwnJobs = (text = 'unset') => ({ run: { default: undefined, text }, sweep: { default: undefined, text } });
 
 /** A default of WORKERS that is one per server core (splitCores), shown as SERVER_CORES_TEXT in the docs. */
 const SERVER_CORES = Symbol('one worker per server core');
@@ -86,33 +90,33 @@ const SHARED = Object.freeze({
     desc: 'your schema: a .proto file, or a FileDescriptorSet (`.binpb`, `.pb`: `buf build -o`, `protoc --include_imports '
       + '--descriptor_set_out`); with RPC, the job measures that RPC in place of SCENARIO (docs/own-message.md)',
     example: 'api/orders/v1/orders.proto',
-    jobs: { run: UNSET, sweep: UNSET },
+    jobs: unsetInOwnJobs(),
   },
   PROTO_PATH: {
     validator: str,
     desc: 'import directories of PROTO, `:`-separated, as protoc\'s `-I`; the well-known types (`google/protobuf/*.proto`) are always there',
     example: 'api:third_party',
-    jobs: { run: { ...UNSET, text: 'unset: the directory of PROTO' }, sweep: { ...UNSET, text: 'unset: the directory of PROTO' } },
+    jobs: unsetInOwnJobs('unset: the directory of PROTO'),
   },
   RPC: {
     validator: str,
     desc: 'the unary RPC of PROTO to measure, `package.Service/Method`: gRPC against JSON over HTTP (`POST /package.Service/Method`, '
       + 'the proto3 JSON mapping both ways); the report names its tables, files and heat maps after it',
     example: 'acme.orders.v1.OrderService/GetOrder',
-    jobs: { run: { ...UNSET, text: 'unset: the SCENARIO list' }, sweep: { ...UNSET, text: 'unset: the SCENARIO list' } },
+    jobs: unsetInOwnJobs('unset: the SCENARIO list'),
   },
   REQUEST: {
     validator: str,
     desc: 'request samples, sent in turn: the proto3 JSON mapping (one object, a JSON array of objects, or NDJSON), or binary '
       + '(`.binpb`: length-delimited messages, as ghz\'s `-B` takes); at most 10,000 messages and 64 MiB, 4 MiB a message',
     example: 'requests.ndjson',
-    jobs: { run: { ...UNSET, text: 'unset: the empty request message' }, sweep: { ...UNSET, text: 'unset: the empty request message' } },
+    jobs: unsetInOwnJobs('unset: the empty request message'),
   },
   RESPONSE: {
     validator: str,
     desc: 'response samples, served in turn by both twins; the same forms and limits as REQUEST',
     example: 'responses.json',
-    jobs: { run: { ...UNSET, text: 'unset: the empty response message' }, sweep: { ...UNSET, text: 'unset: the empty response message' } },
+    jobs: unsetInOwnJobs('unset: the empty response message'),
   },
   CONNECTIONS: {
     validator: (spec) => str({ ...spec, choices: [...CONNECTION_POLICIES] }),
