@@ -10,6 +10,7 @@ dir="$(mktemp -d)"
 otlp="$PWD/proto/otlp"
 rpc=opentelemetry.proto.collector.trace.v1.TraceService/Export
 proto=opentelemetry/proto/collector/trace/v1/trace_service.proto
+# shellcheck disable=SC2016 # the ${...} is JavaScript's template literal, for node
 node -e 'const fs = require("fs"); const one = JSON.stringify(JSON.parse(fs.readFileSync(process.argv[1], "utf8")));
   fs.writeFileSync(process.argv[2], `[${Array(10000).fill(one).join(",")}]`)' "$otlp/examples/traces.json" "$dir/requests.json"
 MODE=http,grpc WORKERS=1 HTTP_PORT=33000 GRPC_PORT=34000 PROTO="$otlp/$proto" PROTO_PATH="$otlp" RPC="$rpc" \
