@@ -28,8 +28,8 @@ if ! podman image exists "$image"; then
 fi
 echo "fresh-machine: base image ready in $((SECONDS - started)) s" >&2
 
-# A fresh clone of what is committed: no node_modules, no .tools, no results. Inside, it is in a
-# folder every user can read (not under /root), as the tests that drop root need.
+# A fresh clone of what is committed: no node_modules, no .tools, no results. Inside, it is under /root
+# (mode 700), where a root user clones: the tests that drop root must run a copy the dropped user can read.
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 git clone --quiet --no-hardlinks "$root" "$work/json-vs-grpc-bench"
@@ -64,8 +64,8 @@ podman run --rm --privileged --network host --pull never \
   --volume "$node_bin:/usr/local/bin/node:ro" \
   --volume "$npm_dir:/usr/local/lib/node_modules/npm:ro" \
   --volume "$go_root:$go_root:ro" \
-  --volume "$work/json-vs-grpc-bench:/work/json-vs-grpc-bench" \
-  --workdir /work/json-vs-grpc-bench \
+  --volume "$work/json-vs-grpc-bench:/root/json-vs-grpc-bench" \
+  --workdir /root/json-vs-grpc-bench \
   --env "PATH=$go_root/bin:/root/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
   --env CI="${CI:-}" \
   "${env_args[@]}" "${go_cache[@]}" \

@@ -92,11 +92,38 @@ function removeNamespace(name, hostIf) {
   try { ip(['netns', 'del', name]); } catch { /* no such namespace */ }
 }
 
-/** The first /30 of 198.18.<n>.0/24 that no interface here uses yet. */
-function freeSubnet() {
+/** The first /30 of 198.18.<n>.0/24 that no interface here uses yet, nor `taken`. */
+function freeSubnet(taken) {
   const used = ip(['-o', '-4', 'addr', 'show']);
-  for (let n = 0; n < 256; n++) if (!used.includes(` 198.18.${n}.`)) return n;
+  for (let n = 0; n < 256; n++) if (!taken.has(n) && !used.includes(` 198.18.${n}.`)) return n;
   throw new BenchError('every 198.18.<n>.0/30 of this machine is in use: remove old jvgb-* namespaces (ip netns list)');
+}
+
+/**
+ * Claims a free subnet n: its namespace made and its veth pair (jvgb<n>h, jvgb<n>s) added. Two runs at once (the tests
+ * run files side by side) can both see n free; the veth's name is the claim the kernel makes atomic, so the one that
+ * finds it taken moves on to the next n.
+ * @param {string} name the link's, for the error
+ * @returns {{n: number, ns: string, hostIf: string, nsIf: string}}
+ * @throws {BenchError} when ip fails for another reason than a name already taken, or no subnet is left
+ */
+function claimSubnet(name) {
+  const taken = new Set();
+  for (;;) {
+    const n = freeSubnet(taken);
+    const ns = `${NS_PREFIX}-${process.pid}-${n}`;
+    const hostIf = `${NS_PREFIX}${n}h`;
+    const nsIf = `${NS_PREFIX}${n}s`;
+    try {
+      ip(['netns', 'add', ns]);
+      ip(['link', 'add', hostIf, 'type', 'veth', 'peer', 'name', nsIf, 'netns', ns]);
+      return { n, ns, hostIf, nsIf };
+    } catch (err) {
+      try { ip(['netns', 'del', ns]); } catch { /* not made */ }
+      if (!/exists/i.test(stderrOf(err))) throw new BenchError(`building the ${name} link failed: ${stderrOf(err)}`);
+      taken.add(n);
+    }
+  }
 }
 
 function tbfArgs(bps) {
@@ -192,10 +219,7 @@ async function toxiproxyApi(base, method, route, body) {
 export async function createLink(spec, { cpus, coreCount = 1, toxiproxyBin } = {}) {
   requireLinkTools();
   removeStaleLinks();
-  const n = freeSubnet();
-  const ns = `${NS_PREFIX}-${process.pid}-${n}`;
-  const hostIf = `${NS_PREFIX}${n}h`;
-  const nsIf = `${NS_PREFIX}${n}s`;
+  const { n, ns, hostIf, nsIf } = claimSubnet(spec.name);
   const clientAddress = `198.18.${n}.1`;
   const serverAddress = `198.18.${n}.2`;
   const children = [];
@@ -213,8 +237,6 @@ export async function createLink(spec, { cpus, coreCount = 1, toxiproxyBin } = {
   const forgetOnSignal = onStopSignal(closeSync);
 
   try {
-    ip(['netns', 'add', ns]);
-    ip(['link', 'add', hostIf, 'type', 'veth', 'peer', 'name', nsIf, 'netns', ns]);
     ip(['addr', 'add', `${clientAddress}/30`, 'dev', hostIf]);
     ip(['link', 'set', hostIf, 'up']);
     ip(['netns', 'exec', ns, 'ip', 'addr', 'add', `${serverAddress}/30`, 'dev', nsIf]);
