@@ -16,7 +16,7 @@ import { portOfMode, serverEnv } from '../../bench/invoke.js';
 import { MODE_NAMES, MODES } from '../../bench/modes.js';
 import { startServer } from '../../bench/processes.js';
 import { runK6 } from '../../bench/k6/runner.js';
-import { spread } from '../../bench/report/stats.js';
+import { medianInterval, spread } from '../../bench/report/stats.js';
 import { prepareOwn, scenariosOf } from '../../bench/own-service.js';
 
 const [repeatsArg, secondsArg, vusArg, ...variantArgs] = process.argv.slice(2);
@@ -84,5 +84,8 @@ const show = (values, digits) => {
 };
 for (const [label, x] of Object.entries(results)) {
   const cpu = (cpuOf.get(label) ?? []).filter((v) => v !== null);
-  console.log(`${label}: ${show(x.rate, 0)} iterations/s; ${show(x.ratio, 3)} of ${variants[0].label}; k6 CPU ${cpu.length ? show(cpu, 0) : 'n/a'}% of its core`);
+  // The 95% interval of the median per-repeat ratio (medianInterval, as npm run targets reads its rows), against 0.95.
+  const ci = medianInterval(x.ratio, 0.95);
+  const interval = ci.low === null ? ci.why : `95% CI ${ci.low.toFixed(3)}–${ci.high.toFixed(3)}${ci.settled ? '' : ', includes 0.95: not settled'}`;
+  console.log(`${label}: ${show(x.rate, 0)} iterations/s; ${show(x.ratio, 3)} of ${variants[0].label} (${interval}); k6 CPU ${cpu.length ? show(cpu, 0) : 'n/a'}% of its core`);
 }
