@@ -178,8 +178,16 @@ case "${1:-}" in
     [ -n "${SETS[${2:-}]:-}" ] || { say "unknown set '${2:-}': one of ${!SETS[*]}"; exit 2; }
     debian=() others=()
     for t in ${SETS[$2]}; do if [ -n "${PACKAGE[$t]:-}" ]; then debian+=("$t"); else others+=("$t"); fi; done
-    ensure_debian "${debian[@]}"
-    for t in "${others[@]}"; do ensure_one "$t" >/dev/null; done
+    # At once: apt-get waits on the network and dpkg, the Go builds on the CPU and the module proxy (issue 39: about
+    # a minute of CI's cold provisioning). Each ends on its own line when it fails; the set fails if any did.
+    # Where apt-get cannot install (not root, not Debian), a missing package stops the set here, at once, in one line.
+    if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then ensure_debian "${debian[@]}"; fi
+    pids=()
+    ( ensure_debian "${debian[@]}" ) & pids+=($!)
+    for t in "${others[@]}"; do ( ensure_one "$t" >/dev/null ) & pids+=($!); done
+    status=0
+    for p in "${pids[@]}"; do wait "$p" || status=1; done
+    exit "$status"
     ;;
   ''|-h|--help)
     sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
