@@ -212,8 +212,11 @@ test('open model: RATE from the environment shapes the measured run only, at the
     assert.equal(m.model, 'open');
     assert.equal(m.rate, 200);
     assert.equal(m.duration_s.toFixed(0), '8', 'the default DURATION, not the warm-up\'s');
-    assert.ok(Math.abs(m.rps - 200) < 20, `${mode}: ${m.rps} req/s offered 200`);
+    // What k6 offered is what it sent and what it dropped for want of a free VU: on a loaded machine (CI runs test files
+    // side by side) 4 VUs can fall behind 200 req/s (172 sent, 2026-11-26), and the rate was still the one asked for.
     assert.equal(typeof m.dropped_iterations, 'number');
+    const offered = m.rps + m.dropped_iterations / m.duration_s;
+    assert.ok(Math.abs(offered - 200) < 20, `${mode}: ${m.rps} req/s sent and ${m.dropped_iterations} dropped in ${m.duration_s} s, offered 200`);
   }
   assert.match(stdout, /open model, 200 req\/s/);
   // k6 may allocate more VUs to the slower mode to keep the rate: that is no unfairness.
