@@ -54,8 +54,9 @@ export const requireMuxClient = () => ensureTool('ghz');
  * ghz counts attempts (its stats handler ends a record with each; ghz v0.120.0, grpc-go 1.56.3): a call whose first
  * attempt a GOAWAY refused, and that grpc-go then retried by itself with success, counts once refused and once answered,
  * so `calls` can exceed the calls asked for. The server's own count tells them apart (each worker's `worker-stopped`
- * line: `served`; docs/faults.md). And a call count rather than ghz's -z: calls
- * still in flight when -z's time ends fail with "transport is closing" whatever the server does.
+ * line: `served`; docs/faults.md). And a call count rather than ghz's -z: at -z's deadline ghz closes its connections
+ * with calls still on them, which then fail ("use of closed network connection") whatever the server does, though each
+ * reached a handler (docs/faults.md; test/manual/ghz-duration.js).
  * @param {{port: number, loadMs: number, cpus?: string, shape?: Partial<typeof MUX>, caCert?: string|null}} options cpus:
  *   taskset CPU list for ghz; shape: overrides of MUX; caCert: PEM path of the CA that signed the port's TLS certificate
  *   (ghz then speaks TLS and verifies it; null or absent: cleartext)
