@@ -11,8 +11,8 @@ import { servedRequests } from './served.js';
 import { guardedHttp1Server } from './h1-guard.js';
 import { GZIP_LEVEL } from './compression.js';
 import { admitAnswer } from './memory-budget.js';
-import { fieldJsonText, fromJson, toJsonText } from '../proto/own/samples.js';
-import { answersInTurn } from '../proto/own/service.js';
+import { ownJson } from '../proto/own/json.js';
+import { answersInTurn, inTurn } from '../proto/own/service.js';
 import { requestOf } from '../proto/own/http-rule.js';
 
 /**
@@ -48,22 +48,33 @@ const ENCODINGS = {
   },
 };
 
-// The user's own RPC (docs/own-message.md), per encoding: the content type of both bodies, how the request is decoded
-// (strictly: a bad one throws, naming the field) and how the answer is encoded from its message, on every request.
+// The user's own RPC (docs/own-message.md), per encoding, made once per app: the content type of both bodies, how the
+// request is decoded (strictly: a bad one throws, naming the field), how the answer is encoded from its message on
+// every request, and the response samples in turn, each with its size in the encoding. JSON: @bufbuild/protobuf's proto3
+// JSON mapping (proto/own/json.js); protobuf: protobufjs's binary encoding, as the gRPC twin's.
 const OWN_CODECS = {
-  json: {
-    type: 'application/json', parseAs: /** @type {'string'} */ ('string'),
-    decode: (type, body) => fromJson(type, body),
-    encode: (type, message) => toJsonText(type, message),
-    sizes: (responses) => responses.jsonBytes,
+  json: (/** @type {import('../proto/own/service.js').OwnService} */ own) => {
+    const json = ownJson(own);
+    return {
+      type: 'application/json', parseAs: /** @type {'string'} */ ('string'),
+      decode: json.decodeRequest,
+      encode: json.encodeResponse,
+      next: inTurn(json.responses),
+      json,
+    };
   },
-  protobuf: {
+  protobuf: (/** @type {import('../proto/own/service.js').OwnService} */ { rpc, responses }) => ({
     type: 'application/x-protobuf', parseAs: /** @type {'buffer'} */ ('buffer'),
-    decode: (type, body) => type.decode(body),
-    encode: (type, message) => type.encode(message).finish(),
-    sizes: (responses) => responses.protobufBytes,
-  },
+    decode: (/** @type {Buffer} */ body) => rpc.requestType.decode(body),
+    encode: (/** @type {import('protobufjs').Message} */ message) => rpc.responseType.encode(message).finish(),
+    next: answersInTurn(responses, responses.protobufBytes),
+    json: null,
+  }),
 };
+
+/** A request that does not decode: 400 with the reason in one line, naming the message (and the field, when one is). */
+const badRequest = (/** @type {import('../proto/own/schema.js').Rpc} */ rpc, /** @type {string} */ why) => Object.assign(
+  new Error(`the request is not a valid ${rpc.requestType.fullName.slice(1)}: ${why}`), { statusCode: 400, code: 'ERR_BAD_REQUEST_MESSAGE' });
 
 /**
  * Serves the user's own RPC as `POST /package.Service/Method` (the shape of Connect's unary call): the request decoded
@@ -74,44 +85,44 @@ const OWN_CODECS = {
  * @param {'json'|'protobuf'} encoding
  * @returns {Promise<void>}
  */
-async function serveOwnRpc(app, { rpc, responses }, encoding) {
-  const { type, parseAs, decode, encode, sizes } = OWN_CODECS[encoding];
-  const { requestType, responseType } = rpc;
-  const next = answersInTurn(responses, sizes(responses));
+async function serveOwnRpc(app, own, encoding) {
+  const { rpc } = own;
+  const { type, parseAs, decode, encode, next, json } = OWN_CODECS[encoding](own);
   // Encapsulated: the demo's routes keep fastify's own parsers.
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser(type, { parseAs }, (request, body, done) => {
       try {
-        done(null, decode(requestType, body));
+        done(null, decode(/** @type {any} */ (body)));
       } catch (err) {
-        done(Object.assign(new Error(`the request is not a valid ${requestType.fullName.slice(1)}: ${err.message}`), { statusCode: 400, code: 'ERR_BAD_REQUEST_MESSAGE' }));
+        done(badRequest(rpc, err.message));
       }
     });
     scope.post(rpc.path, (request, reply) => {
       servedRequests.http++;
       const answer = next();
       if (!admitAnswer(answer.bytes)) return overBudget(reply);
-      return reply.type(type).send(encode(responseType, answer.message));
+      return reply.type(type).send(encode(/** @type {any} */ (answer.message)));
     });
   });
-  if (encoding === 'json' && rpc.bindings.length) await serveHttpRules(app, rpc, next);
+  if (json && rpc.bindings.length) await serveHttpRules(app, rpc, json, /** @type {() => any} */ (next));
 }
 
 /**
  * The RPC's google.api.http routes, as grpc-gateway maps them (proto/own/http-rule.js): the request message made from
- * the path's variables, the query and the body, then parsed strictly (400 naming the field); the answer the next
+ * the path's variables, the query and the body, then decoded strictly (400 naming the field); the answer the next
  * response sample in the proto3 JSON mapping, as on the RPC's own route (the same turn).
  * @param {import('fastify').FastifyInstance} app
  * @param {import('../proto/own/schema.js').Rpc} rpc
- * @param {() => {message: object, bytes: number}} next the response samples in turn
+ * @param {import('../proto/own/json.js').OwnJson} json the JSON twin's codec
+ * @param {() => {message: import('@bufbuild/protobuf').Message, bytes: number}} next the response samples in turn
  * @returns {Promise<void>}
  */
-async function serveHttpRules(app, rpc, next) {
+async function serveHttpRules(app, rpc, json, next) {
   const routes = new Map(); // method and route, to the bindings that share it, tried in order
   for (const b of rpc.bindings) routes.set(`${b.method} ${b.route}`, [...(routes.get(`${b.method} ${b.route}`) ?? []), b]);
-  const bad = (why) => Object.assign(new Error(`the request is not a valid ${rpc.requestType.fullName.slice(1)}: ${why}`),
-    { statusCode: 400, code: 'ERR_BAD_REQUEST_MESSAGE' });
+  // response_body: the HTTP body is that field of the answer alone (grpc-gateway's mapping); its encoder made once.
+  const encoders = new Map(rpc.bindings.map((b) => [b, b.responseBody ? json.responseField(b.responseBody) : json.encodeResponse]));
   await app.register(async (scope) => {
     // The body is JSON, but not always the request message (`body: "field"`): parsed as JSON here, strictly below.
     scope.removeAllContentTypeParsers();
@@ -119,7 +130,7 @@ async function serveHttpRules(app, rpc, next) {
       try {
         done(null, body === '' ? undefined : JSON.parse(/** @type {string} */ (body)));
       } catch (err) {
-        done(bad(err.message));
+        done(badRequest(rpc, err.message));
       }
     });
     for (const [key, bindings] of routes) {
@@ -135,15 +146,13 @@ async function serveHttpRules(app, rpc, next) {
           servedRequests.http++;
           try {
             // Decoded as a service would; the answer does not depend on it.
-            fromJson(rpc.requestType, requestOf(binding, match, new URLSearchParams(search), request.body));
+            json.decodeRequest(/** @type {any} */ (requestOf(binding, match, new URLSearchParams(search), request.body)));
           } catch (err) {
-            throw bad(err.message);
+            throw badRequest(rpc, err.message);
           }
           const answer = next();
           if (!admitAnswer(answer.bytes)) return overBudget(reply);
-          // response_body: the HTTP body is that field of the answer alone (grpc-gateway's mapping).
-          return reply.type('application/json').send(binding.responseBody ? fieldJsonText(rpc.responseType, answer.message, binding.responseBody)
-            : toJsonText(rpc.responseType, answer.message));
+          return reply.type('application/json').send(encoders.get(binding)(answer.message));
         },
       });
     }

@@ -1,5 +1,7 @@
-// The user's own service as @bufbuild/protobuf descriptors, for the connect-node listeners (server/connect.js): what a
-// connect-node user would hand its router, built at start from the same PROTO the other listeners load.
+// The user's own service as @bufbuild/protobuf descriptors, for the connect-node listeners (server/connect.js), the JSON
+// twin's proto3 JSON mapping (proto/own/json.js) and the plain fastify peer (server/peer-http.js): what a protobuf-es
+// user gets from protoc-gen-es and a connect-node user hands its router, built at start from the same PROTO the other
+// listeners load.
 // - A FileDescriptorSet (`buf build -o`, `protoc --include_imports --descriptor_set_out`) is taken as it is.
 // - A .proto: @bufbuild/protobuf parses no .proto (buf does: a dev dependency, not in the image at run time), so
 //   the schema protobufjs parsed (proto/own/schema.js) is converted with protobufjs's `ext/descriptor` (toDescriptor),

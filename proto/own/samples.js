@@ -1,11 +1,13 @@
 // The user's request and response samples (issue 37): files in the proto3 JSON mapping (one object, a JSON array of
-// objects, or NDJSON) or binary (length-delimited messages, as ghz's -B takes), each parsed strictly for its message.
+// objects, or NDJSON) or binary (length-delimited messages, as ghz's -B takes), each parsed strictly for its message
+// by protobufjs (its protojson extension for the proto3 JSON mapping). The JSON twin serves them through
+// @bufbuild/protobuf's mapping instead (proto/own/json.js), converted once from the JSON written here.
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import protobuf from 'protobufjs';
 import protojson from 'protobufjs/ext/protojson.js';
 import { median } from 'simple-statistics';
-import { fieldNamed, OwnServiceError } from './schema.js';
+import { OwnServiceError } from './schema.js';
 
 /**
  * The bounds of a sample file: 10,000 messages and 64 MiB a file (issue 37); 4 MiB a message, gRPC's default maximum
@@ -25,33 +27,6 @@ const BINARY = /\.(binpb|pb|bin)$/;
  * @returns {string}
  */
 export const toJsonText = (type, message) => protojson.toJsonString(type, message);
-
-/** A scalar field's value at its default in the proto3 JSON mapping (64-bit integers as strings, bytes as base64). */
-const SCALAR_DEFAULTS = { string: '', bytes: '', bool: false, int64: '0', uint64: '0', sint64: '0', fixed64: '0', sfixed64: '0' };
-
-/**
- * The proto3 JSON mapping of one field of a message as text, as google.api.http's `response_body` makes the HTTP body
- * of it (grpc-gateway marshals the field's value alone): the value as the message's mapping writes it, or, at its
- * default, the mapping's default (`[]` for a repeated field, `{}` for a map or a message, `""`, `false`, `0`, `"0"`
- * for 64-bit integers, the enum's first value by name).
- * @param {protobuf.Type} type the message's type
- * @param {protobuf.Message} message
- * @param {string} name the field, as the rule names it (its .proto name)
- * @returns {string}
- * @throws {Error} when the message has no such field
- */
-export function fieldJsonText(type, message, name) {
-  const field = fieldNamed(type, name);
-  if (!field) throw new Error(`response_body names ${JSON.stringify(name)}, which ${type.fullName.slice(1)} does not have`);
-  const json = protojson.toJson(type, message);
-  if (Object.hasOwn(json, field.jsonName)) return JSON.stringify(json[field.jsonName]);
-  field.resolve();
-  if (field.repeated) return '[]';
-  if (field.map) return '{}';
-  if (field.resolvedType instanceof protobuf.Type) return JSON.stringify(protojson.toJson(field.resolvedType, field.resolvedType.create({})));
-  if (field.resolvedType instanceof protobuf.Enum) return JSON.stringify(field.resolvedType.valuesById[0] ?? 0);
-  return JSON.stringify(SCALAR_DEFAULTS[field.type] ?? 0);
-}
 
 /**
  * Parses a message from its proto3 JSON mapping, strictly: an unknown field, a wrong type, a 64-bit integer out of

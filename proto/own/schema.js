@@ -1,7 +1,9 @@
 // The user's own service (issue 37): a schema given as a .proto file (with its import directories, as protoc's -I) or
 // as a FileDescriptorSet, and the one unary RPC of it that both twins serve. Everything here is the user's: nothing of
 // the message is known in advance. protobufjs 8 parses, encodes and decodes; its protojson extension is the proto3
-// JSON mapping (it passes every required ProtoJSON test of the protobuf conformance suite: its README's table).
+// JSON mapping the samples are read in and the job checks answers with (it passes every required ProtoJSON test of the
+// protobuf conformance suite: its README's table). The JSON twin's mapping, per request, is @bufbuild/protobuf's, on
+// descriptors made of this schema (proto/own/json.js, proto/own/descriptors.js).
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';

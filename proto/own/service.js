@@ -7,6 +7,8 @@ export { OwnServiceError } from './schema.js';
 
 /**
  * @typedef {object} OwnService
+ * @property {string} proto the PROTO setting it was loaded from: what protobuf-es's descriptors of the schema are
+ *   built from (proto/own/descriptors.js ownDescriptors reads a FileDescriptorSet again)
  * @property {import('./schema.js').Rpc} rpc
  * @property {Array<{path: string, sha256: string}>} files the schema's files with their SHA-256
  * @property {import('./samples.js').Samples} responses what the twins answer, in turn
@@ -28,6 +30,7 @@ export function loadOwnService(settings) {
   const schema = loadSchema({ proto: PROTO, protoPath: (PROTO_PATH ?? '').split(':').filter(Boolean) });
   const rpc = resolveRpc(schema.root, RPC);
   return {
+    proto: PROTO,
     rpc,
     files: schema.files,
     requests: readSamples('REQUEST', REQUEST, rpc.requestType),

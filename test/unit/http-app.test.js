@@ -170,10 +170,11 @@ test('an own RPC in JSON: its POST route and google.api.http bindings answer the
   assert.deepEqual(answers, [BOOKS[0], BOOKS[1], BOOKS[0]]);
 
   for (const [url, body, message] of [
-    [OWN_PATH, '{"parent":"shelves/7","nope":1}', /^the request is not a valid library\.v1\.CreateBookRequest: .*unknown field: "nope"/],
+    [OWN_PATH, '{"parent":"shelves/7","nope":1}', /^the request is not a valid library\.v1\.CreateBookRequest: key "nope" is unknown/],
     [OWN_PATH, '{"parent":', /^the request is not a valid library\.v1\.CreateBookRequest: /],
-    ['/v1/shelves/7/books', '{"pages":"many"}', /^the request is not a valid library\.v1\.CreateBookRequest: .*\.library\.v1\.Book\.pages/],
-    ['/v1/shelves/7/books?nope=1', '{}', /unknown field: "nope"/],
+    [OWN_PATH, '{"parent":"shelves/7","parent":"shelves/8"}', /^the request is not a valid library\.v1\.CreateBookRequest: duplicate object key "parent"/],
+    ['/v1/shelves/7/books', '{"pages":"many"}', /^the request is not a valid library\.v1\.CreateBookRequest: .*library\.v1\.Book\.pages/],
+    ['/v1/shelves/7/books?nope=1', '{}', /key "nope" is unknown/],
     ['/v1/books:create', '{bad', /^the request is not a valid library\.v1\.CreateBookRequest: /],
   ]) {
     const res = await post(url, body);
