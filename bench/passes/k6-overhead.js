@@ -31,7 +31,10 @@ async function iterationRate(file) {
  */
 export async function measureK6Overhead(settings, cores, scratch, modes = MODE_NAMES, service = null) {
   const server = await startServer({ env: serverEnv(modes, { workers: settings.WORKERS, settings: service?.own.server }), cpus: cores.serverCpus });
-  const vars = service ? { project: scenarioVars(service.scenario, service.own), minimal: service.own.k6 } : { project: {}, minimal: {} };
+  // The minimal scripts read the schema and the requests, not the name the job gives the service (SCENARIO), which
+  // k6Args refuses for them.
+  const minimal = service ? Object.fromEntries(Object.entries(service.own.k6).filter(([name]) => name !== 'SCENARIO')) : {};
+  const vars = service ? { project: scenarioVars(service.scenario, service.own), minimal } : { project: {}, minimal: {} };
   const ratios = Object.fromEntries(modes.map((mode) => [mode, []]));
   try {
     const k6 = { k6: settings.K6_BIN, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount, quiet: true };
