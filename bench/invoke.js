@@ -35,7 +35,7 @@ const SERVER_SETTINGS = new Set(Object.keys(serverSettingSpecs(1)));
  *   listener alone (the passes that load the listeners themselves, with wrk and h2load); null: MODE left out (what a
  *   job's provenance records of settings shared by servers of several modes)
  * @param {{workers: number, host?: string, adminPort?: number|null, adminHost?: string, compression?: 'off'|'gzip',
- *   ports?: Record<string, string>, settings?: Record<string, string|number>}} options adminPort: the admin endpoint's
+ *   ports?: Record<string, string>, settings?: Record<string, string|number|boolean>}} options adminPort: the admin endpoint's
  *   (null or absent: none); ports: listeners' port settings (default: startServer picks free ones); settings: other
  *   server settings, by name (server/settings.js), e.g. SHUTDOWN_TIMEOUT_MS
  * @returns {Record<string, string>} e.g. `{MODE: 'grpc', WORKERS: '2', ADMIN_PORT: '40123'}`

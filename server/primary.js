@@ -23,9 +23,12 @@ import { Supervisor } from './supervisor.js';
  */
 export function runPrimary(settings, { earlyHangups = 0 } = {}) {
   const log = createLogger(settings.LOG_LEVEL);
-  if (settings.WORKER_INITIAL_HEAP_MB > 0) {
-    cluster.setupPrimary({ execArgv: [...process.execArgv, `--initial-heap-size=${settings.WORKER_INITIAL_HEAP_MB}`] });
-  }
+  // V8 flags of the workers (docs/profiling.md, "Why ours ÷ peer swung"): each after the primary's own.
+  const v8Flags = [
+    ...(settings.WORKER_INITIAL_HEAP_MB > 0 ? [`--initial-heap-size=${settings.WORKER_INITIAL_HEAP_MB}`] : []),
+    ...(settings.WORKER_PRETENURING ? [] : ['--no-allocation-site-pretenuring']),
+  ];
+  if (v8Flags.length > 0) cluster.setupPrimary({ execArgv: [...process.execArgv, ...v8Flags] });
   const supervisor = new Supervisor({ settings, log, cluster, process });
   cluster.on('message', (worker, msg) => supervisor.onMessage(worker, msg));
   cluster.on('exit', (worker, code, signal) => supervisor.onExit(worker, code, signal));

@@ -57,6 +57,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
  * @property {number} SHUTDOWN_TIMEOUT_MS ms
  * @property {number} MAX_CONNECTIONS
  * @property {number} WORKER_INITIAL_HEAP_MB
+ * @property {boolean} WORKER_PRETENURING
  * @property {number} WORKER_MEMORY_MB MiB
  * @property {number} MAX_BODY_BYTES bytes
  * @property {number} HEADERS_TIMEOUT_MS ms
@@ -117,6 +118,14 @@ export function serverSettingSpecs(cores = os.availableParallelism()) {
       desc: 'initial V8 heap size of each worker, in MiB (V8\'s --initial-heap-size); 0 leaves V8\'s default. With the default, '
         + 'a gRPC worker under load settles in one of two garbage-collection regimes, 20–30% apart in RPS; 512 kept 12 of 12 runs '
         + 'of test/manual/gc-regimes.js in the fast one (docs/profiling.md)',
+    }),
+    // V8 flag --no-allocation-site-pretenuring; docs/profiling.md, "The slow regime is V8's pretenuring", has the runs.
+    WORKER_PRETENURING: bool({
+      default: true,
+      desc: 'V8\'s allocation-site pretenuring in each worker; `false` passes --no-allocation-site-pretenuring. With it a gRPC '
+        + 'worker may start allocating per-call objects in the old generation during its first seconds of load, which then keep '
+        + 'each call\'s young objects alive through every scavenge: 11–20 ms of GC per 1000 calls against 1.5, and 10–30% of its RPS '
+        + '(docs/profiling.md); `npm run targets` and the decomposition set it `false` for every listener',
     }),
     WORKER_MEMORY_MB: wholeNumber(0, 16_777_216)({
       default: 0,

@@ -17,7 +17,7 @@ import path from 'node:path';
 import { requireCapacityTools } from '../passes/capacity.js';
 import { decompositionReport, pairedRatios } from '../report/decomposition.js';
 import { againOf } from '../records/decomposition.js';
-import { DECOMPOSITION, DECOMPOSITION_HEAP_MB, measureDecomposition } from '../passes/decompose.js';
+import { DECOMPOSITION, DECOMPOSITION_HEAP_MB, DECOMPOSITION_SERVER_SETTINGS, measureDecomposition } from '../passes/decompose.js';
 import { BenchError } from '../errors.js';
 import { fileStamp } from '../format.js';
 import { PERFORMANCE_TARGETS } from '../performance-targets.js';
@@ -95,7 +95,7 @@ export async function main(settings) {
   // MODE set to its listener and an admin port: the rest of its environment.
   const provenance = provenanceOf({
     settings, pinning: cores.description,
-    serverEnv: serverEnv(null, { workers: 1, settings: { WORKER_INITIAL_HEAP_MB: DECOMPOSITION_HEAP_MB } }),
+    serverEnv: serverEnv(null, { workers: 1, settings: DECOMPOSITION_SERVER_SETTINGS }),
   });
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'targets-'));
   try {
@@ -130,7 +130,8 @@ export async function main(settings) {
     ];
     const setup = `${own ? `${own.service.rpc.name} (${scenario}); ` : ''}${settings.REPEATS} repeat(s), ${settings.DURATION} each after ${settings.WARMUP} warm-up, ${settings.VUS} connections/VUs; `
       + 'per repeat ours, its peer, ours again (the A/A row: the machine alone) and bare side by side, the order reversed every other repeat; '
-      + `1 server worker, its initial heap ${DECOMPOSITION_HEAP_MB} MiB (WORKER_INITIAL_HEAP_MB); ${cores.description}`;
+      + `1 server worker, its initial heap ${DECOMPOSITION_HEAP_MB} MiB (WORKER_INITIAL_HEAP_MB), V8's allocation-site pretenuring off `
+      + `(WORKER_PRETENURING=false); ${cores.description}`;
     const decompositions = [decomposition, ...(http2Modes.length ? [decompositionReport(scenario, manyRuns, manyLoad)] : [])];
     const markdown = renderTargets({ results, setup, decompositions, provenance });
     process.stdout.write(`\n${markdown}`);

@@ -24,6 +24,20 @@ import { listenerOf } from '../records/decomposition.js';
  */
 export const DECOMPOSITION_HEAP_MB = 512;
 
+/**
+ * V8's allocation-site pretenuring in the decomposition's servers (server setting WORKER_PRETENURING), off for every
+ * listener: with it a grpc-js worker could tenure its per-call allocation sites in the first seconds of load, and each
+ * call's young objects then outlived every scavenge, 11–20 ms of GC per 1000 calls against 1.5, whichever listener drew
+ * it (the gRPC twin in 5 of 5 runs and its peer in 2 of 6, 512 MiB initial heap or not; docs/profiling.md, "The slow
+ * regime is V8's pretenuring").
+ */
+export const DECOMPOSITION_PRETENURING = false;
+
+/** The server settings every server of the decomposition gets, the same for each listener. */
+export const DECOMPOSITION_SERVER_SETTINGS = Object.freeze({
+  WORKER_INITIAL_HEAP_MB: DECOMPOSITION_HEAP_MB, WORKER_PRETENURING: DECOMPOSITION_PRETENURING,
+});
+
 /** The listeners measured: all of them, in the registry's order (server/listeners.js). */
 export const DECOMPOSITION = LISTENER_NAMES;
 
@@ -64,7 +78,7 @@ export async function measureDecomposition({
       try {
         server = await startServer({
           env: serverEnv({ listener }, {
-            workers: settings.WORKERS, adminPort: Number(admin.split(':')[1]), settings: { WORKER_INITIAL_HEAP_MB: DECOMPOSITION_HEAP_MB, ...own?.server },
+            workers: settings.WORKERS, adminPort: Number(admin.split(':')[1]), settings: { ...DECOMPOSITION_SERVER_SETTINGS, ...own?.server },
           }),
           cpus: cores.serverCpus,
         });

@@ -41,3 +41,22 @@ test('WORKER_INITIAL_HEAP_MB reaches every worker as V8\'s --initial-heap-size, 
     }
   }
 });
+
+test('WORKER_PRETENURING=false reaches every worker as V8\'s --no-allocation-site-pretenuring, beside the initial heap; true leaves V8\'s default', async () => {
+  const argvOf = (pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  for (const [value, flag] of [['false', '--no-allocation-site-pretenuring'], ['true', undefined]]) {
+    const server = await startServer({ MODE: 'http', WORKERS: '2', WORKER_PRETENURING: value, WORKER_INITIAL_HEAP_MB: '384' });
+    try {
+      const workers = server.workerPids();
+      assert.equal(workers.length, 2);
+      for (const pid of workers) {
+        const argv = argvOf(pid);
+        assert.equal(argv.find((a) => a.includes('pretenuring')), flag, `worker ${pid}`);
+        assert.ok(argv.includes('--initial-heap-size=384'), `worker ${pid} keeps its initial heap`);
+      }
+      assert.equal(argvOf(server.proc.pid).find((a) => a.includes('pretenuring')), undefined, 'the primary keeps V8\'s default');
+    } finally {
+      await server.stop();
+    }
+  }
+});
