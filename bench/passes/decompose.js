@@ -28,8 +28,8 @@ export const DECOMPOSITION_HEAP_MB = 512;
  * V8's allocation-site pretenuring in the decomposition's servers (server setting WORKER_PRETENURING), off for every
  * listener: with it a grpc-js worker could tenure its per-call allocation sites in the first seconds of load, and each
  * call's young objects then outlived every scavenge, 11–20 ms of GC per 1000 calls against 1.5, whichever listener drew
- * it (the gRPC twin in 5 of 5 runs and its peer in 2 of 6, 512 MiB initial heap or not; docs/profiling.md, "The slow
- * regime is V8's pretenuring").
+ * it (with the 512 MiB initial heap, the gRPC listener in 17 of 17 runs and its peer in 3 of 21 on 2026-11-26;
+ * docs/profiling.md, "The slow regime is V8's pretenuring").
  */
 export const DECOMPOSITION_PRETENURING = false;
 
