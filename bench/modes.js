@@ -45,7 +45,7 @@ const GRPC_SCRIPTS = {
   minimalScript: 'bench/k6-minimal/grpc.js',
   minimalOwnScript: 'bench/k6-minimal/own-grpc.js',
   // k6 has no grpc_reqs counter, and its grpc_req_duration leaves out calls that reached their deadline:
-  // the project's grpc_req_failed has one sample per call, setup()'s included, like http_reqs.
+  // the project's grpc_req_failed counts every call, setup()'s included, like http_reqs (k6/grpc.js withRequestsFailed).
   metrics: { requests: ['grpc_req_failed', 'passes+fails'], latency: 'grpc_req_duration', failed: 'grpc_req_failed' },
   payload: 'protobuf-message',
 };

@@ -44,10 +44,13 @@ export function textSummary(data, title) {
  * summary, with `bench` added (mode, target, host), to `SUMMARY_FILE` or
  * `results/k6-<mode>-<target>-<time>.json`. The file's folder must exist.
  * @param {{mode: string, target: 'local'|'remote', host: string}} run
+ * @param {(data: any) => any} [derive] the metrics the script derives at the end from k6's (the gRPC script's
+ *   grpc_req_failed), applied before both outputs
  * @returns {(data: object) => Record<string, string>}
  */
-export function summaryHandler(run) {
-  return (data) => {
+export function summaryHandler(run, derive = (data) => data) {
+  return (raw) => {
+    const data = derive(raw);
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
     const file = __ENV.SUMMARY_FILE || `results/k6-${run.mode}-${run.target}-${stamp}.json`;
     const out = { ...data, bench: { ...run, summaryFile: file } };

@@ -4,7 +4,7 @@
 // - ours ÷ peer >= 0.97: nothing of ours costs more than 3% on top of the library (wrk; h2load at -m1 and -m32);
 // - peer ÷ bare: what the library itself costs (no target);
 // - ours ÷ bare: fastify >= 0.9x bare node:http with the same body, grpc-js >= 0.6x bare node:http2 gRPC framing;
-// and the project's k6 scripts reach >= 0.95x the RPS of a minimal k6 script.
+// and the project's k6 scripts reach >= 0.95x the RPS of a minimal k6 script running beside them (bench/passes/k6-overhead.js).
 // The decomposition it prints measures connect-node (connect-grpc, connect-json) beside them, with no target:
 // RPS, server CPU and GC per request (docs/connect.md).
 // Each ratio is taken per repeat (REPEATS, interleaved, the order reversed every other repeat); the report gives the
@@ -131,7 +131,8 @@ export async function main(settings) {
     const setup = `${own ? `${own.service.rpc.name} (${scenario}); ` : ''}${settings.REPEATS} repeat(s), ${settings.DURATION} each after ${settings.WARMUP} warm-up, ${settings.VUS} connections/VUs; `
       + 'per repeat ours, its peer, ours again (the A/A row: the machine alone) and bare side by side, the order reversed every other repeat; '
       + `1 server worker, its initial heap ${DECOMPOSITION_HEAP_MB} MiB (WORKER_INITIAL_HEAP_MB), V8's allocation-site pretenuring off `
-      + `(WORKER_PRETENURING=false); ${cores.description}`;
+      + `(WORKER_PRETENURING=false); the k6 rows: the project's script and the minimal one at once, ${Math.max(1, Math.floor(settings.VUS / 2))} VUs each; `
+      + `${cores.description}`;
     const decompositions = [decomposition, ...(http2Modes.length ? [decompositionReport(scenario, manyRuns, manyLoad)] : [])];
     const markdown = renderTargets({ results, setup, decompositions, provenance });
     process.stdout.write(`\n${markdown}`);

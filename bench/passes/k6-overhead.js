@@ -1,5 +1,9 @@
-// The targets' k6 pass: the project's k6 scripts against minimal ones (bench/k6-minimal/), on the same server,
-// interleaved, so that the load generator's own cost is known (npm run targets).
+// The targets' k6 pass: the project's k6 scripts against minimal ones (bench/k6-minimal/), on the same server, both at
+// once on k6's cores, so that the load generator's own cost is known (npm run targets).
+// At once, not one after the other: on this project's 2-vCPU VM, runs 9 s apart moved k6's rate by ±15% (the machine,
+// not the script), so ten rounds could not tell a 5% cost from none; side by side, each with half the VUs, the two
+// share the machine's state and the scheduler gives each the same CPU time, so their iterations' ratio is their cost
+// ratio: a minimal script against itself read 1.005 (0.977–1.013) over 8 rounds (docs/profiling.md).
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { BenchError } from '../errors.js';
@@ -20,7 +24,8 @@ async function iterationRate(file) {
 }
 
 /**
- * The project's k6 scripts against minimal ones, same server, interleaved.
+ * The project's k6 scripts against minimal ones, same server, both at once on k6's cores with half the VUs each (at
+ * least 1), the one started first alternating per repeat.
  * @param {import('../settings/bench.js').BenchSettings} settings REPEATS, DURATION, WARMUP, VUS, WORKERS, K6_BIN
  * @param {ReturnType<typeof import('../settings/cores.js').splitCores>} cores
  * @param {string} scratch folder for the runs' summaries
@@ -39,9 +44,9 @@ export async function measureK6Overhead(settings, cores, scratch, modes = MODE_N
   try {
     const k6 = { k6: settings.K6_BIN, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount, quiet: true };
     // script: 'project' (the mode's local script) or 'minimal' (the one it is measured against)
-    const run = async (mode, script, summaryFile, duration) => {
+    const run = async (mode, script, summaryFile, duration, vus = settings.VUS) => {
       const host = `127.0.0.1:${portOfMode(server, mode)}`;
-      const args = k6Args(mode, { script, host, vus: settings.VUS, duration, summaryFile, vars: vars[script] });
+      const args = k6Args(mode, { script, host, vus, duration, summaryFile, vars: vars[script] });
       const result = await runK6({ ...k6, args });
       if (result.code !== 0) throw new BenchError(`k6 ${args.at(-1)} against ${host} failed (exit ${result.code})`);
       return iterationRate(summaryFile);
@@ -53,10 +58,12 @@ export async function measureK6Overhead(settings, cores, scratch, modes = MODE_N
     }
     for (let repeat = 1; repeat <= settings.REPEATS; repeat++) {
       for (const mode of modes) {
-        console.error(`--- k6 scripts, run ${repeat} of ${settings.REPEATS}: ${mode}, minimal then project`);
-        const base = await run(mode, 'minimal', path.join(scratch, `${mode}-minimal-${repeat}.json`), settings.DURATION);
-        const ours = await run(mode, 'project', path.join(scratch, `${mode}-project-${repeat}.json`), settings.DURATION);
-        ratios[mode].push(ours / base);
+        console.error(`--- k6 scripts, run ${repeat} of ${settings.REPEATS}: ${mode}, minimal and project at once`);
+        const each = Math.max(1, Math.floor(settings.VUS / 2));
+        const order = repeat % 2 ? ['minimal', 'project'] : ['project', 'minimal'];
+        const rates = Object.fromEntries(await Promise.all(order.map(async (script) => [script,
+          await run(mode, script, path.join(scratch, `${mode}-${script}-${repeat}.json`), settings.DURATION, each)])));
+        ratios[mode].push(rates.project / rates.minimal);
       }
     }
   } finally {

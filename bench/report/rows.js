@@ -59,9 +59,9 @@ export const ROWS = Object.freeze([
     what: 'RPS ÷ the client\'s ceiling; 0.9 or more in the median run marks the column client-bound (`client_bound`, '
       + '`client_bound_by`: `ceiling`); without a ceiling, k6\'s CPU decides (`cpu`)' },
   { label: 'requests', field: 'requests', digits: 0, how: 'median', source: 'k6',
-    what: 'requests made, answered or not (`http_reqs`; for gRPC the samples of `grpc_req_failed`, one per call: k6\'s `grpc_req_duration` leaves out calls that reached their deadline), including the one request `setup()` makes' },
+    what: 'requests made, answered or not (`http_reqs`; for gRPC the calls of `grpc_req_failed`, which the script derives at the end from the iterations, one call each, and `setup()`\'s: k6\'s `grpc_req_duration` leaves out calls that reached their deadline), including the one request `setup()` makes' },
   { label: 'failed requests', field: 'failed', digits: 0, how: 'sum', source: 'k6',
-    what: 'HTTP: status ≥ 400 or a network error (`http_req_failed`); gRPC: a status other than OK (`grpc_req_failed`, the project\'s twin of it)' },
+    what: 'HTTP: status ≥ 400 or a network error (`http_req_failed`); gRPC: a status other than OK, or a call that never went out (`grpc_req_failed`, the project\'s twin of it)' },
   { label: 'timed out requests', field: 'timed_out', digits: 0, how: 'sum', source: 'k6',
     what: 'requests that reached `REQUEST_TIMEOUT` (default: k6\'s own 60 s, both modes) and were ended by k6 (HTTP: k6\'s '
       + '`http_reqs{error_code:1050}`; gRPC: the script\'s `requests_timed_out`); they are among the failed requests too. '

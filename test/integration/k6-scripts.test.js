@@ -116,6 +116,38 @@ test('a request with no answer ends at REQUEST_TIMEOUT and counts as failed and 
   }
 });
 
+test('the gRPC script counts every call: a server gone after setup() leaves each later call failed', async () => {
+  // Answers setup()'s call, then closes its listener and its sessions: every later connection is refused.
+  const { type, message } = scenarioPayloads({ port: 1, workerPid: 1 }).get(scenarioKey('GetUser', {}));
+  const h2 = http2.createServer();
+  h2.on('stream', (stream) => {
+    stream.on('error', () => {});
+    stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
+    stream.once('wantTrailers', () => {
+      stream.sendTrailers({ 'grpc-status': '0' });
+      h2.close();
+      stream.session.close();
+    });
+    stream.end(grpcFrame(type.encode(message).finish()));
+  });
+  await new Promise((resolve) => h2.listen(0, '127.0.0.1', () => resolve(undefined)));
+  const summaryFile = path.join(dir, 'gone.json');
+  try {
+    const { code, output } = await k6Run(['--vus', '2', '--duration', '2s', '-e', `LOCAL_GRPC_HOST=127.0.0.1:${h2.address().port}`,
+      '-e', `SUMMARY_FILE=${summaryFile}`, MODES.grpc.scripts.local]);
+    assert.equal(code, 0, output);
+  } finally {
+    h2.close();
+  }
+  const figures = await readSummary(summaryFile);
+  const { metrics } = JSON.parse(await readFile(summaryFile, 'utf8'));
+  // One call per iteration, and setup()'s: the only one answered.
+  assert.equal(figures.requests, metrics.iterations.values.count + 1);
+  assert.ok(figures.requests > 2, `${figures.requests} requests`);
+  assert.equal(figures.failed, figures.requests - 1);
+  assert.equal(metrics.grpc_req_failures, undefined, 'the counter the rate is made from is not in the summary');
+});
+
 test('a bad REQUEST_TIMEOUT stops a script at once, naming it', async () => {
   const { code, output } = await k6Run(['--vus', '1', '--duration', '1s', '-e', 'LOCAL_HTTP_HOST=127.0.0.1:1', '-e', 'REQUEST_TIMEOUT=5',
     'http-tests/local.js']);
