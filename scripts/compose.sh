@@ -146,9 +146,13 @@ start_mode() {
     done
     [ -n "${REQUESTS:-}" ] || echo "$me: REQUESTS is not set: k6 needs a JSON array of request messages in OWN_DIR (docs/docker.md)" >&2
   fi
+  # Compose reads TLS_DIR again whenever it parses compose.tls.yaml (down too): its commands carry it, as they carry an
+  # own service's settings.
+  local compose_env=$own
+  [ -z "${TLS_DIR:-}" ] || compose_env="TLS_DIR=$(printf %q "$TLS_DIR") $own"
   echo "server-$mode is up and healthy${tls:+, over TLS}. Next, from this folder:"
   echo "  ${tls}k6 run $own_e$script --duration=60s --vus=32"
   echo "or, without k6 installed:"
-  echo "  $own${COMPOSE[*]} --profile $mode run --rm k6 run $in_compose --duration=60s --vus=32"
-  echo "Stop it with: ${COMPOSE[*]} --profile $mode down"
+  echo "  $compose_env${COMPOSE[*]} --profile $mode run --rm k6 run $in_compose --duration=60s --vus=32"
+  echo "Stop it with: $compose_env${COMPOSE[*]} --profile $mode down"
 }

@@ -124,6 +124,18 @@ describe('build.sh, starthttp.sh, startgrpc.sh', () => {
     assert.ok(res.stdout.includes('  docker-compose --profile http run --rm k6 run http-tests/local.js'), res.stdout);
   });
 
+  test('TLS_DIR: the printed Compose commands carry it, since Compose reads it again from compose.tls.yaml', () => {
+    const certs = fs.mkdtempSync(path.join(tmp, 'tls-'));
+    for (const file of ['server.crt', 'server.key', 'ca.crt']) fs.writeFileSync(path.join(certs, file), '');
+    const stub = stubDocker();
+    const res = runScript('starthttp.sh', { ...stub.env, TLS_DIR: certs });
+    assert.equal(res.status, 0, res.stderr);
+    const compose = `TLS_DIR=${certs} docker compose -f compose.yaml -f compose.tls.yaml --profile http`;
+    assert.ok(res.stdout.includes(`  SSL_CERT_FILE=${certs}/ca.crt TLS_CA=${certs}/ca.crt k6 run http-tests/local.js`), res.stdout);
+    assert.ok(res.stdout.includes(`  ${compose} run --rm k6 run http-tests/local.js --duration=60s --vus=32\n`), res.stdout);
+    assert.ok(res.stdout.includes(`Stop it with: ${compose} down\n`), res.stdout);
+  });
+
   test('an unhealthy server fails the start with a pointer to its logs', () => {
     const res = runScript('startgrpc.sh', stubDocker({ health: 'unhealthy' }).env);
     assert.equal(res.status, 1);
