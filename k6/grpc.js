@@ -106,7 +106,7 @@ export function grpcTest({ host, target }) {
         return;
       }
       check(call(PARAMS), {
-        'status is OK': (r) => r.status === grpc.StatusOK,
+        'status is OK': (r) => r.status === OK,
         'message is the payload': (r) => isThePayload(r.message),
       });
     },

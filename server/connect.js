@@ -17,7 +17,7 @@ import { Code, ConnectError } from '@connectrpc/connect';
 import { compressionGzip, connectNodeAdapter } from '@connectrpc/connect-node';
 import { scenarioKeyOf, scenarioPayloads, unknownRequestDetails } from '../proto/index.js';
 import { ownDescriptors } from '../proto/own/descriptors.js';
-import { toJsonText } from '../proto/own/samples.js';
+import { esMessageOf } from '../proto/own/json.js';
 import { answersInTurn } from '../proto/own/service.js';
 import { SCENARIOS } from '../proto/payload.js';
 import { UserService } from '../proto/gen/user_pb.js';
@@ -80,7 +80,7 @@ export function userServiceImpl(who) {
 export function ownServiceImpl({ rpc, responses }, proto, protocol) {
   const { registry, service, method } = ownDescriptors(proto, rpc);
   const sizes = protocol === 'grpc' ? responses.protobufBytes : responses.jsonBytes;
-  const next = answersInTurn(responses, sizes, (m) => fromJson(method.output, JSON.parse(toJsonText(rpc.responseType, m)), { registry }));
+  const next = answersInTurn(responses, sizes, esMessageOf(rpc, method.output, registry));
   const impl = {
     [method.localName]: () => {
       servedRequests.connect++;

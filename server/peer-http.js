@@ -12,7 +12,7 @@ import Fastify from 'fastify';
 import { fromJson, toJson } from '@bufbuild/protobuf';
 import { jsonSchemaOf, responseTypeOf, scenarioKey, scenarioKeyOf, scenarioPayloads, scenarioRoutes } from '../proto/index.js';
 import { ownDescriptors } from '../proto/own/descriptors.js';
-import { toJsonText } from '../proto/own/samples.js';
+import { esMessageOf } from '../proto/own/json.js';
 import { inTurn } from '../proto/own/service.js';
 
 /**
@@ -33,15 +33,16 @@ export async function startPeerHttp({ host, port, own = null }) {
   const app = Fastify({ logger: false });
   if (own) {
     const { registry, method } = ownDescriptors(own.proto, own.rpc);
-    const next = inTurn(own.responses.messages.map((m) => fromJson(method.output, JSON.parse(toJsonText(own.rpc.responseType, m)), { registry })));
+    const next = inTurn(own.responses.messages.map(esMessageOf(own.rpc, method.output, registry)));
+    const options = { registry }; // made once, as a service keeps its options
     app.post(own.rpc.path, async (request, reply) => {
       try {
-        fromJson(method.input, /** @type {any} */ (request.body), { registry });
+        fromJson(method.input, /** @type {any} */ (request.body), options);
       } catch (err) {
         reply.code(/** @type {any} */ (400));
         return { statusCode: 400, error: 'Bad Request', message: err.message };
       }
-      return toJson(method.output, next(), { registry });
+      return toJson(method.output, next(), options);
     });
   }
   const payloads = scenarioPayloads({ port, workerPid: process.pid });

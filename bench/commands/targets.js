@@ -28,7 +28,7 @@ import { allowedCpus, splitCores } from '../settings/cores.js';
 import { durationMs } from '../settings/validators.js';
 import { MODE_NAMES, MODES } from '../modes.js';
 import { renderTargets, targetRow } from '../report/targets.js';
-import { measureK6Overhead } from '../passes/k6-overhead.js';
+import { measureK6Overhead, sideBySideVus } from '../passes/k6-overhead.js';
 import { LISTENERS } from '../../server/listeners.js';
 import { prepareOwn, scenariosOf } from '../own-service.js';
 import { loadOwnService } from '../../proto/own/service.js';
@@ -131,7 +131,7 @@ export async function main(settings) {
     const setup = `${own ? `${own.service.rpc.name} (${scenario}); ` : ''}${settings.REPEATS} repeat(s), ${settings.DURATION} each after ${settings.WARMUP} warm-up, ${settings.VUS} connections/VUs; `
       + 'per repeat ours, its peer, ours again (the A/A row: the machine alone) and bare side by side, the order reversed every other repeat; '
       + `1 server worker, its initial heap ${DECOMPOSITION_HEAP_MB} MiB (WORKER_INITIAL_HEAP_MB), V8's allocation-site pretenuring off `
-      + `(WORKER_PRETENURING=false); the k6 rows: the project's script and the minimal one at once, ${Math.max(1, Math.floor(settings.VUS / 2))} VUs each; `
+      + `(WORKER_PRETENURING=false); the k6 rows: the project's script and the minimal one at once, ${sideBySideVus(settings.VUS)} VUs each; `
       + `${cores.description}`;
     const decompositions = [decomposition, ...(http2Modes.length ? [decompositionReport(scenario, manyRuns, manyLoad)] : [])];
     const markdown = renderTargets({ results, setup, decompositions, provenance });

@@ -24,6 +24,13 @@ async function iterationRate(file) {
 }
 
 /**
+ * The VUs each script gets in the pass: half the run's, at least 1.
+ * @param {number} vus the run's VUS
+ * @returns {number}
+ */
+export const sideBySideVus = (vus) => Math.max(1, Math.floor(vus / 2));
+
+/**
  * The project's k6 scripts against minimal ones, same server, both at once on k6's cores with half the VUs each (at
  * least 1), the one started first alternating per repeat.
  * @param {import('../settings/bench.js').BenchSettings} settings REPEATS, DURATION, WARMUP, VUS, WORKERS, K6_BIN
@@ -56,10 +63,10 @@ export async function measureK6Overhead(settings, cores, scratch, modes = MODE_N
       console.error(`--- k6 warm-up: ${mode}`);
       await run(mode, 'project', path.join(scratch, 'warmup.json'), settings.WARMUP);
     }
+    const each = sideBySideVus(settings.VUS);
     for (let repeat = 1; repeat <= settings.REPEATS; repeat++) {
       for (const mode of modes) {
         console.error(`--- k6 scripts, run ${repeat} of ${settings.REPEATS}: ${mode}, minimal and project at once`);
-        const each = Math.max(1, Math.floor(settings.VUS / 2));
         const order = repeat % 2 ? ['minimal', 'project'] : ['project', 'minimal'];
         const rates = Object.fromEntries(await Promise.all(order.map(async (script) => [script,
           await run(mode, script, path.join(scratch, `${mode}-${script}-${repeat}.json`), settings.DURATION, each)])));

@@ -16,6 +16,18 @@ const SCALAR_DEFAULTS = {
 };
 
 /**
+ * The converter of the user's response samples (protobufjs messages) into @bufbuild/protobuf messages of `desc`, through
+ * the proto3 JSON they were read as, so that a float keeps the digits it was written with. Run once per sample, at start,
+ * by every listener that answers with @bufbuild/protobuf: the JSON twin, connect-node and the JSON peer.
+ * @param {import('./schema.js').Rpc} rpc
+ * @param {import('@bufbuild/protobuf').DescMessage} desc the response type, as protobuf-es describes it
+ * @param {import('@bufbuild/protobuf').Registry} registry the schema's types, for an Any
+ * @returns {(message: import('protobufjs').Message) => import('@bufbuild/protobuf').Message}
+ * @throws {Error} from the returned function, when a sample does not convert
+ */
+export const esMessageOf = (rpc, desc, registry) => (message) => fromJsonString(desc, toJsonText(rpc.responseType, message), { registry });
+
+/**
  * @typedef {object} OwnJson
  * @property {import('@bufbuild/protobuf').DescMethod} method the RPC, as protobuf-es describes it
  * @property {(json: string|import('@bufbuild/protobuf').JsonValue) => import('@bufbuild/protobuf').Message} decodeRequest
@@ -39,7 +51,7 @@ export function ownJson(own) {
   const options = { registry }; // reading: unknown fields refused (ignoreUnknownFields is false); both: an Any's types
   // The reason alone: the caller names the message ("the request is not a valid ..."), as it did with protobufjs.
   const prefix = `cannot decode message ${input.typeName} from JSON: `;
-  const responses = own.responses.messages.map((m) => fromJsonString(output, toJsonText(own.rpc.responseType, m), options))
+  const responses = own.responses.messages.map(esMessageOf(own.rpc, output, registry))
     .map((message) => ({ message, bytes: Buffer.byteLength(toJsonString(output, message, options)) }));
   return {
     method,

@@ -103,15 +103,15 @@ const show = (values, digits) => {
   const { median, min, max } = spread(values);
   return `${median.toFixed(digits)} (${min.toFixed(digits)}–${max.toFixed(digits)})`;
 };
+// The 95% interval of the median per-repeat ratio (medianInterval, as npm run targets reads its rows), against 0.95.
+const interval = (ratios) => {
+  const ci = medianInterval(ratios, 0.95);
+  return ci.low === null ? ci.why : `95% CI ${ci.low.toFixed(3)}–${ci.high.toFixed(3)}${ci.settled ? '' : ', includes 0.95: not settled'}`;
+};
 for (const [label, x] of Object.entries(results)) {
   const cpu = (cpuOf.get(label) ?? []).filter((v) => v !== null);
-  // The 95% interval of the median per-repeat ratio (medianInterval, as npm run targets reads its rows), against 0.95.
-  const ci = medianInterval(x.ratio, 0.95);
-  const interval = ci.low === null ? ci.why : `95% CI ${ci.low.toFixed(3)}–${ci.high.toFixed(3)}${ci.settled ? '' : ', includes 0.95: not settled'}`;
-  console.log(`${label}: ${show(x.rate, 0)} iterations/s; ${show(x.ratio, 3)} of ${variants[0].label} (${interval}); k6 CPU ${cpu.length ? show(cpu, 0) : 'n/a'}% of its core`);
+  console.log(`${label}: ${show(x.rate, 0)} iterations/s; ${show(x.ratio, 3)} of ${variants[0].label} (${interval(x.ratio)}); k6 CPU ${cpu.length ? show(cpu, 0) : 'n/a'}% of its core`);
   if (x.cost.length) {
-    const c = medianInterval(x.costRatio, 0.95);
-    const costInterval = c.low === null ? c.why : `95% CI ${c.low.toFixed(3)}–${c.high.toFixed(3)}${c.settled ? '' : ', includes 0.95: not settled'}`;
-    console.log(`  k6 CPU per iteration ${show(x.cost, 1)} µs; ${variants[0].label}'s ÷ this: ${show(x.costRatio, 3)} (${costInterval})`);
+    console.log(`  k6 CPU per iteration ${show(x.cost, 1)} µs; ${variants[0].label}'s ÷ this: ${show(x.costRatio, 3)} (${interval(x.costRatio)})`);
   }
 }
