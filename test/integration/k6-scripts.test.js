@@ -154,3 +154,36 @@ test('a bad REQUEST_TIMEOUT stops a script at once, naming it', async () => {
   assert.notEqual(code, 0);
   assert.match(output, /REQUEST_TIMEOUT=\\?"5\\?": must be a k6 duration/);
 });
+
+test('the HTTP script checks its sampled answers: a 200 whose body is not the payload fails the body check, in each request shape', async () => {
+  // Answers every request 200 with a User of the wrong name: the status check passes, the payload check must not.
+  const wrong = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ username: 'Alice', premium: true, port: 1, workerPid: 1 }));
+    });
+  });
+  await new Promise((resolve) => wrong.listen(0, '127.0.0.1', () => resolve(undefined)));
+  try {
+    // The three iterations the script chooses from (k6/http.js): a GET with no params, one with params (a timeout), and
+    // the Connect protocol's POST.
+    const shapes = [['get', []], ['get with params', ['-e', 'REQUEST_TIMEOUT=5s']], ['post', ['-e', 'SUMMARY_MODE=connect-json']]];
+    for (const [shape, vars] of shapes) {
+      const summaryFile = path.join(dir, `wrong-${shape.replaceAll(' ', '-')}.json`);
+      const script = shape === 'post' ? MODES['connect-json'].scripts.local : MODES.http.scripts.local;
+      const hostVar = shape === 'post' ? MODES['connect-json'].hostVars.local : MODES.http.hostVars.local;
+      const { code, output } = await k6Run(['--vus', '2', '--duration', '1s', '-e', `${hostVar}=127.0.0.1:${wrong.address().port}`,
+        '-e', 'SAMPLE_EVERY=10', '-e', `SUMMARY_FILE=${summaryFile}`, ...vars, script]);
+      assert.equal(code, 0, output);
+      const { metrics } = JSON.parse(await readFile(summaryFile, 'utf8'));
+      const sampled = Math.ceil(metrics.iterations.values.count / 10);
+      // Two checks per sampled answer: the status passes, the body fails. Each VU samples its first and every 10th.
+      assert.ok(metrics.checks.values.fails >= sampled - 2 && metrics.checks.values.fails <= sampled + 2,
+        `${shape}: ${metrics.checks.values.fails} failed checks for about ${sampled} sampled answers`);
+      assert.equal(metrics.checks.values.passes, metrics.checks.values.fails, `${shape}: the status check passed each time`);
+    }
+  } finally {
+    wrong.close();
+  }
+});
