@@ -1,4 +1,4 @@
-// The gRPC listener: @grpc/grpc-js serving the scenarios' unary RPCs, with server reflection
+// The gRPC listener: @grpc/grpc-js serving the scenarios' unary RPCs (and the user's own, RPC set), with server reflection
 // and the standard health service (grpc.health.v1.Health).
 import grpc from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
@@ -15,6 +15,7 @@ import { GRPC_HEALTH_SERVICES } from './health.js';
 import { servedRequests } from './served.js';
 import { admitAnswer } from './memory-budget.js';
 import { answersInTurn } from '../proto/own/service.js';
+import { ownDescriptors, reflectedFiles } from '../proto/own/descriptors.js';
 
 /**
  * grpc-js's Server, with the HTTP/2 bounds of server/h2-guard.js on each HTTP/2 server it builds.
@@ -220,7 +221,11 @@ export async function startGrpc({ host, port, log, health, settings, tls, own = 
     const { definition: ownDefinition, implementation } = ownService(own);
     server.addService(ownDefinition, implementation);
   }
-  new ReflectionService(reflectionPackageDefinition()).addToServer(server);
+  // One reflection service for the demo's files and the user's: @grpc/reflection indexes every entry's
+  // fileDescriptorProtos, and a server takes the reflection service once.
+  const reflected = reflectionPackageDefinition();
+  if (own) reflected[own.rpc.service] = { fileDescriptorProtos: reflectedFiles(ownDescriptors(own.proto, own.rpc).registry) };
+  new ReflectionService(/** @type {any} */ (reflected)).addToServer(server);
   const healthService = new HealthImplementation();
   health.subscribe((serving) => {
     for (const name of GRPC_HEALTH_SERVICES) healthService.setStatus(name, serving ? 'SERVING' : 'NOT_SERVING');

@@ -14,7 +14,7 @@
 // In both, `google/protobuf/*.proto` are @bufbuild/protobuf's own copies where the schema lacks them, as its JSON
 // mapping of the well-known types expects.
 import { readFileSync } from 'node:fs';
-import { create, createFileRegistry, createRegistry, fromBinary } from '@bufbuild/protobuf';
+import { create, createFileRegistry, createRegistry, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { protoCamelCase } from '@bufbuild/protobuf/reflect';
 import * as wkt from '@bufbuild/protobuf/wkt';
 import protobuf from 'protobufjs';
@@ -58,6 +58,15 @@ export function ownDescriptors(proto, rpc) {
   if (!method) throw new Error(`${rpc.name}: not in the descriptors built from PROTO=${proto}`);
   return { registry, service, method };
 }
+
+/**
+ * The schema's files as gRPC server reflection hands them out (grpc.reflection.v1 FileDescriptorResponse): every file
+ * of the registry, the well-known types it imports included, each a serialized FileDescriptorProto, so that grpcurl
+ * and Postman can call the user's RPC without its .proto.
+ * @param {import('@bufbuild/protobuf').FileRegistry} registry ownDescriptors's
+ * @returns {Uint8Array[]}
+ */
+export const reflectedFiles = (registry) => [...registry.files].map((file) => toBinary(wkt.FileDescriptorProtoSchema, file.proto));
 
 /**
  * The files of a schema protobufjs parsed, as FileDescriptorProtos: one per .proto it read (by the objects' `filename`),
