@@ -221,11 +221,14 @@ export async function startGrpc({ host, port, log, health, settings, tls, own = 
     const { definition: ownDefinition, implementation } = ownService(own);
     server.addService(ownDefinition, implementation);
   }
-  // One reflection service for the demo's files and the user's: @grpc/reflection indexes every entry's
-  // fileDescriptorProtos, and a server takes the reflection service once.
+  // One reflection service for the demo's files and the user's: @grpc/reflection reads only the fileDescriptorProtos of
+  // each entry (hence the cast to proto-loader's type), and a server takes the reflection service once.
   const reflected = reflectionPackageDefinition();
-  if (own) reflected[own.rpc.service] = { fileDescriptorProtos: reflectedFiles(ownDescriptors(own.proto, own.rpc).registry) };
-  new ReflectionService(/** @type {any} */ (reflected)).addToServer(server);
+  if (own) {
+    reflected[own.rpc.service] = /** @type {import('@grpc/proto-loader').MessageTypeDefinition} */ (/** @type {unknown} */ (
+      { fileDescriptorProtos: reflectedFiles(ownDescriptors(own.proto, own.rpc).registry) }));
+  }
+  new ReflectionService(reflected).addToServer(server);
   const healthService = new HealthImplementation();
   health.subscribe((serving) => {
     for (const name of GRPC_HEALTH_SERVICES) healthService.setStatus(name, serving ? 'SERVING' : 'NOT_SERVING');

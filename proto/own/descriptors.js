@@ -64,9 +64,12 @@ export function ownDescriptors(proto, rpc) {
  * of the registry, the well-known types it imports included, each a serialized FileDescriptorProto, so that grpcurl
  * and Postman can call the user's RPC without its .proto.
  * @param {import('@bufbuild/protobuf').FileRegistry} registry ownDescriptors's
- * @returns {Uint8Array[]}
+ * @returns {Buffer[]} as @grpc/proto-loader gives a package definition's fileDescriptorProtos
  */
-export const reflectedFiles = (registry) => [...registry.files].map((file) => toBinary(wkt.FileDescriptorProtoSchema, file.proto));
+export const reflectedFiles = (registry) => [...registry.files].map((file) => {
+  const bytes = toBinary(wkt.FileDescriptorProtoSchema, file.proto);
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+});
 
 /**
  * The files of a schema protobufjs parsed, as FileDescriptorProtos: one per .proto it read (by the objects' `filename`),
