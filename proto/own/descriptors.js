@@ -40,14 +40,32 @@ const WKT_TYPES = createRegistry(...WKT_FILES.values());
  * @property {import('@bufbuild/protobuf').DescMethod} method the RPC
  */
 
+/** Descriptors built, by the RPC they were built for and its PROTO: a worker's listeners share one set, read only. */
+const BUILT = new WeakMap();
+
 /**
- * The user's RPC as @bufbuild/protobuf descriptors.
+ * The user's RPC as @bufbuild/protobuf descriptors, built once per process for an RPC and PROTO (the JSON twin,
+ * connect-node, the JSON peer and the gRPC listener's reflection all ask; none changes them).
  * @param {string} proto PROTO: a FileDescriptorSet (read again, as it is) or a .proto (`rpc`'s schema is converted)
  * @param {import('./schema.js').Rpc} rpc the RPC loadOwnService resolved in that schema
  * @returns {OwnDescriptors}
  * @throws {Error} when a descriptor does not build (naming the file or type), or the RPC is not in it
  */
 export function ownDescriptors(proto, rpc) {
+  const cached = BUILT.get(rpc);
+  if (cached?.proto === proto) return cached.descriptors;
+  const descriptors = buildDescriptors(proto, rpc);
+  BUILT.set(rpc, { proto, descriptors });
+  return descriptors;
+}
+
+/**
+ * ownDescriptors, built.
+ * @param {string} proto
+ * @param {import('./schema.js').Rpc} rpc
+ * @returns {OwnDescriptors}
+ */
+function buildDescriptors(proto, rpc) {
   const files = DESCRIPTOR_SET.test(proto)
     ? fromBinary(wkt.FileDescriptorSetSchema, readFileSync(proto)).file
     : filesOfRoot(rpc.requestType.root);
