@@ -1,9 +1,8 @@
 // k6 run http-tests/local.js --duration=60s --vus=32
 // Load on the HTTP server at LOCAL_HTTP_HOST (config.js, or -e LOCAL_HTTP_HOST=host:port).
-import { LOCAL_HTTP_HOST } from '../config.js';
 import { httpTest } from '../k6/http.js';
 
-const test = httpTest({ host: LOCAL_HTTP_HOST, target: 'local' });
+const test = httpTest({ hostSetting: 'LOCAL_HTTP_HOST', target: 'local' });
 
 export const options = test.options;
 export const setup = test.setup;

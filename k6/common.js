@@ -1,13 +1,20 @@
-// What the HTTP and gRPC scripts share: settings from -e, options, load model,
-// response sampling and the payload check.
+// What VU 0 of the HTTP and gRPC scripts reads and checks (k6/http.js, k6/grpc.js): settings from -e, options, load
+// model, response sampling. The VUs that iterate never load it: they read the plan VU 0 made.
 import { SharedArray } from 'k6/data';
-import exec from 'k6/execution';
-import { Counter } from 'k6/metrics';
+import * as hosts from '../config.js';
 import { SCENARIOS } from '../proto/payload.js';
 import { COMPRESSIONS } from '../server/compression.js';
+import { OWN_REQUESTS } from './own.js';
 import { CONNECTION_POLICIES, DEFAULT_REQUEST_TIMEOUT, K6_DURATION } from './settings.js';
 
-function positiveIntEnv(name, fallback) {
+/**
+ * A whole number of at least 1 from -e NAME, or fallback when unset.
+ * @param {string} name
+ * @param {number|null} fallback
+ * @returns {number|null}
+ * @throws {Error} one line naming the setting, when it is not one
+ */
+export function positiveIntEnv(name, fallback) {
   const raw = __ENV[name];
   if (raw === undefined || raw === '') return fallback;
   if (!/^[1-9][0-9]*$/.test(raw)) throw new Error(`${name}=${JSON.stringify(raw)}: must be a whole number of at least 1`);
@@ -58,9 +65,6 @@ export function summaryModeOr(own) {
   if (!/^[a-z][a-z0-9-]*$/.test(raw)) throw new Error(`SUMMARY_MODE=${JSON.stringify(raw)}: must be a mode's name, e.g. grpc`);
   return raw;
 }
-
-/** Requests that reached REQUEST_TIMEOUT (k6 error code 1050 for HTTP; DeadlineExceeded for gRPC). */
-export const requestsTimedOut = new Counter('requests_timed_out');
 
 /** A FileDescriptorSet's names (k6's client.loadProtoset); any other PROTO is a .proto (client.load). */
 export const DESCRIPTOR_SET = /\.(binpb|pb|protoset|desc)$/;
@@ -120,28 +124,11 @@ function ownPath(dir, file) {
 // (5.6 MB of JSON) at 32 VUs took k6 5.1–6.1 GB and 36–64 s to start (docs/own-message.md).
 function ownRequests(file) {
   if (!file) throw new Error('RPC needs -e REQUESTS=<a JSON array of request messages>');
-  return new SharedArray('own-requests', () => {
+  return new SharedArray(OWN_REQUESTS, () => {
     const requests = JSON.parse(open(file));
     if (!Array.isArray(requests) || requests.length === 0) throw new Error(`REQUESTS=${file}: must be a JSON array of at least one request message`);
     return requests;
   });
-}
-
-/**
- * The request samples one VU sends, in turn: every S-th from its own place, S = min(samples, VUS), so that the VUs
- * together send each sample about as often while each keeps only its share. Called on the VU's first iteration, since
- * its id in the whole test (K6_INSTANCES splits the VUs over processes) is not known in the init context.
- * VUS: -e VUS (the job passes it), else the VUs this k6 process started.
- * @template T
- * @param {(message: object) => T} as what the VU keeps of a sample (the object for gRPC, its JSON text for HTTP)
- * @returns {T[]} at least one
- */
-export function ownShare(as) {
-  const all = OWN.requests;
-  const stride = Math.min(all.length, positiveIntEnv('VUS', exec.instance.vusInitialized || 1));
-  const mine = [];
-  for (let i = Math.max(0, exec.vu.idInTest - 1) % stride; i < all.length; i += stride) mine.push(as(all[i]));
-  return mine;
 }
 
 /**
@@ -224,11 +211,13 @@ export const baseOptions = {
 };
 
 /**
- * True when a decoded response (proto3 JSON mapping) is the payload of SCENARIO: the scenario's own check
- * (proto/payload.js SCENARIOS); with RPC, a message at all (the job proved before measuring that both twins answer the
- * same messages, docs/own-message.md).
- * @param {object|null|undefined} payload
- * @returns {boolean}
+ * The host:port config.js gives a setting (its default, or -e NAME).
+ * @param {string} setting e.g. 'LOCAL_HTTP_HOST'
+ * @returns {string}
+ * @throws {Error} when config.js has no such host
  */
-export const isThePayload = OWN ? (payload) => payload !== null && typeof payload === 'object' && !Array.isArray(payload)
-  : (payload) => SCENARIOS[SCENARIO].check(payload);
+export function hostOf(setting) {
+  const host = hosts[setting];
+  if (typeof host !== 'string' || !/_HOST$/.test(setting)) throw new Error(`${setting}: not a host of config.js`);
+  return host;
+}

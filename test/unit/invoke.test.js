@@ -67,7 +67,7 @@ test('k6Args: a minimal script reads its host alone and writes its summary throu
 });
 
 test('K6_VARS lists every variable the k6 scripts read, and only those', () => {
-  const source = ['k6/common.js', 'k6/summary.js', 'k6/http.js', 'k6/grpc.js'].map((f) => readFileSync(new URL(`../../${f}`, import.meta.url), 'utf8')).join('\n');
+  const source = ['k6/common.js', 'k6/summary.js', 'k6/http.js', 'k6/http-run.js', 'k6/grpc.js', 'k6/grpc-run.js', 'k6/own.js'].map((f) => readFileSync(new URL(`../../${f}`, import.meta.url), 'utf8')).join('\n');
   // Read through __ENV.NAME, or through the helpers positiveIntEnv('NAME'), durationEnv('NAME'), choiceEnv('NAME').
   const read = new Set([...source.matchAll(/__ENV\.([A-Z_]+)|[a-zA-Z]+Env\('([A-Z_]+)'/g)].map((m) => m[1] ?? m[2]));
   assert.deepEqual([...read].sort(), Object.keys(K6_VARS).sort());

@@ -1,0 +1,108 @@
+// A gRPC script's run as VU 0 decides it (k6/grpc.js): the settings read and checked, the options, setup() and the
+// summary, and the plan that every iterating VU reads.
+import exec from 'k6/execution';
+import grpc from 'k6/net/grpc';
+import { PROTO_FILE, rpcPath, SCENARIOS } from '../proto/payload.js';
+import {
+  baseOptions, CONNECTIONS, DESCRIPTOR_SET, hostOf, OWN, positiveIntEnv, REQUEST_TIMEOUT, RUN_SHAPE, SAMPLE_EVERY, SCENARIO, summaryModeOr,
+  TLS_CA_PEM,
+} from './common.js';
+import { summaryHandler } from './summary.js';
+
+/**
+ * @typedef {object} GrpcPlan what an iterating VU of a gRPC script needs, as plain data (k6's SharedArray keeps JSON)
+ * @property {string} host host:port
+ * @property {{protoset: string}|{importPaths: string[], proto: string}} schema how k6's client loads the schema: a
+ *   FileDescriptorSet (loadProtoset), or a .proto and its import paths (load)
+ * @property {string} method `package.Service/Method`
+ * @property {object|null} request the demo's request message; null: the user's samples, which each VU takes on its
+ *   first call (k6/own.js ownShare)
+ * @property {boolean} own the user's own RPC (RPC set)
+ * @property {number|null} vus -e VUS, for ownShare; null: the VUs this k6 process started
+ * @property {import('../proto/checks.js').AnswerShape|null} answer what a sampled answer of the demo's scenario must be
+ *   (null: the user's own RPC)
+ * @property {object} params of a sampled call (REQUEST_TIMEOUT's timeout, if given)
+ * @property {object} unsampled of every other call: the same, and the answer not decoded
+ * @property {boolean} reuse one connection per VU (CONNECTIONS=reuse), else one per call
+ * @property {object} transport k6's connect params: cleartext (h2c), or TLS verified against TLS_CA's PEM only
+ * @property {number} every one response in this many is decoded and checked (SAMPLE_EVERY)
+ */
+
+/** The calls setup() makes: one, which the summary counts among the requests (withRequestsFailed). */
+const SETUP_CALLS = 1;
+
+/**
+ * The run of a gRPC script, for VU 0. With CONNECTIONS=reuse (default) each VU opens one connection on its first
+ * iteration and keeps it; with per-request it connects and closes every iteration. Its summary names the mode `grpc`,
+ * or SUMMARY_MODE (the connect-grpc mode runs it too).
+ * @param {{hostSetting: string, target: 'local'|'remote'}} run the server's host:port as config.js names it
+ *   (LOCAL_GRPC_HOST, …), and which script
+ * @returns {{plan: GrpcPlan, options: object, setupWith: (client: object, failures: {add: (n: number) => void}) => () => object,
+ *   handleSummary: (data: object) => Record<string, string>}} setupWith: setup() over the VU's loaded client, counting
+ *   a failed call in the script's counter
+ * @throws {Error} one line, when a setting is not valid (k6 then stops at init with it)
+ */
+export function grpcRun({ hostSetting, target }) {
+  const host = hostOf(hostSetting);
+  const mode = summaryModeOr('grpc');
+  // The user's schema (RPC): a FileDescriptorSet, or a .proto with its import paths; else the demo's, relative to k6/.
+  const schema = OWN && DESCRIPTOR_SET.test(OWN.proto) ? { protoset: OWN.proto }
+    : OWN ? { importPaths: OWN.importPaths, proto: OWN.proto } : { importPaths: ['../proto'], proto: PROTO_FILE };
+  const { rpc, request } = OWN ? { rpc: OWN.rpc, request: null } : SCENARIOS[SCENARIO];
+  const timeout = REQUEST_TIMEOUT === null ? {} : { timeout: REQUEST_TIMEOUT };
+  /** @type {GrpcPlan} */
+  const plan = {
+    host,
+    schema,
+    method: OWN ? OWN.rpc : rpcPath(rpc),
+    request,
+    own: OWN !== null,
+    vus: positiveIntEnv('VUS', null),
+    answer: OWN ? null : SCENARIOS[SCENARIO].answer,
+    params: timeout,
+    unsampled: { discardResponseMessage: true, ...timeout },
+    reuse: CONNECTIONS === 'reuse',
+    // @types/k6 declares tls.cert and tls.key required; they are the client's certificate (mutual TLS), which k6 sends
+    // only when given (k6 v1.8.1 runs this without them: test/integration/tls.test.js).
+    transport: TLS_CA_PEM === null ? { plaintext: true } : { tls: { cacerts: [TLS_CA_PEM] } },
+    every: SAMPLE_EVERY,
+  };
+  return {
+    plan,
+    options: baseOptions,
+    // Fails fast, naming the host, when no server answers; returns one message for the report.
+    setupWith: (client, failures) => () => {
+      try {
+        client.connect(host, { ...plan.transport, timeout: '5s' });
+      } catch (err) {
+        exec.test.abort(`cannot reach the gRPC server at ${host}: ${err.message || err}`);
+      }
+      const res = client.invoke(plan.method, OWN ? OWN.requests[0] : request, { timeout: '5s' });
+      client.close();
+      // Counted like every call (SETUP_CALLS), as http_reqs counts setup()'s request too.
+      if (res.status !== grpc.StatusOK) {
+        failures.add(1);
+        exec.test.abort(`gRPC server at ${host} answered ${plan.method} with status ${res.status}: ${res.error && res.error.message}`);
+      }
+      // An own service's message is the job's to measure (bench.run.own): the demo's types cannot encode it.
+      return OWN ? { mode, host, rpc, own: true } : { mode, host, rpc, sample: res.message };
+    },
+    handleSummary: summaryHandler({ mode, target, host, ...RUN_SHAPE }, withRequestsFailed),
+  };
+}
+
+/**
+ * The summary with grpc_req_failed, k6's http_req_failed for gRPC: a rate whose samples are the calls (passes: those that
+ * ended in a status other than OK, UNAVAILABLE for a refused connection, or could not be made), in place of the grpc_req_failures counter it is made from. The
+ * calls are the iterations k6 counts (each makes one; k6 counts an iteration that threw, not one cut off at the end) and
+ * setup()'s. k6's own grpc_req_duration cannot count them: it has no sample for a call that reached its deadline.
+ * @param {{metrics: Record<string, {type: string, contains: string, values: Record<string, number>}>}} data k6's summary
+ * @returns {object} the same summary, its metrics with grpc_req_failed and without grpc_req_failures
+ */
+export function withRequestsFailed(data) {
+  const { grpc_req_failures: counted, ...metrics } = data.metrics;
+  const failed = counted?.values.count ?? 0;
+  const calls = (metrics.iterations?.values.count ?? 0) + SETUP_CALLS;
+  const values = { rate: failed / calls, passes: failed, fails: calls - failed };
+  return { ...data, metrics: { ...metrics, grpc_req_failed: { type: 'rate', contains: 'default', values } } };
+}

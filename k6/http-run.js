@@ -1,0 +1,91 @@
+// An HTTP script's run as VU 0 decides it (k6/http.js): the settings read and checked, the options, setup() and the
+// summary, and the plan that every iterating VU reads.
+import http from 'k6/http';
+import exec from 'k6/execution';
+import { rpcPath, SCENARIOS } from '../proto/payload.js';
+import {
+  baseOptions, COMPRESSION, CONNECTIONS, hostOf, OWN, positiveIntEnv, REQUEST_TIMEOUT, RUN_SHAPE, SAMPLE_EVERY, SCENARIO, summaryModeOr, TLS_CA,
+} from './common.js';
+import { HTTP_TIMED_OUT } from './settings.js';
+import { summaryHandler } from './summary.js';
+
+/**
+ * @typedef {object} HttpPlan what an iterating VU of an HTTP script needs, as plain data (k6's SharedArray keeps JSON)
+ * @property {string} url
+ * @property {boolean} post a POST, not a GET
+ * @property {string|null} body the one POST body (the Connect protocol's request); null: a GET, or the user's samples,
+ *   which each VU takes on its first iteration (k6/own.js ownShare)
+ * @property {boolean} own the user's own RPC (RPC set)
+ * @property {number|null} vus -e VUS, for ownShare; null: the VUs this k6 process started
+ * @property {import('../proto/checks.js').AnswerShape|null} answer what a sampled answer of the demo's scenario must be
+ *   (null: the user's own RPC)
+ * @property {object|null} params of every unsampled request (null: none, not even an empty object)
+ * @property {object} sampled of a sampled one (its body kept as text)
+ * @property {number} every one response in this many is decoded and checked (SAMPLE_EVERY)
+ */
+
+/**
+ * The run of an HTTP script, for VU 0. With CONNECTIONS=reuse (default) each VU keeps one keep-alive connection; with
+ * per-request, k6's noConnectionReuse.
+ * @param {{hostSetting: string, target: 'local'|'remote', mode?: string, protocol?: 'get'|'connect'}} run hostSetting:
+ *   the server's host:port as config.js names it (LOCAL_HTTP_HOST, …); target: which script; mode: what its summary names
+ *   (default 'http'; SUMMARY_MODE overrides it); protocol: 'get' (default) a GET of the scenario's path, 'connect' the
+ *   Connect protocol's unary POST of its RPC with the request message in the proto3 JSON mapping
+ * @returns {{plan: HttpPlan, options: object, setup: () => object, handleSummary: (data: object) => Record<string, string>}}
+ * @throws {Error} one line, when a setting is not valid (k6 then stops at init with it)
+ */
+export function httpRun({ hostSetting, target, mode: own = 'http', protocol = 'get' }) {
+  const host = hostOf(hostSetting);
+  const mode = summaryModeOr(own);
+  const post = OWN !== null || protocol === 'connect';
+  // COMPRESSION=gzip asks for a gzipped body; k6 counts the bytes as received and decompresses them.
+  const ask = COMPRESSION === 'gzip' ? { 'Accept-Encoding': 'gzip' } : {};
+  const headers = post ? { 'Content-Type': 'application/json', ...ask } : ask;
+  const asked = Object.keys(headers).length ? { headers } : {};
+  // Without REQUEST_TIMEOUT and headers, no params at all: k6 converts the params of every request, which cost 7-10% of
+  // its RPS for a timeout alone (docs/profiling.md). A POST needs its Content-Type.
+  const timeout = REQUEST_TIMEOUT === null ? {} : { timeout: REQUEST_TIMEOUT };
+  const any = Object.keys(asked).length + Object.keys(timeout).length > 0;
+  // https when TLS_CA is given; k6 then verifies against SSL_CERT_FILE (k6/common.js TLS_CA).
+  const scheme = TLS_CA ? 'https' : 'http';
+  const { httpPath, rpc, request } = OWN ? { httpPath: '', rpc: '', request: null } : SCENARIOS[SCENARIO];
+  /** @type {HttpPlan} */
+  const plan = {
+    url: OWN ? `${scheme}://${host}/${OWN.rpc}` : protocol === 'connect' ? `${scheme}://${host}/${rpcPath(rpc)}` : `${scheme}://${host}${httpPath}`,
+    post,
+    body: !OWN && protocol === 'connect' ? JSON.stringify(request) : null,
+    own: OWN !== null,
+    vus: positiveIntEnv('VUS', null),
+    answer: OWN ? null : SCENARIOS[SCENARIO].answer,
+    params: any ? { ...timeout, ...asked } : null,
+    sampled: { responseType: 'text', ...timeout, ...asked },
+    every: SAMPLE_EVERY,
+  };
+  const probe = /** @type {import('k6/http').RefinedParams<'binary'>} */ ({ responseType: 'binary', timeout: '5s', ...asked });
+  return {
+    plan,
+    options: {
+      ...baseOptions,
+      noConnectionReuse: CONNECTIONS === 'per-request',
+      // Timed-out requests counted by k6 itself, from the error_code tag of every request, rather than by
+      // reading each response in the iteration (4% of the script's RPS, docs/profiling.md). The threshold
+      // only makes k6 keep the sub-metric for the summary; it cannot fail.
+      thresholds: { [HTTP_TIMED_OUT]: ['count>=0'] },
+    },
+    // Fails fast, naming the host, when no server answers; returns the body's size for the report.
+    setup() {
+      const res = post ? http.post(plan.url, OWN ? JSON.stringify(OWN.requests[0]) : plan.body, probe) : http.get(plan.url, probe);
+      if (res.status !== 200) {
+        exec.test.abort(`cannot reach the HTTP server at ${host}: ${res.error || `status ${res.status}`}`);
+      }
+      // A server that ignores the ask would make the gzip column a raw one.
+      const encoding = res.headers['Content-Encoding'] || 'identity';
+      if (COMPRESSION === 'gzip' && encoding !== 'gzip') {
+        exec.test.abort(`COMPRESSION=gzip: the HTTP server at ${host} answered Content-Encoding ${encoding}, not gzip (start it with COMPRESSION=gzip)`);
+      }
+      // The body as decoded: k6 has already decompressed a gzipped one.
+      return { mode, host, sampleBytes: res.body.byteLength, ...(OWN ? { own: true } : {}) };
+    },
+    handleSummary: summaryHandler({ mode, target, host, ...RUN_SHAPE }),
+  };
+}

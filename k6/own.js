@@ -1,0 +1,42 @@
+// What an iterating VU needs of the user's own RPC (docs/own-message.md), and nothing else: its share of the request
+// samples and the check of an answer. Loaded only with RPC set; VU 0 reads and checks the samples (k6/common.js OWN).
+import { SharedArray } from 'k6/data';
+import exec from 'k6/execution';
+
+/** The SharedArray of the request samples, made by VU 0 (k6/common.js): one copy for the k6 process. */
+export const OWN_REQUESTS = 'own-requests';
+
+/**
+ * The request samples, as VU 0 read and checked them: one copy for the k6 process. In the init context (k6 makes a
+ * SharedArray nowhere else), after VU 0 made it.
+ * @returns {object[]} the request messages in the proto3 JSON mapping (read-only)
+ */
+export function ownSamples() {
+  // Made by VU 0 already, so k6 hands over the one copy and never calls this.
+  return new SharedArray(OWN_REQUESTS, () => { throw new Error(`${OWN_REQUESTS}: not made by VU 0`); });
+}
+
+/**
+ * The request samples one VU sends, in turn: every S-th from its own place, S = min(samples, VUS), so that the VUs
+ * together send each sample about as often while each keeps only its share. Called on the VU's first iteration, since
+ * its id in the whole test (K6_INSTANCES splits the VUs over processes) is not known in the init context.
+ * @template T
+ * @param {object[]} all the samples (ownSamples)
+ * @param {(message: object) => T} as what the VU keeps of a sample (the object for gRPC, its JSON text for HTTP)
+ * @param {number|null} vus -e VUS as VU 0 read it (the job passes it), or null: the VUs this k6 process started
+ * @returns {T[]} at least one
+ */
+export function ownShare(all, as, vus) {
+  const stride = Math.min(all.length, vus ?? (exec.instance.vusInitialized || 1));
+  const mine = [];
+  for (let i = Math.max(0, exec.vu.idInTest - 1) % stride; i < all.length; i += stride) mine.push(as(all[i]));
+  return mine;
+}
+
+/**
+ * True when a decoded answer (proto3 JSON mapping) is a message at all: the job proved before measuring that both twins
+ * answer the same messages (docs/own-message.md), so a sampled answer only has to be one.
+ * @param {unknown} payload
+ * @returns {boolean}
+ */
+export const isMessage = (payload) => payload !== null && typeof payload === 'object' && !Array.isArray(payload);
