@@ -19,7 +19,7 @@ export function grpcTest(run) {
   // The same five lines as k6/http.js's, not a module both import: every module costs each VU (docs/profiling.md).
   const control = __VU === 0 ? require('./grpc-run.js').grpcRun(run) : null;
   // Made once per k6 process, by VU 0; the others get its copy and never call this.
-  const [plan] = new SharedArray('grpc plan', () => [control.plan]);
+  const plan = new SharedArray('grpc plan', () => [control.plan])[0];
   const own = plan.own ? require('./own.js') : null;
   const samples = own ? own.ownSamples() : null;
   const isThePayload = own ? own.isMessage : require('../proto/checks.js').checkOf(plan.answer);

@@ -20,7 +20,8 @@ import { SharedArray } from 'k6/data';
 export function httpTest(run) {
   const control = __VU === 0 ? require('./http-run.js').httpRun(run) : null;
   // Made once per k6 process, by VU 0; the others get its copy and never call this.
-  const [plan] = new SharedArray('http plan', () => [control.plan]);
+  // Its one element by index: destructuring would set up Sobek's iterators in every VU (docs/profiling.md).
+  const plan = new SharedArray('http plan', () => [control.plan])[0];
   const own = plan.own ? require('./own.js') : null;
   const samples = own ? own.ownSamples() : null;
   const isThePayload = own ? own.isMessage : require('../proto/checks.js').checkOf(plan.answer);
