@@ -28,7 +28,8 @@ import { allowedCpus, splitCores } from '../settings/cores.js';
 import { durationMs } from '../settings/validators.js';
 import { MODE_NAMES, MODES } from '../modes.js';
 import { renderTargets, targetRow } from '../report/targets.js';
-import { measureK6Overhead, sideBySideVus } from '../passes/k6-overhead.js';
+import { spread } from '../report/stats.js';
+import { K6_SATURATED, measureK6Overhead, sideBySideVus } from '../passes/k6-overhead.js';
 import { LISTENERS } from '../../server/listeners.js';
 import { prepareOwn, scenariosOf } from '../own-service.js';
 import { loadOwnService } from '../../proto/own/service.js';
@@ -46,6 +47,18 @@ export const MANY_STREAMS = Object.freeze({ connections: 8, streams: 32 });
 export function targetRuns(modes, others = []) {
   const runs = modes.flatMap((mode) => [MODES[mode].listener, MODES[mode].peer, againOf(MODES[mode].listener), MODES[mode].bare]);
   return [...runs, ...others.filter((l) => !runs.includes(l))];
+}
+
+/**
+ * What a k6 row's reader must know when k6 was not the limit: the median share of k6's cores its two scripts used
+ * together, below K6_SATURATED (bench/passes/k6-overhead.js).
+ * @param {(number|null)[]} busy per repeat, the share of k6's cores both runs used (null: not read)
+ * @returns {string|null} null when k6 was the limit, or no share was read
+ */
+export function k6Caveat(busy) {
+  const median = spread(busy)?.median;
+  if (median === undefined || median >= K6_SATURATED) return null;
+  return `k6 used ${(median * 100).toFixed(0)}% of its cores: the server limited these runs, so the ratio is not the scripts' cost alone`;
 }
 
 /**
@@ -125,8 +138,8 @@ export async function main(settings) {
     const results = [
       ...compared.flatMap((mode) => modeRows(mode, `${toolOf(mode)} -c${settings.VUS}${toolOf(mode) === 'h2load' ? ' -m1' : ''}`, runs)),
       ...http2Modes.flatMap((mode) => modeRows(mode, manyLoad, manyRuns)),
-      ...k6Modes.map((mode) => targetRow(
-        `k6 ${MODES[mode].scripts.local} / ${own ? MODES[mode].minimalOwnScript : MODES[mode].minimalScript}`, k6[mode], PERFORMANCE_TARGETS[`k6-${mode}/k6-minimal-${mode}`])),
+      ...k6Modes.map((mode) => targetRow(`k6 ${MODES[mode].scripts.local} / ${own ? MODES[mode].minimalOwnScript : MODES[mode].minimalScript}`,
+        k6[mode].ratios, PERFORMANCE_TARGETS[`k6-${mode}/k6-minimal-${mode}`], { caveat: k6Caveat(k6[mode].k6Busy) })),
     ];
     const setup = `${own ? `${own.service.rpc.name} (${scenario}); ` : ''}${settings.REPEATS} repeat(s), ${settings.DURATION} each after ${settings.WARMUP} warm-up, ${settings.VUS} connections/VUs; `
       + 'per repeat ours, its peer, ours again (the A/A row: the machine alone) and bare side by side, the order reversed every other repeat; '

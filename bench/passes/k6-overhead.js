@@ -15,6 +15,14 @@ import { startServer } from '../processes.js';
 import { runK6 } from '../k6/runner.js';
 import { scenarioVars } from '../own-service.js';
 
+/**
+ * The share of k6's cores the two scripts of a repeat used together, below which the server (or another process), not
+ * k6, limited that repeat: a ratio of such runs says less of the scripts' cost than its number suggests. Side by side
+ * on one core, the two k6 processes of a k6-bound run used 97-104% of it between them (docs/profiling.md), an OTLP
+ * HTTP run whose JSON twin held them back 90-94%.
+ */
+export const K6_SATURATED = 0.95;
+
 /** Iterations per second of a k6 run, from its JSON summary (handleSummary's or --summary-export's). */
 async function iterationRate(file) {
   const { metrics } = JSON.parse(await readFile(file, 'utf8'));
@@ -39,7 +47,8 @@ export const sideBySideVus = (vus) => Math.max(1, Math.floor(vus / 2));
  * @param {readonly string[]} [modes] which modes (default: every one)
  * @param {{scenario: string, own: import('../own-service.js').OwnRun}|null} [service] an own service: the server serves it,
  *   the project's scripts send its request samples in turn and the minimal ones its first (bench/k6-minimal/own-*.js)
- * @returns {Promise<Record<string, number[]>>} per mode, the project/minimal RPS ratio of each repeat
+ * @returns {Promise<Record<string, {ratios: number[], k6Busy: (number|null)[]}>>} per mode, the project/minimal RPS ratio of
+ *   each repeat, and the share of k6's cores the two runs of that repeat used together (1 = all; null: not read)
  */
 export async function measureK6Overhead(settings, cores, scratch, modes = MODE_NAMES, service = null) {
   const server = await startServer({ env: serverEnv(modes, { workers: settings.WORKERS, settings: service?.own.server }), cpus: cores.serverCpus });
@@ -47,7 +56,7 @@ export async function measureK6Overhead(settings, cores, scratch, modes = MODE_N
   // k6Args refuses for them.
   const minimal = service ? Object.fromEntries(Object.entries(service.own.k6).filter(([name]) => name !== 'SCENARIO')) : {};
   const vars = service ? { project: scenarioVars(service.scenario, service.own), minimal } : { project: {}, minimal: {} };
-  const ratios = Object.fromEntries(modes.map((mode) => [mode, []]));
+  const measured = Object.fromEntries(modes.map((mode) => [mode, { ratios: [], k6Busy: [] }]));
   try {
     const k6 = { k6: settings.K6_BIN, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount, quiet: true };
     // script: 'project' (the mode's local script) or 'minimal' (the one it is measured against)
@@ -56,7 +65,7 @@ export async function measureK6Overhead(settings, cores, scratch, modes = MODE_N
       const args = k6Args(mode, { script, host, vus, duration, summaryFile, vars: vars[script] });
       const result = await runK6({ ...k6, args });
       if (result.code !== 0) throw new BenchError(`k6 ${args.at(-1)} against ${host} failed (exit ${result.code})`);
-      return iterationRate(summaryFile);
+      return { rate: await iterationRate(summaryFile), busy: result.cpu?.utilization ?? null };
     };
     // WARMUP=0s: none (k6 refuses a run of no duration).
     for (const mode of durationMs(settings.WARMUP) > 0 ? modes : []) {
@@ -68,14 +77,16 @@ export async function measureK6Overhead(settings, cores, scratch, modes = MODE_N
       for (const mode of modes) {
         console.error(`--- k6 scripts, run ${repeat} of ${settings.REPEATS}: ${mode}, minimal and project at once`);
         const order = repeat % 2 ? ['minimal', 'project'] : ['project', 'minimal'];
-        const rates = Object.fromEntries(await Promise.all(order.map(async (script) => [script,
+        const runs = Object.fromEntries(await Promise.all(order.map(async (script) => [script,
           await run(mode, script, path.join(scratch, `${mode}-${script}-${repeat}.json`), settings.DURATION, each)])));
-        ratios[mode].push(rates.project / rates.minimal);
+        measured[mode].ratios.push(runs.project.rate / runs.minimal.rate);
+        const { project: { busy: a }, minimal: { busy: b } } = runs;
+        measured[mode].k6Busy.push(a === null || b === null ? null : a + b);
       }
     }
   } finally {
     await server.stop();
   }
-  return ratios;
+  return measured;
 }
 

@@ -11,19 +11,20 @@ import { NOT_MEASURED } from '../format.js';
  * @param {string} target what is compared
  * @param {number[]} ratios one RPS ratio per repeat; one that is not a finite number (a run of no requests) is left out
  * @param {number|null} required the least median, or null for a ratio shown without a target
- * @param {{group?: string, control?: boolean}} [of] group: the load its runs shared (e.g. 'grpc (h2load -c8 -m32)');
- *   control: the row is that group's A/A control (the same code run twice), no target
+ * @param {{group?: string, control?: boolean, caveat?: string|null}} [of] group: the load its runs shared (e.g. 'grpc
+ *   (h2load -c8 -m32)'); control: the row is that group's A/A control (the same code run twice), no target; caveat: what
+ *   the reader must know to read its verdict, said beside it (e.g. that the load generator was not the limit)
  * @returns {{target: string, median: number|null, min: number|null, max: number|null, runs: number[], required: number|null,
- *   met: boolean|null, interval: import('./stats.js').Interval, group: string|null, control: boolean}} median, min, max null
+ *   met: boolean|null, interval: import('./stats.js').Interval, group: string|null, control: boolean, caveat: string|null}} median, min, max null
  *   (and met null) when no ratio was measured; interval: the median's 95% interval over the repeats, each repeat's ratio
  *   pairing two runs measured side by side (stats.js medianInterval, the percentile bootstrap of the main report's ratios),
  *   settled when it excludes `required` (1 for a row without a target); no ends with fewer than 3 repeats
  */
-export const targetRow = (target, ratios, required, { group = null, control = false } = {}) => {
+export const targetRow = (target, ratios, required, { group = null, control = false, caveat = null } = {}) => {
   const { median = null, min = null, max = null } = spread(ratios) ?? {};
   return {
     target, median, min, max, runs: ratios, required, met: required === null || median === null ? null : median >= required,
-    interval: medianInterval(ratios, required ?? 1), group, control,
+    interval: medianInterval(ratios, required ?? 1), group, control, caveat,
   };
 };
 
@@ -48,12 +49,13 @@ export function noiseOf(results, group) {
 export function renderTargets({ results, setup, decompositions, provenance }) {
   const fmt = (n) => n.toFixed(3);
   // A verdict nearer its target than the same code's two runs were apart is one this run cannot settle: said, not hidden.
-  const result = (r) => {
+  const verdictOf = (r) => {
     if (r.median === null) return r.required === null ? '' : NOT_MEASURED;
     const verdict = { true: 'met', false: 'MISSED', null: '' }[String(r.met)];
     const noise = r.required === null ? null : noiseOf(results, r.group);
     return noise !== null && Math.abs(r.median - r.required) < noise ? `${verdict} (within the A/A's ±${(noise * 100).toFixed(0)}%)` : verdict;
   };
+  const result = (r) => (r.caveat ? `${verdictOf(r)} (${r.caveat})` : verdictOf(r));
   const ratio = (r) => (r.median === null ? NOT_MEASURED : `${fmt(r.median)} (${fmt(r.min)}–${fmt(r.max)})`);
   // The median's 95% interval, marked as the main report marks a ratio it does not settle (render.js NOT_SETTLED_MARK).
   const interval = ({ interval: i }) => (typeof i?.low !== 'number' ? '' : `[${fmt(i.low)}–${fmt(i.high)}]${i.settled ? '' : ` ${NOT_SETTLED_MARK}`}`);

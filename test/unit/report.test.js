@@ -13,7 +13,7 @@ import { columnsOf } from '../../bench/commands/compare.js';
 import { wideSpread } from '../../bench/report/stats.js';
 import { columnKey, onNode } from '../../bench/modes.js';
 import { autoCapacity, columnsOf as columnsOfRun } from '../../bench/commands/run.js';
-import { targetRuns } from '../../bench/commands/targets.js';
+import { k6Caveat, targetRuns } from '../../bench/commands/targets.js';
 
 /** Figures of one run as bench/records/summary.js gives them, with the fields the report reads. */
 const run = (mode, rps, extra = {}) => ({
@@ -510,4 +510,17 @@ test('a target nearer its required ratio than its load\'s A/A control strayed fr
   assert.match(text, /\| m32: ours ÷ bare \| +0\.500 \(0\.500–0\.500\) \| +≥ 0\.6 \| MISSED +\|/);
   assert.match(text, /\| m1: ours ÷ peer +\| +0\.960 \(0\.950–0\.970\) \| +≥ 0\.97 \| MISSED +\|/);
   assert.match(text, /The A\/A rows run the same code twice/);
+});
+
+test('a k6 row whose scripts did not use all of k6\'s cores says the server limited it, beside its verdict', () => {
+  // Side by side on one core, two k6-bound runs use it all between them; 0.90 is a run the server held back.
+  assert.equal(k6Caveat([1.01, 0.98, 0.99, null]), null);
+  assert.equal(k6Caveat([null, null]), null);
+  const caveat = k6Caveat([0.93, 0.9, 0.99, null]);
+  assert.match(caveat, /^k6 used 93% of its cores: the server limited these runs/);
+  const provenance = { commit: 'b'.repeat(40), dirty: false, versions: {}, machine: { kernel: 'Linux', cpu_count: 2, cpu_model: 'x' },
+    pinning: '', bench: {}, server: {} };
+  const results = [targetRow('k6 http-tests/local.js / own-http.js', [0.9, 0.92, 0.94], 0.95, { caveat })];
+  const text = renderTargets({ results, setup: '3 repeat(s)', decompositions: [], provenance });
+  assert.match(text, /\| k6 http-tests\/local\.js \/ own-http\.js \| +0\.920 \(0\.900–0\.940\) \| +≥ 0\.95 \| MISSED \(k6 used 93% of its cores: the server limited these runs, so the ratio is not the scripts' cost alone\) +\|/);
 });
