@@ -1,5 +1,6 @@
 // What an iterating VU needs of the user's own RPC (docs/own-message.md), and nothing else: its share of the request
-// samples and the check of an answer. Loaded only with RPC set; VU 0 reads and checks the samples (k6/common.js OWN).
+// samples and the check of an answer. An iterating VU loads it only with RPC set; VU 0 reads and checks the samples
+// (k6/common.js OWN), which name their SharedArray here.
 import { SharedArray } from 'k6/data';
 import exec from 'k6/execution';
 

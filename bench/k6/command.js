@@ -48,7 +48,7 @@ export function k6Args(mode, { target = 'local', script = 'project', host, vus, 
   const { scripts, hostVars, minimalScript, minimalOwnScript } = MODES[mode];
   // A minimal script reads its host alone, or with an own service (RPC) the schema and the request samples too.
   const minimalReads = 'RPC' in vars ? MINIMAL_OWN_VARS : [];
-  // VUS in the closed model too: the scripts share the user's request samples out by it (k6/common.js ownShare).
+  // VUS in the closed model too: the scripts share the user's request samples out by it (k6/own.js ownShare).
   const model = rate ? { RATE: rate, DURATION: duration, VUS: vus } : script === 'project' ? { VUS: vus } : {};
   const all = { ...vars, ...model, ...(script === 'project' ? { SUMMARY_FILE: summaryFile, SUMMARY_MODE: mode } : {}) };
   const unknown = Object.keys(all).filter((name) => !Object.hasOwn(K6_VARS, name) || (script === 'minimal' && !minimalReads.includes(name)));

@@ -1,4 +1,4 @@
-// The k6 scripts with the user's request samples (k6/common.js ownShare): one copy for the k6 process, each VU sending
+// The k6 scripts with the user's request samples (k6/own.js ownShare): one copy for the k6 process, each VU sending
 // its share in turn, so that every sample goes out about as often and k6's memory does not grow with the VUs.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
