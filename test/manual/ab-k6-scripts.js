@@ -18,12 +18,9 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { portOfMode, serverEnv } from '../../bench/invoke.js';
-import { MODE_NAMES, MODES } from '../../bench/modes.js';
-import { startServer } from '../../bench/processes.js';
 import { runK6 } from '../../bench/k6/runner.js';
 import { medianInterval, spread } from '../../bench/report/stats.js';
-import { prepareOwn, scenariosOf } from '../../bench/own-service.js';
+import { startScriptServer } from './k6-script-server.js';
 
 const [repeatsArg, secondsArg, vusArg, ...variantArgs] = process.argv.slice(2);
 const repeats = Number(repeatsArg);
@@ -40,10 +37,7 @@ const variants = variantArgs.map((arg) => {
 });
 const k6 = process.env.K6_BIN || 'k6';
 const scratch = await mkdtemp(path.join(os.tmpdir(), 'ab-k6-'));
-const source = process.env.SCENARIO ? scenariosOf({ SCENARIO: [process.env.SCENARIO] })[0].source : null;
-const own = source ? await prepareOwn(source, scratch, process.env.SCENARIO) : null;
-const ownVars = own ? Object.entries(own.k6).map(([k, v]) => `${k}=${v}`) : [];
-const server = await startServer({ env: serverEnv(MODE_NAMES, { workers: 1, settings: own?.server }), cpus: '0' });
+const { server, vars: serverVars } = await startScriptServer(scratch, process.env.SCENARIO);
 
 const together = process.env.TOGETHER === '1';
 const vusEach = together ? Math.floor(vus / variants.length) : vus;
@@ -52,11 +46,7 @@ if (vusEach < 1) throw new Error(`TOGETHER=1 needs at least one VU per variant (
 /** iterations/s of one k6 run of a variant, and k6's CPU per iteration (µs). */
 async function rate(variant, duration) {
   const file = path.join(scratch, `${variant.label}.json`);
-  // Each host variable once, for the first mode that reads it: connect-grpc and json-h2 run the gRPC and HTTP scripts, and
-  // a later -e would point those at connect-node and at the HTTP/2 listener instead of grpc-js and fastify.
-  const hosts = [...new Map(MODE_NAMES.toReversed().map((mode) => [MODES[mode].hostVars.local, `127.0.0.1:${portOfMode(server, mode)}`]))]
-    .map(([name, host]) => `${name}=${host}`);
-  const env = [...hosts, `SUMMARY_FILE=${file}`, `VUS=${vusEach}`, ...ownVars, ...variant.vars].flatMap((e) => ['-e', e]);
+  const env = [...serverVars, `SUMMARY_FILE=${file}`, `VUS=${vusEach}`, ...variant.vars].flatMap((e) => ['-e', e]);
   // A script with handleSummary writes SUMMARY_FILE; one without, --summary-export.
   const args = [...env, '--vus', String(vusEach), '--duration', duration, '--summary-export', file, variant.script];
   const run = await runK6({ k6, args, cpus: '1', coreCount: 1, quiet: true });

@@ -11,10 +11,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { portOfMode, serverEnv } from '../../bench/invoke.js';
-import { MODE_NAMES, MODES } from '../../bench/modes.js';
-import { startServer } from '../../bench/processes.js';
-import { prepareOwn, scenariosOf } from '../../bench/own-service.js';
+import { startScriptServer } from './k6-script-server.js';
 
 const [roundsArg, ...variantArgs] = process.argv.slice(2);
 const rounds = Number(roundsArg);
@@ -28,20 +25,14 @@ const variants = variantArgs.map((arg) => {
 });
 const k6 = process.env.K6_BIN || 'k6';
 const scratch = await mkdtemp(path.join(os.tmpdir(), 'k6-profiles-'));
-const source = process.env.SCENARIO ? scenariosOf({ SCENARIO: [process.env.SCENARIO] })[0].source : null;
-const own = source ? await prepareOwn(source, scratch, process.env.SCENARIO) : null;
-const ownVars = own ? Object.entries(own.k6).map(([k, v]) => `${k}=${v}`) : [];
-const server = await startServer({ env: serverEnv(MODE_NAMES, { workers: 1, settings: own?.server }), cpus: '0' });
-// Each host variable once, for the first mode that reads it (as test/manual/ab-k6-scripts.js gives them).
-const hosts = [...new Map(MODE_NAMES.toReversed().map((mode) => [MODES[mode].hostVars.local, `127.0.0.1:${portOfMode(server, mode)}`]))]
-  .map(([name, host]) => `${name}=${host}`);
+const { server, vars: serverVars } = await startScriptServer(scratch, process.env.SCENARIO);
 console.log(`profiles in ${scratch}`);
 try {
   for (let round = 0; round < rounds; round++) {
     // Alternating order, so that neither variant is always the one after the other.
     for (const { label, script } of round % 2 ? variants.toReversed() : variants) {
       const summary = path.join(scratch, `${label}-${round}.json`);
-      const env = [...hosts, `SUMMARY_FILE=${summary}`, 'VUS=16', ...ownVars].flatMap((e) => ['-e', e]);
+      const env = [...serverVars, `SUMMARY_FILE=${summary}`, 'VUS=16'].flatMap((e) => ['-e', e]);
       const run = spawn('taskset', ['-c', '1', k6, 'run', '-q', '--profiling-enabled', '--address', '127.0.0.1:6565', ...env,
         '--vus', '16', '--duration', '12s', '--summary-export', summary, script], { stdio: ['ignore', 'ignore', 'inherit'] });
       const exited = new Promise((resolve) => run.on('exit', resolve));
