@@ -5,7 +5,7 @@ import * as hosts from '../config.js';
 import { SCENARIOS } from '../proto/payload.js';
 import { COMPRESSIONS } from '../server/compression.js';
 import { OWN_REQUESTS } from './own.js';
-import { CONNECTION_POLICIES, DEFAULT_REQUEST_TIMEOUT, K6_DURATION } from './settings.js';
+import { CONNECTION_POLICIES, DEFAULT_REQUEST_TIMEOUT, K6_DURATION, SYSTEM_TAGS } from './settings.js';
 
 /**
  * A whole number of at least 1 from -e NAME, or fallback when unset.
@@ -120,6 +120,13 @@ function ownPath(dir, file) {
   return `/${parts.join('/')}`;
 }
 
+/**
+ * The user's one request sample, which the plan carries to every VU; null: the demo's scenarios, or many samples, of
+ * which each VU takes its share on its first iteration (k6/own.js ownShare).
+ * @type {object|null}
+ */
+export const OWN_ONE_REQUEST = OWN && OWN.requests.length === 1 ? OWN.requests[0] : null;
+
 // One copy of the samples for the whole k6 process (SharedArray), not one per VU: with a copy each, 10,000 OTLP samples
 // (5.6 MB of JSON) at 32 VUs took k6 5.1–6.1 GB and 36–64 s to start (docs/own-message.md).
 function ownRequests(file) {
@@ -206,6 +213,9 @@ export const baseOptions = {
   summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)', 'p(99)', 'count'],
   // Bodies are read off the wire (data_received counts them) but not kept, except on sampled requests.
   discardResponseBodies: true,
+  systemTags: [...SYSTEM_TAGS],
+  // The servers set no cookies: no new, empty cookie jar for every iteration.
+  noCookiesReset: true,
   setupTimeout: '15s',
   ...loadModel(),
 };

@@ -2,9 +2,10 @@
 // summary, and the plan that every iterating VU reads.
 import exec from 'k6/execution';
 import grpc from 'k6/net/grpc';
+import { MESSAGE_ANSWER } from '../proto/checks.js';
 import { PROTO_FILE, rpcPath, SCENARIOS } from '../proto/payload.js';
 import {
-  baseOptions, CONNECTIONS, DESCRIPTOR_SET, hostOf, OWN, positiveIntEnv, REQUEST_TIMEOUT, RUN_SHAPE, SAMPLE_EVERY, SCENARIO, summaryModeOr,
+  baseOptions, CONNECTIONS, DESCRIPTOR_SET, hostOf, OWN, OWN_ONE_REQUEST, positiveIntEnv, REQUEST_TIMEOUT, RUN_SHAPE, SAMPLE_EVERY, SCENARIO, summaryModeOr,
   TLS_CA_PEM,
 } from './common.js';
 import { summaryHandler } from './summary.js';
@@ -15,12 +16,11 @@ import { summaryHandler } from './summary.js';
  * @property {{protoset: string}|{importPaths: string[], proto: string}} schema how k6's client loads the schema: a
  *   FileDescriptorSet (loadProtoset), or a .proto and its import paths (load)
  * @property {string} method `package.Service/Method`
- * @property {object|null} request the demo's request message; null: the user's samples, which each VU takes on its
- *   first call (k6/own.js ownShare)
- * @property {boolean} own the user's own RPC (RPC set)
+ * @property {object|null} request the request message: the demo's, or the user's one sample; null: the user's many
+ *   samples, which each VU takes its share of on its first call
+ * @property {boolean} shared each VU takes its share of the user's many request samples (k6/own.js ownShare)
  * @property {number|null} vus -e VUS, for ownShare; null: the VUs this k6 process started
- * @property {import('../proto/checks.js').AnswerShape|null} answer what a sampled answer of the demo's scenario must be
- *   (null: the user's own RPC)
+ * @property {import('../proto/checks.js').AnswerShape} answer what a sampled answer must be
  * @property {object} params of a sampled call (REQUEST_TIMEOUT's timeout, if given)
  * @property {object} unsampled of every other call: the same, and the answer not decoded
  * @property {boolean} reuse one connection per VU (CONNECTIONS=reuse), else one per call
@@ -55,10 +55,10 @@ export function grpcRun({ hostSetting, target }) {
     host,
     schema,
     method: OWN ? OWN.rpc : rpcPath(rpc),
-    request,
-    own: OWN !== null,
+    request: OWN ? OWN_ONE_REQUEST : request,
+    shared: OWN !== null && OWN_ONE_REQUEST === null,
     vus: positiveIntEnv('VUS', null),
-    answer: OWN ? null : SCENARIOS[SCENARIO].answer,
+    answer: OWN ? MESSAGE_ANSWER : SCENARIOS[SCENARIO].answer,
     params: timeout,
     unsampled: { discardResponseMessage: true, ...timeout },
     reuse: CONNECTIONS === 'reuse',

@@ -20,9 +20,9 @@ export function grpcTest(run) {
   const control = __VU === 0 ? require('./grpc-run.js').grpcRun(run) : null;
   // Made once per k6 process, by VU 0; the others get its copy and never call this.
   const plan = new SharedArray('grpc plan', () => [control.plan])[0];
-  const own = plan.own ? require('./own.js') : null;
+  const own = plan.shared ? require('./own.js') : null;
   const samples = own ? own.ownSamples() : null;
-  const isThePayload = own ? own.isMessage : require('../proto/checks.js').checkOf(plan.answer);
+  const isThePayload = require('../proto/checks.js').checkOf(plan.answer);
   // k6 counts HTTP failures in http_req_failed; the summary's grpc_req_failed is its twin for gRPC (k6/grpc-run.js
   // withRequestsFailed), made from this counter of the calls that failed, as they happen: a Rate sampled on every call
   // cost k6 about 5% of its throughput against a minimal script (docs/profiling.md).

@@ -2,9 +2,10 @@
 // summary, and the plan that every iterating VU reads.
 import http from 'k6/http';
 import exec from 'k6/execution';
+import { MESSAGE_ANSWER } from '../proto/checks.js';
 import { rpcPath, SCENARIOS } from '../proto/payload.js';
 import {
-  baseOptions, COMPRESSION, CONNECTIONS, hostOf, OWN, positiveIntEnv, REQUEST_TIMEOUT, RUN_SHAPE, SAMPLE_EVERY, SCENARIO, summaryModeOr, TLS_CA,
+  baseOptions, COMPRESSION, CONNECTIONS, hostOf, OWN, OWN_ONE_REQUEST, positiveIntEnv, REQUEST_TIMEOUT, RUN_SHAPE, SAMPLE_EVERY, SCENARIO, summaryModeOr, TLS_CA,
 } from './common.js';
 import { HTTP_TIMED_OUT } from './settings.js';
 import { summaryHandler } from './summary.js';
@@ -13,12 +14,11 @@ import { summaryHandler } from './summary.js';
  * @typedef {object} HttpPlan what an iterating VU of an HTTP script needs, as plain data (k6's SharedArray keeps JSON)
  * @property {string} url
  * @property {boolean} post a POST, not a GET
- * @property {string|null} body the one POST body (the Connect protocol's request); null: a GET, or the user's samples,
- *   which each VU takes on its first iteration (k6/own.js ownShare)
- * @property {boolean} own the user's own RPC (RPC set)
+ * @property {string|null} body the one POST body (the Connect protocol's request, or the user's one request sample);
+ *   null: a GET, or the user's many samples, which each VU takes its share of on its first iteration
+ * @property {boolean} shared each VU takes its share of the user's many request samples (k6/own.js ownShare)
  * @property {number|null} vus -e VUS, for ownShare; null: the VUs this k6 process started
- * @property {import('../proto/checks.js').AnswerShape|null} answer what a sampled answer of the demo's scenario must be
- *   (null: the user's own RPC)
+ * @property {import('../proto/checks.js').AnswerShape} answer what a sampled answer must be
  * @property {object|null} params of every unsampled request (null: none, not even an empty object)
  * @property {object} sampled of a sampled one (its body kept as text)
  * @property {number} every one response in this many is decoded and checked (SAMPLE_EVERY)
@@ -53,10 +53,10 @@ export function httpRun({ hostSetting, target, mode: own = 'http', protocol = 'g
   const plan = {
     url: OWN ? `${scheme}://${host}/${OWN.rpc}` : protocol === 'connect' ? `${scheme}://${host}/${rpcPath(rpc)}` : `${scheme}://${host}${httpPath}`,
     post,
-    body: !OWN && protocol === 'connect' ? JSON.stringify(request) : null,
-    own: OWN !== null,
+    body: OWN ? (OWN_ONE_REQUEST && JSON.stringify(OWN_ONE_REQUEST)) : protocol === 'connect' ? JSON.stringify(request) : null,
+    shared: OWN !== null && OWN_ONE_REQUEST === null,
     vus: positiveIntEnv('VUS', null),
-    answer: OWN ? null : SCENARIOS[SCENARIO].answer,
+    answer: OWN ? MESSAGE_ANSWER : SCENARIOS[SCENARIO].answer,
     params: any ? { ...timeout, ...asked } : null,
     sampled: { responseType: 'text', ...timeout, ...asked },
     every: SAMPLE_EVERY,

@@ -1,6 +1,7 @@
-// What an iterating VU needs of the user's own RPC (docs/own-message.md), and nothing else: its share of the request
-// samples and the check of an answer. An iterating VU loads it only with RPC set; VU 0 reads and checks the samples
-// (k6/common.js OWN), which name their SharedArray here.
+// What an iterating VU needs of the user's own RPC when there are many request samples (docs/own-message.md), and
+// nothing else: its share of them. An iterating VU loads it only then (with one sample the plan carries it, and the
+// module would cost every VU, docs/profiling.md); VU 0 reads and checks the samples (k6/common.js OWN), which name
+// their SharedArray here.
 import { SharedArray } from 'k6/data';
 import exec from 'k6/execution';
 
@@ -33,11 +34,3 @@ export function ownShare(all, as, vus) {
   for (let i = Math.max(0, exec.vu.idInTest - 1) % stride; i < all.length; i += stride) mine.push(as(all[i]));
   return mine;
 }
-
-/**
- * True when a decoded answer (proto3 JSON mapping) is a message at all: the job proved before measuring that both twins
- * answer the same messages (docs/own-message.md), so a sampled answer only has to be one.
- * @param {unknown} payload
- * @returns {boolean}
- */
-export const isMessage = (payload) => payload !== null && typeof payload === 'object' && !Array.isArray(payload);

@@ -19,5 +19,14 @@ export const DEFAULT_REQUEST_TIMEOUT = '60s';
  */
 export const HTTP_TIMED_OUT = 'http_reqs{error_code:1050}';
 
+/**
+ * The system tags the scripts keep (k6's `systemTags` option,
+ * https://grafana.com/docs/k6/latest/using-k6/k6-options/reference/#system-tags): only `error_code`, which
+ * HTTP_TIMED_OUT reads. k6 builds every enabled tag on every request, and the summaries read no other: the default set
+ * cost 2-3% of k6's CPU per HTTP request here (docs/profiling.md). `--system-tags` on k6's command line overrides it,
+ * for an output of one's own that wants them.
+ */
+export const SYSTEM_TAGS = Object.freeze(['error_code']);
+
 /** The connection policies (CONNECTIONS): `reuse` one connection per VU, or a new one `per-request`. */
 export const CONNECTION_POLICIES = Object.freeze(['reuse', 'per-request']);

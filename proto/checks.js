@@ -31,9 +31,19 @@ export function isTheUser(user) {
 }
 
 /**
- * @typedef {{kind: 'user'} | {kind: 'users', count: number} | {kind: 'blob', sizeBytes: number}} AnswerShape what a
- *   scenario's answer holds: one User; `count` Users in a repeated field; a bytes field of `sizeBytes` bytes
+ * @typedef {{kind: 'user'} | {kind: 'users', count: number} | {kind: 'blob', sizeBytes: number} | {kind: 'message'}} AnswerShape
+ *   what a scenario's answer holds: one User; `count` Users in a repeated field; a bytes field of `sizeBytes` bytes; or,
+ *   for an own service, a message at all (MESSAGE_ANSWER)
  */
+
+/**
+ * An own service's answer: the job proved before measuring that both twins answer the same messages
+ * (docs/own-message.md), so a sampled answer only has to be a message, a JSON object.
+ * @type {Readonly<AnswerShape>}
+ */
+export const MESSAGE_ANSWER = Object.freeze({ kind: 'message' });
+
+const isMessage = (payload) => payload !== null && typeof payload === 'object' && !Array.isArray(payload);
 
 /**
  * The check of a scenario's answer.
@@ -47,6 +57,7 @@ export function checkOf(shape) {
     const { count } = shape;
     return (p) => Array.isArray(p?.users) && p.users.length === count && p.users.every(isTheUser);
   }
+  if (shape.kind === 'message') return isMessage;
   if (shape.kind === 'blob') {
     // bytes are base64 in the mapping: 4 characters for every 3 bytes, padded.
     const length = 4 * Math.ceil(shape.sizeBytes / 3);

@@ -56,6 +56,25 @@ for (const [script, hostVar, mode] of SCRIPTS) {
   });
 }
 
+test('the scripts tag their samples with error_code only (SYSTEM_TAGS), unless --system-tags asks for others', async () => {
+  // k6's CSV output has a column per system tag it keeps: error_code alone with the scripts' own option.
+  const tagsOf = async (mode, extra) => {
+    const { scripts: { local }, hostVars } = MODES[mode];
+    const csv = path.join(dir, `tags-${mode}-${extra.length}.csv`);
+    const { code, output } = await k6Run(['--vus', '1', '--duration', '1s', '-e', `${hostVars.local}=127.0.0.1:${server.ports[MODES[mode].listener]}`,
+      '-e', `SUMMARY_FILE=${path.join(dir, 'tags.json')}`, '--out', `csv=${csv}`, ...extra, local]);
+    assert.equal(code, 0, output);
+    const [header, ...rows] = (await readFile(csv, 'utf8')).trim().split('\n').map((line) => line.split(','));
+    assert.ok(rows.length > 100, `${mode}: ${rows.length} samples`);
+    const columns = header.filter((name) => !['metric_name', 'timestamp', 'metric_value', 'extra_tags', 'metadata'].includes(name));
+    return { columns, filled: columns.filter((tag) => rows.some((row) => row[header.indexOf(tag)] !== '')) };
+  };
+  for (const mode of ['http', 'grpc']) {
+    assert.deepEqual(await tagsOf(mode, []), { columns: ['error_code'], filled: [] }, `${mode}: the scripts' own tags`);
+    assert.deepEqual(await tagsOf(mode, ['--system-tags=status']), { columns: ['status'], filled: ['status'] }, `${mode}: --system-tags`);
+  }
+});
+
 test('a script aimed at a host where nothing listens stops with an error naming the host', async () => {
   const host = `127.0.0.1:${await freePort()}`;
   for (const [script, hostVar] of SCRIPTS.filter(([s]) => s.endsWith('/local.js'))) {

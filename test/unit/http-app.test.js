@@ -15,6 +15,7 @@ import { memoryState } from '../../server/memory-budget.js';
 import { loadOwnService } from '../../proto/own/service.js';
 import { responseTypeOf, toProto3Json } from '../../proto/index.js';
 import { SCENARIOS } from '../../proto/payload.js';
+import { checkOf, MESSAGE_ANSWER } from '../../proto/checks.js';
 import { ROOT } from '../../bench/root.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -168,6 +169,10 @@ test('an own RPC in JSON: its POST route and google.api.http bindings answer the
     answers.push(res.json());
   }
   assert.deepEqual(answers, [BOOKS[0], BOOKS[1], BOOKS[0]]);
+  // The k6 scripts' sampled check of an own answer: a message (a JSON object), not an error's array or a bare value.
+  const isMessage = checkOf(MESSAGE_ANSWER);
+  assert.ok(answers.every(isMessage));
+  for (const notOne of [null, [], 'Bob', 1]) assert.equal(isMessage(notOne), false, JSON.stringify(notOne));
 
   for (const [url, body, message] of [
     [OWN_PATH, '{"parent":"shelves/7","nope":1}', /^the request is not a valid library\.v1\.CreateBookRequest: key "nope" is unknown/],
