@@ -1,7 +1,7 @@
-// What a decoded answer of each demo scenario must be (proto3 JSON mapping), as functions of plain data. It imports
-// nothing and builds nothing but USER_FIELDS when loaded: every iterating k6 VU loads it for its sampled checks
-// (k6/http.js, k6/grpc.js), and what a module builds at load is kept by every VU (docs/profiling.md). proto/payload.js
-// gives each scenario its check from here.
+// What a decoded answer of each demo scenario, or of an own service, must be (proto3 JSON mapping), as functions of
+// plain data. It imports nothing and builds nothing but two frozen objects when loaded: every iterating k6 VU loads it
+// for its sampled checks (k6/http.js, k6/grpc.js), and what a module builds at load is kept by every VU
+// (docs/profiling.md). proto/payload.js gives each scenario its check from here.
 
 /**
  * The fields of the demo's `User` that do not depend on who serves it, in the
