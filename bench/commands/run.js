@@ -3,11 +3,12 @@
 // warmed up and measured by k6); then the decomposition pass, and one side-by-side table per scenario.
 import { execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { BenchError } from '../errors.js';
-import { ROOT } from '../processes.js';
+import { onStopSignal, ROOT } from '../processes.js';
 import { buildReport } from '../report/report.js';
 import { renderMarkdown } from '../report/render.js';
 import { writeReports } from '../report/files.js';
@@ -75,6 +76,8 @@ export async function main(settings) {
   const cores = splitCores(allowedCpus(), settings.K6_INSTANCES);
   const stamp = fileStamp();
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'bench-'));
+  // A job stopped by a signal never reaches the finally below: its scratch goes then.
+  const forgetScratch = onStopSignal(() => rmSync(scratch, { recursive: true, force: true }));
   const placement = await placementOf(settings, cores);
   // With SERVERS > 1 each mode is measured twice: one server as usual, for contrast, and the replicas behind HAProxy.
   const placements = [{ placement, where: placement.link ? `link-${placement.link.spec.name}` : placement.target, via: null }];
@@ -144,6 +147,7 @@ export async function main(settings) {
   } finally {
     await placement.close();
     await rm(scratch, { recursive: true, force: true });
+    forgetScratch();
   }
 }
 

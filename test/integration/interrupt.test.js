@@ -1,9 +1,9 @@
 // A job stopped by a signal (a user's kill, a CI timeout) stops the servers it started: they would not end by
-// themselves, and an orphaned server holds a core through every later run.
+// themselves, and an orphaned server holds a core through every later run. Nor does it leave its scratch folder behind.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -29,12 +29,15 @@ const running = (pid) => {
 const cmdline = (pid) => { try { return readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').filter(Boolean).join(' '); } catch { return ''; } };
 
 for (const signal of ['SIGTERM', 'SIGINT']) {
-  test(`${signal} to a running job stops the servers it started, then the job ends by the signal`, async () => {
+  test(`${signal} to a running job stops the servers it started and removes its scratch, then the job ends by the signal`, async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'interrupt-'));
+    // The job's temporary folder (its scratch: summaries, warm-ups) in one of the test's own.
+    const tmp = path.join(dir, 'tmp');
+    mkdirSync(tmp);
     // A long measured run, so the signal comes while the server serves k6; no pinning, to find it as the job's child.
     const job = spawn(process.execPath, ['bench/cli.js', 'run'], {
       cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'],
-      env: { ...process.env, K6_BIN: k6Bin(), DURATION: '60s', WARMUP: '1s', VUS: '2', REPEATS: '1', CAPACITY: '0', CALIBRATE: '0', RESULTS_DIR: dir },
+      env: { ...process.env, K6_BIN: k6Bin(), DURATION: '60s', WARMUP: '1s', VUS: '2', REPEATS: '1', CAPACITY: '0', CALIBRATE: '0', RESULTS_DIR: dir, TMPDIR: tmp },
     });
     let stderr = '';
     job.stderr.on('data', (chunk) => { stderr += chunk; });
@@ -62,6 +65,7 @@ for (const signal of ['SIGTERM', 'SIGINT']) {
       while ([...servers, ...workers, ...k6].some(running) && Date.now() < gone) await sleep(100);
       assert.deepEqual([...servers, ...workers].filter(running), [], 'every server process stopped');
       assert.deepEqual(k6.filter(running), [], 'k6 stopped');
+      assert.deepEqual(readdirSync(tmp), [], 'the job removed its scratch');
     } finally {
       if (job.exitCode === null && job.signalCode === null) job.kill('SIGKILL');
       for (const pid of [...servers, ...workers, ...k6].filter(running)) process.kill(pid, 'SIGKILL'); // none left behind by a failure
