@@ -17,8 +17,7 @@ import { summaryHandler } from './summary.js';
  *   FileDescriptorSet (loadProtoset), or a .proto and its import paths (load)
  * @property {string} method `package.Service/Method`
  * @property {object|null} request the request message: the demo's, or the user's one sample; null: the user's many
- *   samples, which each VU takes its share of on its first call
- * @property {boolean} shared each VU takes its share of the user's many request samples (k6/own.js ownShare)
+ *   samples, which each VU takes its share of on its first call (k6/own.js ownShare)
  * @property {number|null} vus -e VUS, for ownShare; null: the VUs this k6 process started
  * @property {import('../proto/checks.js').AnswerShape} answer what a sampled answer must be
  * @property {object} params of a sampled call (REQUEST_TIMEOUT's timeout, if given)
@@ -56,7 +55,6 @@ export function grpcRun({ hostSetting, target }) {
     schema,
     method: OWN ? OWN.rpc : rpcPath(rpc),
     request: OWN ? OWN_ONE_REQUEST : request,
-    shared: OWN !== null && OWN_ONE_REQUEST === null,
     vus: positiveIntEnv('VUS', null),
     answer: OWN ? MESSAGE_ANSWER : SCENARIOS[SCENARIO].answer,
     params: timeout,

@@ -20,7 +20,8 @@ export function grpcTest(run) {
   const control = __VU === 0 ? require('./grpc-run.js').grpcRun(run) : null;
   // Made once per k6 process, by VU 0; the others get its copy and never call this.
   const plan = new SharedArray('grpc plan', () => [control.plan])[0];
-  const own = plan.shared ? require('./own.js') : null;
+  // No request of its own: the user's many samples, and only then does a VU load k6/own.js.
+  const own = plan.request === null ? require('./own.js') : null;
   const samples = own ? own.ownSamples() : null;
   const isThePayload = require('../proto/checks.js').checkOf(plan.answer);
   // k6 counts HTTP failures in http_req_failed; the summary's grpc_req_failed is its twin for gRPC (k6/grpc-run.js

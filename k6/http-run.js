@@ -15,8 +15,8 @@ import { summaryHandler } from './summary.js';
  * @property {string} url
  * @property {boolean} post a POST, not a GET
  * @property {string|null} body the one POST body (the Connect protocol's request, or the user's one request sample);
- *   null: a GET, or the user's many samples, which each VU takes its share of on its first iteration
- * @property {boolean} shared each VU takes its share of the user's many request samples (k6/own.js ownShare)
+ *   null: a GET, or, for a POST, the user's many samples, which each VU takes its share of on its first iteration
+ *   (k6/own.js ownShare)
  * @property {number|null} vus -e VUS, for ownShare; null: the VUs this k6 process started
  * @property {import('../proto/checks.js').AnswerShape} answer what a sampled answer must be
  * @property {object|null} params of every unsampled request (null: none, not even an empty object)
@@ -54,7 +54,6 @@ export function httpRun({ hostSetting, target, mode: own = 'http', protocol = 'g
     url: OWN ? `${scheme}://${host}/${OWN.rpc}` : protocol === 'connect' ? `${scheme}://${host}/${rpcPath(rpc)}` : `${scheme}://${host}${httpPath}`,
     post,
     body: OWN ? (OWN_ONE_REQUEST && JSON.stringify(OWN_ONE_REQUEST)) : protocol === 'connect' ? JSON.stringify(request) : null,
-    shared: OWN !== null && OWN_ONE_REQUEST === null,
     vus: positiveIntEnv('VUS', null),
     answer: OWN ? MESSAGE_ANSWER : SCENARIOS[SCENARIO].answer,
     params: any ? { ...timeout, ...asked } : null,

@@ -22,7 +22,8 @@ export function httpTest(run) {
   // Made once per k6 process, by VU 0; the others get its copy and never call this.
   // Its one element by index: destructuring would set up Sobek's iterators in every VU (docs/profiling.md).
   const plan = new SharedArray('http plan', () => [control.plan])[0];
-  const own = plan.shared ? require('./own.js') : null;
+  // A POST with no body of its own sends the user's many samples: only then does a VU load k6/own.js.
+  const own = plan.post && plan.body === null ? require('./own.js') : null;
   const samples = own ? own.ownSamples() : null;
   const isThePayload = require('../proto/checks.js').checkOf(plan.answer);
   // Closure copies of what every iteration reads: goja reads module-level bindings and properties more slowly
