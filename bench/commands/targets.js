@@ -50,15 +50,25 @@ export function targetRuns(modes, others = []) {
 }
 
 /**
- * What a k6 row's reader must know when k6 was not the limit: the median share of k6's cores its two scripts used
- * together, below K6_SATURATED (bench/passes/k6-overhead.js).
+ * What a k6 row's reader must know beside its RPS ratio:
+ * - k6's CPU per iteration, the minimal script's ÷ the project's, median (min–max) of the repeats: the scripts' cost
+ *   ratio without the scheduler's split of the core between the two runs, which moves their RPS ratio by a few points
+ *   from run to run on a 2-vCPU VM (docs/profiling.md, "The HTTP script at the edge of what this machine resolves");
+ * - when k6 was not the limit: the median share of k6's cores its two scripts used together, below K6_SATURATED
+ *   (bench/passes/k6-overhead.js).
  * @param {(number|null)[]} busy per repeat, the share of k6's cores both runs used (null: not read)
- * @returns {string|null} null when k6 was the limit, or no share was read
+ * @param {(number|null)[]} [costRatios] per repeat, the minimal script's k6 CPU per iteration ÷ the project's (null: not read)
+ * @returns {string|null} null when there is neither to say
  */
-export function k6Caveat(busy) {
+export function k6Caveat(busy, costRatios = []) {
+  const cost = spread(costRatios);
   const median = spread(busy)?.median;
-  if (median === undefined || median >= K6_SATURATED) return null;
-  return `k6 used ${(median * 100).toFixed(0)}% of its cores: the server limited these runs, so the ratio is not the scripts' cost alone`;
+  const parts = [
+    ...(cost ? [`k6's CPU per iteration, minimal ÷ project: ${cost.median.toFixed(3)} (${cost.min.toFixed(3)}–${cost.max.toFixed(3)})`] : []),
+    ...(median !== undefined && median < K6_SATURATED
+      ? [`k6 used ${(median * 100).toFixed(0)}% of its cores: the server limited these runs, so the ratio is not the scripts' cost alone`] : []),
+  ];
+  return parts.length ? parts.join('; ') : null;
 }
 
 /**
@@ -139,7 +149,7 @@ export async function main(settings) {
       ...compared.flatMap((mode) => modeRows(mode, `${toolOf(mode)} -c${settings.VUS}${toolOf(mode) === 'h2load' ? ' -m1' : ''}`, runs)),
       ...http2Modes.flatMap((mode) => modeRows(mode, manyLoad, manyRuns)),
       ...k6Modes.map((mode) => targetRow(`k6 ${MODES[mode].scripts.local} / ${own ? MODES[mode].minimalOwnScript : MODES[mode].minimalScript}`,
-        k6[mode].ratios, PERFORMANCE_TARGETS[`k6-${mode}/k6-minimal-${mode}`], { caveat: k6Caveat(k6[mode].k6Busy) })),
+        k6[mode].ratios, PERFORMANCE_TARGETS[`k6-${mode}/k6-minimal-${mode}`], { caveat: k6Caveat(k6[mode].k6Busy, k6[mode].costRatios) })),
     ];
     const setup = `${own ? `${own.service.rpc.name} (${scenario}); ` : ''}${settings.REPEATS} repeat(s), ${settings.DURATION} each after ${settings.WARMUP} warm-up, ${settings.VUS} connections/VUs; `
       + 'per repeat ours, its peer, ours again (the A/A row: the machine alone) and bare side by side, the order reversed every other repeat; '

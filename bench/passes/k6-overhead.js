@@ -47,8 +47,10 @@ export const sideBySideVus = (vus) => Math.max(1, Math.floor(vus / 2));
  * @param {readonly string[]} [modes] which modes (default: every one)
  * @param {{scenario: string, own: import('../own-service.js').OwnRun}|null} [service] an own service: the server serves it,
  *   the project's scripts send its request samples in turn and the minimal ones its first (bench/k6-minimal/own-*.js)
- * @returns {Promise<Record<string, {ratios: number[], k6Busy: (number|null)[]}>>} per mode, the project/minimal RPS ratio of
- *   each repeat, and the share of k6's cores the two runs of that repeat used together (1 = all; null: not read)
+ * @returns {Promise<Record<string, {ratios: number[], k6Busy: (number|null)[], costRatios: (number|null)[]}>>} per mode, the
+ *   project/minimal RPS ratio of each repeat; the share of k6's cores the two runs of that repeat used together (1 = all;
+ *   null: not read); and the minimal script's k6 CPU per iteration ÷ the project's (null: not read), which the
+ *   scheduler's split of the core between the two does not move
  */
 export async function measureK6Overhead(settings, cores, scratch, modes = MODE_NAMES, service = null) {
   const server = await startServer({ env: serverEnv(modes, { workers: settings.WORKERS, settings: service?.own.server }), cpus: cores.serverCpus });
@@ -56,7 +58,7 @@ export async function measureK6Overhead(settings, cores, scratch, modes = MODE_N
   // k6Args refuses for them.
   const minimal = service ? Object.fromEntries(Object.entries(service.own.k6).filter(([name]) => name !== 'SCENARIO')) : {};
   const vars = service ? { project: scenarioVars(service.scenario, service.own), minimal } : { project: {}, minimal: {} };
-  const measured = Object.fromEntries(modes.map((mode) => [mode, { ratios: [], k6Busy: [] }]));
+  const measured = Object.fromEntries(modes.map((mode) => [mode, { ratios: [], k6Busy: [], costRatios: [] }]));
   try {
     const k6 = { k6: settings.K6_BIN, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount, quiet: true };
     // script: 'project' (the mode's local script) or 'minimal' (the one it is measured against)
@@ -65,7 +67,10 @@ export async function measureK6Overhead(settings, cores, scratch, modes = MODE_N
       const args = k6Args(mode, { script, host, vus, duration, summaryFile, vars: vars[script] });
       const result = await runK6({ ...k6, args });
       if (result.code !== 0) throw new BenchError(`k6 ${args.at(-1)} against ${host} failed (exit ${result.code})`);
-      return { rate: await iterationRate(summaryFile), busy: result.cpu?.utilization ?? null };
+      const rate = await iterationRate(summaryFile);
+      // k6's CPU seconds per iteration over the sampled window (bench/k6/runner.js): null when it was not read.
+      const cost = result.cpu ? result.cpu.seconds / (rate * result.cpu.wall_s) : null;
+      return { rate, busy: result.cpu?.utilization ?? null, cost };
     };
     // WARMUP=0s: none (k6 refuses a run of no duration).
     for (const mode of durationMs(settings.WARMUP) > 0 ? modes : []) {
@@ -80,8 +85,9 @@ export async function measureK6Overhead(settings, cores, scratch, modes = MODE_N
         const runs = Object.fromEntries(await Promise.all(order.map(async (script) => [script,
           await run(mode, script, path.join(scratch, `${mode}-${script}-${repeat}.json`), settings.DURATION, each)])));
         measured[mode].ratios.push(runs.project.rate / runs.minimal.rate);
-        const { project: { busy: a }, minimal: { busy: b } } = runs;
+        const { project: { busy: a, cost: c }, minimal: { busy: b, cost: d } } = runs;
         measured[mode].k6Busy.push(a === null || b === null ? null : a + b);
+        measured[mode].costRatios.push(c === null || d === null ? null : d / c);
       }
     }
   } finally {

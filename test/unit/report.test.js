@@ -512,12 +512,15 @@ test('a target nearer its required ratio than its load\'s A/A control strayed fr
   assert.match(text, /The A\/A rows run the same code twice/);
 });
 
-test('a k6 row whose scripts did not use all of k6\'s cores says the server limited it, beside its verdict', () => {
+test('a k6 row gives k6\'s CPU per iteration beside its verdict, and says when the server limited it', () => {
   // Side by side on one core, two k6-bound runs use it all between them; 0.90 is a run the server held back.
   assert.equal(k6Caveat([1.01, 0.98, 0.99, null]), null);
   assert.equal(k6Caveat([null, null]), null);
   const caveat = k6Caveat([0.93, 0.9, 0.99, null]);
   assert.match(caveat, /^k6 used 93% of its cores: the server limited these runs/);
+  // k6's CPU per iteration, when read, comes first, median (min–max) of the repeats that have it.
+  assert.equal(k6Caveat([1.01, 0.98], [0.95, null, 0.97, 0.96]), 'k6\'s CPU per iteration, minimal ÷ project: 0.960 (0.950–0.970)');
+  assert.match(k6Caveat([0.9], [1.02]), /^k6's CPU per iteration, minimal ÷ project: 1\.020 \(1\.020–1\.020\); k6 used 90% of its cores: /);
   const provenance = { commit: 'b'.repeat(40), dirty: false, versions: {}, machine: { kernel: 'Linux', cpu_count: 2, cpu_model: 'x' },
     pinning: '', bench: {}, server: {} };
   const results = [targetRow('k6 http-tests/local.js / own-http.js', [0.9, 0.92, 0.94], 0.95, { caveat })];
