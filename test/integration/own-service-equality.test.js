@@ -2,14 +2,18 @@
 // message of its sample, as an independent implementation sees it: Google's Python protobuf (test/helpers/pyproto.py)
 // parses the samples, every JSON answer and every gRPC answer, and their deterministic serializations must be equal.
 // The schema (test/fixtures/own/) has every proto3 type whose JSON mapping is easy to get wrong, across two import
-// directories; the second test gives the server the schema as a FileDescriptorSet that protoc wrote.
+// directories; the second test gives the server the schema as a FileDescriptorSet that protoc wrote. The built-in OTLP
+// services get the same check, and the project's reading of their example requests is compared with Python's.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, test } from 'node:test';
 import grpc from '@grpc/grpc-js';
 import { ensureTool } from '../../bench/tools.js';
+import { BUILT_IN_SERVICES } from '../../proto/own/builtins.js';
+import { toJsonText } from '../../proto/own/samples.js';
+import { loadOwnService } from '../../proto/own/service.js';
 import { descriptorSet, ensurePyproto, pyproto } from '../helpers/pyproto.js';
 import { ROOT, startServer } from '../helpers/server.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -36,13 +40,29 @@ before(async () => {
   assert.equal(requests.length, requestTexts.length);
 });
 
-/** The i-th request, cycling through requests.ndjson: JSON text for the HTTP twin, bytes for the gRPC twin. */
-const requestText = (i) => requestTexts[i % requestTexts.length];
-const requestBytes = (i) => Buffer.from(requests[i % requests.length].binary_b64, 'base64');
+/**
+ * @typedef {object} Called an own service as these checks call it
+ * @property {string} rpc `package.Service/Method`
+ * @property {{protos: string[], includes: string[]}} schema its files, for Python
+ * @property {string} responseType the response message's full name, for Python
+ * @property {import('../helpers/pyproto.js').PyprotoResult[]} samples Python's view of the response samples, in turn
+ * @property {(i: number) => string} requestText the i-th request as JSON text, for the HTTP twin
+ * @property {(i: number) => Buffer} requestBytes the i-th request's binary encoding, for the gRPC twin
+ */
+
+/**
+ * The shop's service: the i-th request cycles through requests.ndjson.
+ * @returns {Called}
+ */
+const shop = () => ({
+  rpc: RPC, schema: SCHEMA, responseType: 'shop.v1.Order', samples,
+  requestText: (i) => requestTexts[i % requestTexts.length],
+  requestBytes: (i) => Buffer.from(requests[i % requests.length].binary_b64, 'base64'),
+});
 
 /** N unary calls in a row on one grpc-js channel, with identity codecs: the raw answer bytes of each. */
-async function grpcAnswers(port, count) {
-  const [service, method] = RPC.split('/');
+async function grpcAnswers(port, count, { rpc, requestBytes }) {
+  const [service, method] = rpc.split('/');
   const identity = (bytes) => bytes;
   const Client = grpc.makeGenericClientConstructor({
     [method]: { path: `/${service}/${method}`, requestStream: false, responseStream: false,
@@ -62,14 +82,14 @@ async function grpcAnswers(port, count) {
 }
 
 /** N POSTs in a row (fetch keeps the connection alive): the body text of each, checked to be a 200 with JSON. */
-async function jsonAnswers(port, count) {
+async function jsonAnswers(port, count, { rpc, requestText }) {
   const answers = [];
   for (let i = 0; i < count; i++) {
-    const res = await fetch(`http://127.0.0.1:${port}/${RPC}`, {
+    const res = await fetch(`http://127.0.0.1:${port}/${rpc}`, {
       method: 'POST', headers: { 'content-type': 'application/json' }, body: requestText(i),
     });
     const body = await res.text();
-    assert.equal(res.status, 200, `POST /${RPC} (call ${i}): ${res.status} ${body.slice(0, 300)}`);
+    assert.equal(res.status, 200, `POST /${rpc} (call ${i}): ${res.status} ${body.slice(0, 300)}`);
     assert.match(res.headers.get('content-type') ?? '', /^application\/json/, `call ${i}`);
     answers.push(body);
   }
@@ -77,19 +97,24 @@ async function jsonAnswers(port, count) {
 }
 
 /**
- * Starts the own service with `env`, calls each twin once per sample, and has Python parse every answer: answer i of
- * each twin must be sample i. Compared as Python's canonical JSON first (the readable difference: map order and
- * number formatting do not count there) and then as Python's deterministic serialization (the exact message).
+ * Starts the own service with `env` (its schema and RESPONSE), calls each twin once per sample, and has Python parse
+ * every answer: answer i of each twin must be sample i. Compared as Python's canonical JSON first (the readable
+ * difference: map order and number formatting do not count there) and then as Python's deterministic serialization
+ * (the exact message).
+ * @param {import('node:test').TestContext} t
+ * @param {Record<string, string>} env the server's settings beside MODE, WORKERS and RPC
+ * @param {Called} called
  */
-async function checkTwins(t, env) {
-  const server = await startServer({ MODE: 'http,grpc', WORKERS: '1', RPC, RESPONSE: RESPONSES, ...env });
+async function checkTwins(t, env, called) {
+  const { samples } = called;
+  const server = await startServer({ MODE: 'http,grpc', WORKERS: '1', RPC: called.rpc, ...env });
   t.after(() => server.stop());
   const count = samples.length;
   // Each twin in turn, each call after the last: sample 0, 1, ... N-1 whether the worker counts per twin or for both.
-  const fromJson = await jsonAnswers(server.httpPort, count);
-  const fromGrpc = await grpcAnswers(server.grpcPort, count);
+  const fromJson = await jsonAnswers(server.httpPort, count, called);
+  const fromGrpc = await grpcAnswers(server.grpcPort, count, called);
 
-  const parsed = await pyproto({ ...SCHEMA, type: 'shop.v1.Order', inputs: [
+  const parsed = await pyproto({ ...called.schema, type: called.responseType, inputs: [
     ...fromJson.map((json_text) => ({ json_text })),
     ...fromGrpc.map((bytes) => ({ binary_b64: Buffer.from(bytes).toString('base64') })),
   ] });
@@ -97,7 +122,7 @@ async function checkTwins(t, env) {
   for (const [twin, answers] of Object.entries(twins)) {
     for (const [i, answer] of answers.entries()) {
       const raw = twin === 'gRPC' ? `${fromGrpc[i].length} bytes` : fromJson[i].slice(0, 300);
-      assert.ok(!('error' in answer), `${twin} answer ${i} is not an Order to Python: ${answer.error} (${raw})`);
+      assert.ok(!('error' in answer), `${twin} answer ${i} is not a ${called.responseType} to Python: ${answer.error} (${raw})`);
       assert.deepEqual(answer.json, samples[i].json, `${twin} answer ${i} is not sample ${i} (canonical JSON, by Python)`);
       assert.equal(answer.binary_b64, samples[i].binary_b64,
         `${twin} answer ${i} is not sample ${i} (deterministic serialization, by Python)`);
@@ -106,14 +131,14 @@ async function checkTwins(t, env) {
 }
 
 test('PROTO as a .proto with imports in two PROTO_PATH directories: both twins answer sample i at call i', async (t) => {
-  await checkTwins(t, { PROTO, PROTO_PATH: INCLUDES.join(':') });
+  await checkTwins(t, { PROTO, PROTO_PATH: INCLUDES.join(':'), RESPONSE: RESPONSES }, shop());
 });
 
 test('PROTO as a FileDescriptorSet written by protoc (--include_imports): the same answers, no PROTO_PATH needed',
   async (t) => {
     const dir = await tempDir(t, 'own-service-');
     const set = await descriptorSet({ ...SCHEMA, out: path.join(dir, 'shop.binpb') });
-    await checkTwins(t, { PROTO: set });
+    await checkTwins(t, { PROTO: set, RESPONSE: RESPONSES }, shop());
   });
 
 test('server reflection serves the own schema: grpcurl, given no .proto, lists the service and calls the RPC, and Python reads the sample it answered',
@@ -148,3 +173,44 @@ test('server reflection serves the own schema: grpcurl, given no .proto, lists t
       }
     }
   });
+
+// The built-in OTLP services (issue 37). Their requests are opentelemetry-proto's examples with the ids converted to
+// base64 (proto/otlp/SOURCE.md): the project must read each as Python reads it, and both twins must take it. A collector
+// answers an empty response, or a partial success: the response samples are both, the count past 2^53, which the
+// mapping writes as a string and a JavaScript number would round.
+const REJECTED = { 'otlp-traces': 'rejectedSpans', 'otlp-metrics': 'rejectedDataPoints', 'otlp-logs': 'rejectedLogRecords' };
+for (const [name, rejected] of Object.entries(REJECTED)) {
+  test(`${name}: the project reads the example request as Python does, and both twins answer response sample i at call i`, async (t) => {
+    const builtIn = BUILT_IN_SERVICES[name];
+    const inProto = (file) => path.join(ROOT, 'proto', file);
+    const schema = { protos: [inProto(builtIn.proto)], includes: builtIn.protoPath.map(inProto) };
+    const env = { PROTO: schema.protos[0], PROTO_PATH: schema.includes.join(':') };
+    const requestFile = inProto(/** @type {string} */ (builtIn.request));
+    const { rpc, requests: ours } = loadOwnService({ ...env, RPC: builtIn.rpc, REQUEST: requestFile });
+    const requestType = rpc.requestType.fullName.slice(1);
+    const responseType = rpc.responseType.fullName.slice(1);
+
+    // The example as Python reads the file, and the project's reading of it, as its binary and as its JSON.
+    const [python, ourBinary, ourJson] = await pyproto({ ...schema, type: requestType, inputs: [
+      { json_file: requestFile },
+      { binary_b64: Buffer.from(rpc.requestType.encode(ours.messages[0]).finish()).toString('base64') },
+      { json_text: toJsonText(rpc.requestType, ours.messages[0]) },
+    ] });
+    assert.ok(!('error' in python), `${requestFile} is not a ${requestType} to Python: ${python.error}`);
+    assert.ok(python.binary_b64.length > 100, 'the example request is not empty');
+    for (const [what, result] of [['binary encoding', ourBinary], ['JSON', ourJson]]) {
+      assert.deepEqual(result.json, python.json, `the project's ${what} of the example is not Python's (canonical JSON)`);
+      assert.equal(result.binary_b64, python.binary_b64, `the project's ${what} of the example is not Python's (deterministic serialization)`);
+    }
+
+    const dir = await tempDir(t, `own-${name}-`);
+    const responses = path.join(dir, 'responses.ndjson');
+    writeFileSync(responses, `{}\n${JSON.stringify({ partialSuccess: { [rejected]: '9007199254740993', errorMessage: 'over quota' } })}\n`);
+    const samples = await pyproto({ ...schema, type: responseType, inputs: [{ json_file: responses }] });
+    assert.equal(samples[1].json?.partialSuccess?.[rejected], '9007199254740993', JSON.stringify(samples[1]));
+    const text = readFileSync(requestFile, 'utf8');
+    const bytes = Buffer.from(python.binary_b64, 'base64');
+    await checkTwins(t, { ...env, RESPONSE: responses },
+      { rpc: builtIn.rpc, schema, responseType, samples, requestText: () => text, requestBytes: () => bytes });
+  });
+}
