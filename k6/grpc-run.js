@@ -75,7 +75,7 @@ export function grpcRun({ hostSetting, target }) {
       } catch (err) {
         exec.test.abort(`cannot reach the gRPC server at ${host}: ${err.message || err}`);
       }
-      const res = client.invoke(plan.method, OWN ? OWN.requests[0] : request, { timeout: '5s' });
+      const res = client.invoke(plan.method, plan.request ?? OWN.requests[0], { timeout: '5s' });
       client.close();
       // Counted like every call (SETUP_CALLS), as http_reqs counts setup()'s request too.
       if (res.status !== grpc.StatusOK) {

@@ -73,7 +73,7 @@ export function httpRun({ hostSetting, target, mode: own = 'http', protocol = 'g
     },
     // Fails fast, naming the host, when no server answers; returns the body's size for the report.
     setup() {
-      const res = post ? http.post(plan.url, OWN ? JSON.stringify(OWN.requests[0]) : plan.body, probe) : http.get(plan.url, probe);
+      const res = post ? http.post(plan.url, plan.body ?? JSON.stringify(OWN.requests[0]), probe) : http.get(plan.url, probe);
       if (res.status !== 200) {
         exec.test.abort(`cannot reach the HTTP server at ${host}: ${res.error || `status ${res.status}`}`);
       }

@@ -7,6 +7,14 @@ import { cpuSecondsOf, pinned, watchChild } from '../processes.js';
 import { ROOT } from '../root.js';
 
 /**
+ * k6's CPU per iteration over its sampled window: what one iteration cost k6, whoever else shared its cores.
+ * @param {{seconds: number, wall_s: number}|null} cpu runK6's `cpu` (null: not read)
+ * @param {number} rate the run's iterations per second (its summary)
+ * @returns {number|null} CPU seconds per iteration; null when the CPU was not read
+ */
+export const cpuPerIteration = (cpu, rate) => (cpu ? cpu.seconds / (rate * cpu.wall_s) : null);
+
+/**
  * Runs `k6 run` to completion and measures its CPU use over the run, sampling /proc
  * every 250 ms after the first second (k6's start-up is left out). The one k6 runner of
  * the jobs and the tests: the script sees only what -e gives it.

@@ -12,7 +12,7 @@ import { k6Args } from '../k6/command.js';
 import { MODE_NAMES } from '../modes.js';
 import { durationMs } from '../settings/validators.js';
 import { startServer } from '../processes.js';
-import { runK6 } from '../k6/runner.js';
+import { cpuPerIteration, runK6 } from '../k6/runner.js';
 import { scenarioVars } from '../own-service.js';
 
 /**
@@ -68,9 +68,7 @@ export async function measureK6Overhead(settings, cores, scratch, modes = MODE_N
       const result = await runK6({ ...k6, args });
       if (result.code !== 0) throw new BenchError(`k6 ${args.at(-1)} against ${host} failed (exit ${result.code})`);
       const rate = await iterationRate(summaryFile);
-      // k6's CPU seconds per iteration over the sampled window (bench/k6/runner.js): null when it was not read.
-      const cost = result.cpu ? result.cpu.seconds / (rate * result.cpu.wall_s) : null;
-      return { rate, busy: result.cpu?.utilization ?? null, cost };
+      return { rate, busy: result.cpu?.utilization ?? null, cost: cpuPerIteration(result.cpu, rate) };
     };
     // WARMUP=0s: none (k6 refuses a run of no duration).
     for (const mode of durationMs(settings.WARMUP) > 0 ? modes : []) {

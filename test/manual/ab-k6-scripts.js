@@ -18,7 +18,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { runK6 } from '../../bench/k6/runner.js';
+import { cpuPerIteration, runK6 } from '../../bench/k6/runner.js';
 import { medianInterval, spread } from '../../bench/report/stats.js';
 import { startScriptServer } from './k6-script-server.js';
 
@@ -57,7 +57,7 @@ async function rate(variant, duration) {
   const iterations = metrics.iterations?.values?.rate ?? metrics.iterations?.rate;
   // k6's CPU seconds over its sampled window ÷ the iterations of that window (its rate × the window): less moved than the
   // rate by a server or a machine that slows both variants, since it counts only k6's own work.
-  return { rate: iterations, costUs: run.cpu ? (run.cpu.seconds / (iterations * run.cpu.wall_s)) * 1e6 : null };
+  return { rate: iterations, costUs: run.cpu ? cpuPerIteration(run.cpu, iterations) * 1e6 : null };
 }
 
 
