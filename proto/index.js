@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
 import protoLoader from '@grpc/proto-loader';
-import { PROTO_FILE, SCENARIOS, SERVICE_NAME, USER_TYPE } from './payload.js';
+import { PROTO_FILE, SERVICE_NAME, USER_TYPE } from './payload.js';
 
 /** Absolute path of the .proto file. */
 export const PROTO_PATH = fileURLToPath(new URL(PROTO_FILE, import.meta.url));
@@ -25,61 +25,6 @@ function isDefault(field, value) {
   if (field.type === 'bytes') return value.length === 0;
   if (typeof value?.isZero === 'function') return value.isZero(); // a Long, for 64-bit integers
   return value === field.typeDefault;
-}
-
-/**
- * The response of every payload scenario for one listener, prebuilt once: the
- * protobuf message and its proto3 JSON mapping. Keyed by the RPC and its request.
- * @param {{port: number, workerPid: number}} who the listener's port and the worker's pid
- * @returns {Map<string, {scenario: string, rpc: string, request: object, type: protobuf.Type, message: protobuf.Message,
- *   json: object, object: object, bytes: number}>} key: scenarioKey(rpc, request); json: the proto3 JSON mapping;
- *   object: a plain object as @grpc/proto-loader's codec takes it; bytes: the protobuf encoding's size
- */
-export function scenarioPayloads({ port, workerPid }) {
-  const payloads = new Map();
-  for (const [scenario, { rpc, request, fields }] of Object.entries(SCENARIOS)) {
-    const type = responseTypeOf(rpc);
-    const message = withoutDefaults(type, type.fromObject(fields({ port, workerPid })));
-    payloads.set(scenarioKey(rpc, request), {
-      scenario, rpc, request, type, message, json: toProto3Json(type, message), object: type.toObject(message),
-      bytes: type.encode(message).finish().length,
-    });
-  }
-  return payloads;
-}
-
-// Each RPC's one request parameter (none for GetUser), as the scenarios define it.
-const PARAM_OF = new Map(Object.values(SCENARIOS).map(({ rpc, request }) => [rpc, Object.keys(request)[0]]));
-
-/**
- * The lookup key of an RPC's responses, as a function of its request, resolved once per RPC so
- * that a request pays for a string and nothing else: the RPC and the value of its one request
- * parameter (SCENARIOS), as a decoded message or an HTTP query holds it.
- * @param {string} rpc method name
- * @returns {(request: Record<string, number|string|undefined>) => string} e.g. () => 'ListUsers:100'
- */
-export const scenarioKeyOf = (rpc) => {
-  const param = PARAM_OF.get(rpc);
-  return param ? (request) => `${rpc}:${request[param] ?? ''}` : () => `${rpc}:`;
-};
-
-/**
- * The lookup key of a scenario's response (see scenarioKeyOf), for one-off lookups.
- * @param {string} rpc method name
- * @param {Record<string, number|string|undefined>} request the request message, or the query
- * @returns {string} e.g. 'ListUsers:100'
- */
-export const scenarioKey = (rpc, request) => scenarioKeyOf(rpc)(request);
-
-/**
- * The HTTP routes of the scenarios: each path with the RPC it mirrors and the
- * name of its one query parameter (none for the demo's `/`).
- * @returns {Array<{path: string, rpc: string, param: string|undefined}>}
- */
-export function scenarioRoutes() {
-  const routes = new Map();
-  for (const { route, rpc } of Object.values(SCENARIOS)) routes.set(route, { path: route, rpc, param: PARAM_OF.get(rpc) });
-  return [...routes.values()];
 }
 
 /**
@@ -121,20 +66,6 @@ export function methodOf(rpc) {
   const method = root.lookupService(SERVICE_NAME).methods[rpc];
   if (!method) throw new Error(`${SERVICE_NAME} has no method ${rpc}`);
   return method;
-}
-
-/**
- * Why a request of an RPC selects no scenario, naming the values its one parameter may take: the details of the
- * INVALID_ARGUMENT every gRPC and Connect listener answers it with.
- * @param {string} rpc method name, e.g. 'ListUsers'
- * @param {Map<string, {rpc: string, request: object}>} payloads scenarioPayloads()
- * @returns {string} e.g. 'count must be one of 100'
- * @throws {Error} when the service has no such method
- */
-export function unknownRequestDetails(rpc, payloads) {
-  const [field] = methodOf(rpc).resolvedRequestType.fieldsArray;
-  const allowed = [...payloads.values()].filter((p) => p.rpc === rpc).map((p) => p.request[field.name]);
-  return `${protoFieldName(field)} must be one of ${allowed.join(', ')}`;
 }
 
 /**
@@ -226,16 +157,6 @@ export function userServiceDefinition() {
     };
   }
   return definition;
-}
-
-/**
- * The package definition of @grpc/proto-loader: what `@grpc/reflection` needs to
- * describe the service to grpcurl, Postman and ghz, and the service definition
- * with proto-loader's codec (plain objects, converted on every call).
- * @returns {import('@grpc/proto-loader').PackageDefinition}
- */
-export function loaderPackageDefinition() {
-  return protoLoader.loadSync(PROTO_PATH);
 }
 
 // What server reflection describes, each .proto as [include dir, import path]: user.proto, and the

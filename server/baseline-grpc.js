@@ -7,9 +7,8 @@
 // the compared listeners do, for the client's ceiling under TLS=1 (bench/passes/calibrate.js).
 // Source of the framing: https://github.com/grpc/grpc/blob/master/doc/PROTOCOL-HTTP2.md
 import http2 from 'node:http2';
-import { grpcFrame, methodOf, scenarioKeyOf, scenarioPayloads } from '../proto/index.js';
-import { SERVICE_NAME } from '../proto/payload.js';
-import { inTurn } from '../proto/own/service.js';
+import { grpcFrame } from '../proto/index.js';
+import { answerPicker, serviceMethods } from '../proto/methods.js';
 
 const GRPC_OK = '0';
 const GRPC_INVALID_ARGUMENT = '3';
@@ -25,10 +24,10 @@ const trailersOnly = (stream, grpcStatus) => {
 };
 
 /**
- * Starts the bare gRPC server of one worker: a POST to `/<service>/<method>`
- * whose request selects a scenario answers with its framed message and
- * grpc-status 0; an unknown method gets UNIMPLEMENTED, an unknown request INVALID_ARGUMENT. With `own`, a call of the
- * user's RPC is answered its response samples' framed messages in turn, encoded once, the request left undecoded.
+ * Starts the bare gRPC server of one worker, over the methods the grpc-js listener serves (proto/methods.js): a POST to
+ * a method's path whose request selects a scenario answers with its framed message and grpc-status 0; an unknown method
+ * gets UNIMPLEMENTED, an unknown request INVALID_ARGUMENT. A method that answers in turn (the user's RPC, `own`) is
+ * answered its response samples' framed messages in turn, the request left undecoded. Every frame encoded once.
  * @param {{host: string, port: number, settings: {MAX_BODY_BYTES: number}, tls: ReturnType<typeof import('./tls.js').tlsServerOptions>,
  *   own?: import('../proto/own/service.js').OwnService|null}} options
  *   MAX_BODY_BYTES: the largest request message, as grpc-js's grpc.max_receive_message_length; tls: the worker's (TLS_CERT/TLS_KEY
@@ -37,15 +36,13 @@ const trailersOnly = (stream, grpcStatus) => {
  * @throws {NodeJS.ErrnoException} from listen (EADDRINUSE, ...)
  */
 export async function startBaselineGrpc({ host, port, settings, tls, own = null }) {
-  const frames = new Map();
-  const requestTypes = new Map();
-  for (const [key, { rpc, type, message }] of scenarioPayloads({ port, workerPid: process.pid })) {
-    frames.set(key, grpcFrame(type.encode(message).finish()));
-    requestTypes.set(`/${SERVICE_NAME}/${rpc}`, { type: methodOf(rpc).resolvedRequestType, keyOf: scenarioKeyOf(rpc) });
-  }
-  if (own) {
-    const nextFrame = inTurn(own.responses.messages.map((m) => grpcFrame(own.rpc.responseType.encode(m).finish())));
-    requestTypes.set(own.rpc.path, { type: null, keyOf: null, nextFrame });
+  // Each method's path to its answer's frame for a call's request bytes: the frame its request selects, or the next in turn.
+  const answers = new Map();
+  for (const method of serviceMethods({ port, workerPid: process.pid, own })) {
+    const { rpc, responses, select } = method;
+    const pick = answerPicker(method, responses.messages.map((m) => grpcFrame(rpc.responseType.encode(m).finish())));
+    // Skip the 5-byte prefix (compressed flag, length) of the one request message; in turn, it is left undecoded.
+    answers.set(rpc.path, select ? (body) => pick(rpc.requestType.decode(body.subarray(5))) : () => pick());
   }
   const server = tls ? http2.createSecureServer(tls) : http2.createServer();
   // Kept for a forced close only: node:http2 has no closeAllConnections.
@@ -59,8 +56,8 @@ export async function startBaselineGrpc({ host, port, settings, tls, own = null 
   server.on('stream', (stream, headers) => {
     // A reset or a broken session surfaces here; the stream is gone either way.
     stream.on('error', ignore);
-    const method = requestTypes.get(headers[':path']);
-    if (!method) {
+    const answerOf = answers.get(headers[':path']);
+    if (!answerOf) {
       trailersOnly(stream, GRPC_UNIMPLEMENTED);
       return;
     }
@@ -76,8 +73,7 @@ export async function startBaselineGrpc({ host, port, settings, tls, own = null 
       if (!answerable(stream)) return;
       let frame;
       try {
-        // Skip the 5-byte prefix (compressed flag, length) of the one request message.
-        frame = method.nextFrame ? method.nextFrame() : frames.get(method.keyOf(method.type.decode(Buffer.concat(chunks).subarray(5))));
+        frame = answerOf(Buffer.concat(chunks));
       } catch { /* a malformed request is answered like an unknown one */ }
       if (!frame) {
         trailersOnly(stream, GRPC_INVALID_ARGUMENT);

@@ -6,15 +6,29 @@
 // the same TLS work (bench/passes/calibrate.js).
 import http from 'node:http';
 import https from 'node:https';
-import { scenarioKey, scenarioPayloads } from '../proto/index.js';
-import { SCENARIOS } from '../proto/payload.js';
+import { toProto3Json } from '../proto/index.js';
 import { toJsonText } from '../proto/own/samples.js';
-import { inTurn } from '../proto/own/service.js';
+import { answerPicker, serviceMethods } from '../proto/methods.js';
 
 /**
- * Starts the bare HTTP/1.1 server of one worker: GET of a scenario's path
- * (with its query) answers 200 with the JSON body; with `own`, a POST to the user's RPC answers its response samples'
- * JSON bodies in turn, encoded once, the request read and left undecoded; anything else 404.
+ * The URL of a google.api.http GET route without variables for a request: its template, and the request's fields as
+ * the query (their proto3 JSON mapping, as grpc-gateway reads a query), e.g. '/users?count=100'.
+ * @param {import('../proto/own/http-rule.js').HttpBinding} binding
+ * @param {import('protobufjs').Type} type the request's
+ * @param {import('protobufjs').Message} request
+ * @returns {string}
+ */
+const urlOf = (binding, type, request) => {
+  const fields = /** @type {Record<string, unknown>} */ (JSON.parse(toJsonText(type, request)));
+  const query = new URLSearchParams(Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, String(v)]))).toString();
+  return query ? `${binding.template}?${query}` : binding.template;
+};
+
+/**
+ * Starts the bare HTTP/1.1 server of one worker, over the methods the fastify listener serves (proto/methods.js): a GET
+ * of a method's google.api.http route without variables, with a request sample's query, answers 200 with the JSON body
+ * the fastify listener sends for it (every field); a POST to a method that answers in turn (the user's RPC) answers its
+ * response samples' JSON bodies in turn, the request read and left undecoded; anything else 404. Every body encoded once.
  * @param {{host: string, port: number, tls: ReturnType<typeof import('./tls.js').tlsServerOptions>,
  *   own?: import('../proto/own/service.js').OwnService|null}} options tls: the worker's (TLS_CERT/TLS_KEY with
  *   ALPN http/1.1), null for cleartext
@@ -22,18 +36,28 @@ import { inTurn } from '../proto/own/service.js';
  * @throws {NodeJS.ErrnoException} from listen (EADDRINUSE, ...)
  */
 export async function startBaselineHttp({ host, port, tls, own = null }) {
-  const payloads = scenarioPayloads({ port, workerPid: process.pid });
-  const bodies = new Map(Object.values(SCENARIOS).map(({ httpPath, rpc, request }) => [
-    httpPath, Buffer.from(JSON.stringify(payloads.get(scenarioKey(rpc, request)).json)),
-  ]));
-  const ownPath = own?.rpc.path;
-  const nextOwn = own ? inTurn(own.responses.messages.map((m) => Buffer.from(toJsonText(own.rpc.responseType, m)))) : null;
+  const bodies = new Map();
+  const posts = new Map();
+  for (const method of serviceMethods({ port, workerPid: process.pid, own })) {
+    const { rpc, requests, responses, select } = method;
+    if (!select) {
+      posts.set(rpc.path, answerPicker(method, responses.messages.map((m) => Buffer.from(toJsonText(rpc.responseType, m)))));
+      continue;
+    }
+    for (const binding of rpc.bindings.filter((b) => b.method === 'GET' && b.variables.length === 0)) {
+      for (const request of requests.messages) {
+        const answer = responses.messages[select(request)];
+        if (answer) bodies.set(urlOf(binding, rpc.requestType, request), Buffer.from(JSON.stringify(toProto3Json(rpc.responseType, answer))));
+      }
+    }
+  }
   /** @type {http.RequestListener} */
   const onRequest = (req, res) => {
-    if (req.method === 'POST' && req.url === ownPath) {
+    const next = req.method === 'POST' ? posts.get(req.url) : undefined;
+    if (next) {
       req.resume(); // read the request off the wire, as the compared listener does
       req.once('end', () => {
-        const answer = nextOwn();
+        const answer = next();
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': answer.length });
         res.end(answer);
       });

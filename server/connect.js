@@ -12,14 +12,12 @@
 // left UNIMPLEMENTED (the protocol's way of saying so), and there is no reflection (grpcurl takes -proto user.proto).
 import http2 from 'node:http2';
 import { promisify } from 'node:util';
-import { fromJson } from '@bufbuild/protobuf';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { compressionGzip, connectNodeAdapter } from '@connectrpc/connect-node';
-import { scenarioKeyOf, scenarioPayloads, unknownRequestDetails } from '../proto/index.js';
+import { answerPicker, demoMethods } from '../proto/methods.js';
 import { ownDescriptors } from '../proto/own/descriptors.js';
 import { esMessageOf } from '../proto/own/json.js';
 import { answersInTurn } from '../proto/own/service.js';
-import { SCENARIOS } from '../proto/payload.js';
 import { UserService } from '../proto/gen/user_pb.js';
 import { Health, HealthCheckResponse_ServingStatus as ServingStatus } from '../proto/gen/health/v1/health_pb.js';
 import { GRPC_HEALTH_SERVICES } from './health.js';
@@ -34,29 +32,26 @@ const JSON_OPTIONS = Object.freeze({ alwaysEmitImplicit: true });
 const OVER_BUDGET = 'the server is past its memory budget; retry later';
 
 /**
- * connect-node's implementation of user.v1.UserService for one listener: each RPC a scenario uses (proto/payload.js)
- * answers the scenario its request selects with a message built once, from the same proto3 JSON the other listeners
- * serve; a request that selects none gets INVALID_ARGUMENT naming the allowed values.
+ * connect-node's implementation of user.v1.UserService for one listener: each of the demo's methods
+ * (proto/methods.js demoMethods) answers the scenario its request selects with a message built once, from the same
+ * proto3 JSON the other listeners serve; a request that selects none gets INVALID_ARGUMENT with the method's refusal
+ * (e.g. 'count must be one of 100').
  * @param {{port: number, workerPid: number}} who the listener's port and the worker's pid, as the payload carries them
  * @returns {Record<string, (request: object) => object>} by the method's local name (getUser, listUsers, getBlob)
  */
 export function userServiceImpl(who) {
-  const payloads = scenarioPayloads(who);
-  const rpcs = new Set(Object.values(SCENARIOS).map((s) => s.rpc));
   /** @type {Record<string, (request: any) => any>} */
   const impl = {};
-  for (const method of UserService.methods.filter((m) => rpcs.has(m.name))) {
-    const messages = new Map([...payloads].filter(([, p]) => p.rpc === method.name)
-      .map(([key, p]) => [key, fromJson(method.output, p.json)]));
-    const sizes = new Map([...payloads].filter(([, p]) => p.rpc === method.name).map(([key, p]) => [messages.get(key), p.bytes]));
-    const keyOf = scenarioKeyOf(method.name);
-    impl[method.localName] = (request) => {
+  for (const method of demoMethods(who)) {
+    const desc = UserService.methods.find((m) => m.name === method.rpc.method);
+    const toMessage = esMessageOf(method.rpc, desc.output, undefined);
+    const pick = answerPicker(method, method.responses.messages.map((m, i) => ({ message: toMessage(m), bytes: method.responses.protobufBytes[i] })));
+    impl[desc.localName] = (request) => {
       servedRequests.connect++;
-      const hit = messages.get(keyOf(request));
-      // Only an RPC with a request parameter can miss (GetUser has none).
-      if (!hit) throw new ConnectError(unknownRequestDetails(method.name, payloads), Code.InvalidArgument);
-      if (!admitAnswer(sizes.get(hit))) throw new ConnectError(OVER_BUDGET, Code.ResourceExhausted);
-      return hit;
+      const hit = pick(request);
+      if (!hit) throw new ConnectError(method.refusal, Code.InvalidArgument);
+      if (!admitAnswer(hit.bytes)) throw new ConnectError(OVER_BUDGET, Code.ResourceExhausted);
+      return hit.message;
     };
   }
   return impl;

@@ -1,20 +1,20 @@
-// The gRPC listener: @grpc/grpc-js serving the scenarios' unary RPCs (and the user's own, RPC set), with server reflection
-// and the standard health service (grpc.health.v1.Health).
+// The gRPC listener: @grpc/grpc-js serving every method of the service (the demo's unary RPCs, and the user's own, RPC
+// set: proto/methods.js), with server reflection and the standard health service (grpc.health.v1.Health).
 import grpc from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation } from 'grpc-health-check';
-import {
-  loaderPackageDefinition, reflectionPackageDefinition, scenarioKey, scenarioKeyOf, scenarioPayloads, unknownRequestDetails,
-  userServiceDefinition,
-} from '../proto/index.js';
-import { SCENARIOS, SERVICE_NAME } from '../proto/payload.js';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import protoLoader from '@grpc/proto-loader';
+import { reflectionPackageDefinition } from '../proto/index.js';
+import { answerPicker, serviceMethods } from '../proto/methods.js';
+import { DESCRIPTOR_SET } from '../proto/own/schema.js';
 import { guardHttp2Server } from './h2-guard.js';
 import { bindInsecure } from './grpc-bind.js';
 import { gzipResponses } from './grpc-gzip.js';
 import { GRPC_HEALTH_SERVICES } from './health.js';
 import { servedRequests } from './served.js';
 import { admitAnswer } from './memory-budget.js';
-import { answersInTurn } from '../proto/own/service.js';
 import { ownDescriptors, reflectedFiles } from '../proto/own/descriptors.js';
 
 /**
@@ -40,21 +40,6 @@ function guardedServer(options, guardOptions, onHttp2Server = (http2Server) => v
   }
   return { server: new GuardedServer(options), guards };
 }
-
-/**
- * The RPCs the scenarios use, each once, in the registry's order.
- * @param {Record<string, {rpc: string}>} scenarios proto/payload.js SCENARIOS
- * @returns {string[]}
- */
-const rpcsOf = (scenarios) => [...new Set(Object.values(scenarios).map((s) => s.rpc))];
-
-/**
- * The INVALID_ARGUMENT a request that selects no scenario gets, naming the allowed values.
- * @param {string} rpc
- * @param {Map<string, {rpc: string, request: object}>} payloads
- * @returns {{code: number, details: string}}
- */
-const unknownRequest = (rpc, payloads) => ({ code: grpc.status.INVALID_ARGUMENT, details: unknownRequestDetails(rpc, payloads) });
 
 // What grpc-js 1.10 to 1.14 (build/src/server.js, handleUnary and handleServerStreaming) answers a call of a
 // one-message method whose request message never arrived whole: UNIMPLEMENTED with these details.
@@ -94,43 +79,64 @@ export const requireRequestMessage = (method, call) => {
   return call;
 };
 
-// A request message of the user's RPC that did not decode: grpc-js would answer INTERNAL for a deserializer that throws.
+// A request message that did not decode: grpc-js would answer INTERNAL for a deserializer that throws.
 const UNDECODABLE = Symbol('undecodable');
 
 /**
- * The user's own RPC as a grpc-js service (docs/own-message.md): protobufjs decodes each request and encodes each
- * answer from its message object, the next response sample in turn. A request that does not decode is answered
- * INVALID_ARGUMENT with the decoder's reason (the definition's requestDeserialize marks it; the handler answers); a
- * large answer the memory budget refuses, RESOURCE_EXHAUSTED.
- * @param {import('../proto/own/service.js').OwnService} own
+ * The protobufjs codec of a method, as grpc-js's addService takes it: a request that does not decode is marked
+ * (UNDECODABLE, with the decoder's reason) for the handler to answer, not thrown.
+ * @param {import('../proto/methods.js').ServiceMethod} method
+ * @returns {grpc.MethodDefinition<any, any>}
+ */
+function protobufjsDefinition({ rpc }) {
+  const { requestType, responseType } = rpc;
+  return {
+    path: rpc.path, originalName: rpc.method, requestStream: false, responseStream: false,
+    requestSerialize: (message) => /** @type {Buffer} */ (requestType.encode(message).finish()),
+    requestDeserialize: (bytes) => {
+      try {
+        return requestType.decode(bytes);
+      } catch (err) {
+        return { [UNDECODABLE]: err.message };
+      }
+    },
+    responseSerialize: (message) => /** @type {Buffer} */ (responseType.encode(message).finish()),
+    responseDeserialize: (bytes) => responseType.decode(bytes),
+  };
+}
+
+/**
+ * A method as a grpc-js service (proto/methods.js): each request decoded, the answer it picks (the demo's scenario, or
+ * the next response sample in turn) encoded from its message object. A request that does not decode is answered
+ * INVALID_ARGUMENT with the decoder's reason; one that picks no answer INVALID_ARGUMENT with the method's refusal; a
+ * large answer the memory budget refuses, RESOURCE_EXHAUSTED. Each call counts in servedRequests.grpc.
+ * @param {import('../proto/methods.js').ServiceMethod} method
+ * @param {{log?: import('pino').Logger, loader?: boolean}} [options] `log`: each call's peer at debug; `loader`
+ *   (GRPC_CODEC=proto-loader): @grpc/proto-loader's definition, answering plain objects that its codec converts
+ *   (fromObject) before encoding, instead of protobufjs messages (default false)
  * @returns {{definition: grpc.ServiceDefinition, implementation: grpc.UntypedServiceImplementation}} both keyed by the
  *   RPC's method name, as grpc-js's addService takes them
+ * @throws {Error} with `loader`, when proto-loader cannot load the method's schema
  */
-export function ownService({ rpc, responses }) {
+export function methodService(method, { log, loader = false } = {}) {
+  const { rpc, responses, refusal } = method;
   const { requestType, responseType } = rpc;
-  const next = answersInTurn(responses, responses.protobufBytes);
-  /** @type {grpc.ServiceDefinition} */
-  const definition = {
-    [rpc.method]: {
-      path: rpc.path, originalName: rpc.method, requestStream: false, responseStream: false,
-      requestSerialize: (message) => /** @type {Buffer} */ (requestType.encode(message).finish()),
-      requestDeserialize: (bytes) => {
-        try {
-          return requestType.decode(bytes);
-        } catch (err) {
-          return { [UNDECODABLE]: err.message };
-        }
-      },
-      responseSerialize: (message) => /** @type {Buffer} */ (responseType.encode(message).finish()),
-      responseDeserialize: (bytes) => responseType.decode(bytes),
-    },
-  };
+  // GRPC_CODEC=proto-loader answers plain objects through @grpc/proto-loader's codec, which converts each one
+  // (fromObject) before encoding it: the common setup, kept to measure its cost.
+  const definition = { [rpc.method]: loader ? loaderDefinition(method) : protobufjsDefinition(method) };
+  const answers = responses.messages.map((m, i) => ({ message: loader ? responseType.toObject(m) : m, bytes: responses.protobufBytes[i] }));
+  const pick = answerPicker(method, answers);
   const invalid = (why) => ({ code: grpc.status.INVALID_ARGUMENT, details: `the request is not a valid ${requestType.fullName.slice(1)}: ${why}` });
+  const unanswerable = { code: grpc.status.INVALID_ARGUMENT, details: refusal };
+  // The level is fixed at start; pino's isLevelEnabled on every call was a lookup and a comparison more.
+  const debug = log?.isLevelEnabled('debug') ? log : null;
   const implementation = {
     [rpc.method](call, callback) {
       servedRequests.grpc++;
+      if (debug) debug.debug({ peer: call.getPeer() }, rpc.method);
       if (call.request[UNDECODABLE] !== undefined) return callback(invalid(call.request[UNDECODABLE]));
-      const answer = next();
+      const answer = pick(call.request);
+      if (!answer) return callback(unanswerable);
       return admitAnswer(answer.bytes) ? callback(null, answer.message) : callback(OVER_BUDGET);
     },
   };
@@ -138,53 +144,22 @@ export function ownService({ rpc, responses }) {
 }
 
 /**
- * The handlers of the scenarios' RPCs (proto/payload.js SCENARIOS), by method name, as grpc-js's addService takes
- * them: each answers its callback with the prebuilt response its request selects. GetUser answers the demo's User;
- * every other RPC a scenario uses answers by its request's one parameter: INVALID_ARGUMENT naming the values it may
- * take when it selects no scenario, RESOURCE_EXHAUSTED (the memory budget, server/memory-budget.js) for a large answer
- * refused. Each call counts in servedRequests.grpc.
- * @param {{port: number, log: import('pino').Logger, loader?: boolean}} options `port`: the one the answers name (the
- *   User's `port` field); `log`: GetUser logs each call's peer at debug; `loader` (GRPC_CODEC=proto-loader): answer
- *   plain objects, which @grpc/proto-loader's codec converts (fromObject) before encoding, instead of protobufjs
- *   messages (default false)
- * @returns {Record<string, grpc.handleUnaryCall<any, any>>} e.g. `{GetUser, ListUsers, GetBlob}`
+ * A method's definition as @grpc/proto-loader makes it (plain objects, its default options) from the method's schema:
+ * a .proto with its import directories, or a FileDescriptorSet.
+ * @param {import('../proto/methods.js').ServiceMethod} method
+ * @returns {grpc.MethodDefinition<any, any>}
  */
-export function scenarioHandlers({ port, log, loader = false }) {
-  const payloads = scenarioPayloads({ port, workerPid: process.pid });
-  // GRPC_CODEC=proto-loader answers plain objects through @grpc/proto-loader's codec, which
-  // converts each one (fromObject) before encoding it: the common setup, kept to measure its cost.
-  const answer = loader ? (payload) => payload.object : (payload) => payload.message;
-  const user = answer(payloads.get(scenarioKey('GetUser', {})));
-  // Scenarios other than the demo's are found by their request's one parameter.
-  const byRequest = (rpc) => {
-    const refusal = unknownRequest(rpc, payloads);
-    const keyOf = scenarioKeyOf(rpc);
-    return (call, callback) => {
-      servedRequests.grpc++;
-      const hit = payloads.get(keyOf(call.request));
-      if (!hit) callback(refusal);
-      else if (admitAnswer(hit.bytes)) callback(null, answer(hit));
-      else callback(OVER_BUDGET);
-    };
-  };
-  // The level is fixed at start; pino's isLevelEnabled on every call was a lookup and a comparison more.
-  const debug = log.isLevelEnabled('debug');
-  return {
-    GetUser(call, callback) {
-      servedRequests.grpc++;
-      if (debug) log.debug({ peer: call.getPeer() }, 'GetUser');
-      callback(null, user);
-    },
-    // Every other RPC a scenario uses (proto/payload.js), each answering by its request's one parameter.
-    ...Object.fromEntries(rpcsOf(SCENARIOS).filter((rpc) => rpc !== 'GetUser').map((rpc) => [rpc, byRequest(rpc)])),
-  };
+function loaderDefinition({ proto, protoPath, rpc }) {
+  const packageDefinition = DESCRIPTOR_SET.test(proto) ? protoLoader.loadFileDescriptorSetFromBuffer(readFileSync(proto))
+    : protoLoader.loadSync(proto, { includeDirs: protoPath.length ? protoPath : [path.dirname(proto)] });
+  return /** @type {grpc.MethodDefinition<any, any>} */ (/** @type {grpc.ServiceDefinition} */ (packageDefinition[rpc.service])[rpc.method]);
 }
 
 /**
  * Builds and starts the gRPC server of one worker.
  * @param {{host: string, port: number, log: import('pino').Logger,
  *   health: import('./health.js').Health, settings: import('./settings.js').ServerSettings, tls: ReturnType<typeof import('./tls.js').tlsServerOptions>,
- *   own?: import('../proto/own/service.js').OwnService|null}} options `own` (RPC set): the user's RPC is served too (ownService)
+ *   own?: import('../proto/own/service.js').OwnService|null}} options `own` (RPC set): the user's RPC is served too (methodService)
  *   `tls` (the worker's: TLS_CERT/TLS_KEY with ALPN h2) serves TLS, null h2c; `settings` gives the limit MAX_BODY_BYTES (largest request message), GRPC_CODEC, GRPC_CHANNELZ,
  *   COMPRESSION (gzip: responses gzipped for clients that list gzip in grpc-accept-encoding, server/grpc-gzip.js)
  *   and the HTTP/2 bounds (H2_*)
@@ -212,14 +187,11 @@ export async function startGrpc({ host, port, log, health, settings, tls, own = 
     } : {}),
     interceptors: gzip ? [gzip.interceptor, requireRequestMessage] : [requireRequestMessage],
   }, { settings, log, listener: 'grpc' }, gzip?.watch, tls);
-  // GRPC_CODEC=proto-loader: the service definition of @grpc/proto-loader's codec (see scenarioHandlers).
   const loader = settings.GRPC_CODEC === 'proto-loader';
-  const definition = loader
-    ? /** @type {grpc.ServiceDefinition} */ (loaderPackageDefinition()[SERVICE_NAME]) : userServiceDefinition();
-  server.addService(definition, scenarioHandlers({ port, log, loader }));
-  if (own) {
-    const { definition: ownDefinition, implementation } = ownService(own);
-    server.addService(ownDefinition, implementation);
+  // One service per method: grpc-js routes on the method's path, whichever service it adds it with.
+  for (const method of serviceMethods({ port, workerPid: process.pid, own })) {
+    const { definition, implementation } = methodService(method, { log, loader });
+    server.addService(definition, implementation);
   }
   // One reflection service for the demo's files and the user's: @grpc/reflection reads only the fileDescriptorProtos of
   // each entry (hence the cast to proto-loader's type), and a server takes the reflection service once.

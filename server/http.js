@@ -1,8 +1,7 @@
-// The fastify listeners: the User (and the other scenarios) as its proto3 JSON mapping over HTTP/1.1 or h2c
-// (json-h2), or as protobuf over HTTP/1.1 (protobuf-h1), and the health route.
+// The fastify listeners: every method of the service (the demo's User and the other scenarios, the user's own RPC) as
+// its proto3 JSON mapping over HTTP/1.1 or h2c (json-h2), or as protobuf over HTTP/1.1 (protobuf-h1), and the health route.
 import Fastify from 'fastify';
 import fastifyCompress from '@fastify/compress';
-import { jsonSchemaOf, responseTypeOf, scenarioKey, scenarioKeyOf, scenarioPayloads, scenarioRoutes } from '../proto/index.js';
 import { guardHttp2Server } from './h2-guard.js';
 import { HEALTH_PATH } from './health.js';
 import { replyErrorsAsJson } from './http-errors.js';
@@ -12,8 +11,9 @@ import { guardedHttp1Server } from './h1-guard.js';
 import { GZIP_LEVEL } from './compression.js';
 import { admitAnswer } from './memory-budget.js';
 import { ownJson } from '../proto/own/json.js';
-import { answersInTurn, inTurn } from '../proto/own/service.js';
+import { fromJson } from '../proto/own/samples.js';
 import { requestOf } from '../proto/own/http-rule.js';
+import { answerPicker, serviceMethods } from '../proto/methods.js';
 
 /**
  * A large answer refused by the memory budget (server/memory-budget.js): 503 with Retry-After, and the connection
@@ -35,40 +35,36 @@ const GZIP_OPTIONS = {
   encodings: ['gzip'], threshold: 0, syncThreshold: Infinity, zlibOptions: { level: GZIP_LEVEL }, customTypes: () => true,
 };
 
-// How a payload leaves its handler: the proto3 JSON mapping through fastify's
-// schema-compiled serializer, or the protobuf message encoded per request, as gRPC does.
-const ENCODINGS = {
-  json: {
-    schemaOf: (rpc) => ({ response: { 200: jsonSchemaOf(responseTypeOf(rpc)) } }),
-    send: (payload) => payload.json,
-  },
-  protobuf: {
-    schemaOf: () => ({}),
-    send: (payload, reply) => reply.type('application/x-protobuf').send(payload.type.encode(payload.message).finish()),
-  },
-};
-
-// The user's own RPC (docs/own-message.md), per encoding, made once per app: the content type of both bodies, how the
-// request is decoded (strictly: a bad one throws, naming the field), how the answer is encoded from its message on
-// every request, and the response samples in turn, each with its size in the encoding. JSON: @bufbuild/protobuf's proto3
-// JSON mapping (proto/own/json.js); protobuf: protobufjs's binary encoding, as the gRPC twin's.
-const OWN_CODECS = {
-  json: (/** @type {import('../proto/own/service.js').OwnService} */ own) => {
-    const json = ownJson(own);
+// Each method per encoding, made once per app: the content type of both bodies; how the request is decoded from the
+// POST body (strictly: a bad one throws, naming the field) and from a google.api.http route's path, query and body (its
+// proto3 JSON mapping); the answers the listener picks from, each with its size in the encoding; how an answer is
+// encoded from its message on every request, on the POST route and on a google.api.http route. JSON: @bufbuild/protobuf's
+// proto3 JSON mapping (proto/own/json.js), canonical on the POST route (Connect's unary call), every field on a
+// google.api.http route (grpc-gateway's default marshaler); protobuf: protobufjs's binary encoding, as the gRPC twin's.
+const CODECS = {
+  json: (/** @type {import('../proto/methods.js').ServiceMethod} */ method) => {
+    const json = ownJson(method);
     return {
       type: 'application/json', parseAs: /** @type {'string'} */ ('string'),
       decode: json.decodeRequest,
+      decodeBound: json.decodeRequest,
+      answers: json.responses,
       encode: json.encodeResponse,
-      next: inTurn(json.responses),
-      json,
+      encodeBound: json.boundEncoder,
+      // fastify's content type for JSON, which the demo's GET routes always sent (and the bare baseline sends)
+      boundType: 'application/json; charset=utf-8',
     };
   },
-  protobuf: (/** @type {import('../proto/own/service.js').OwnService} */ { rpc, responses }) => ({
+  protobuf: (/** @type {import('../proto/methods.js').ServiceMethod} */ { rpc, responses }) => ({
     type: 'application/x-protobuf', parseAs: /** @type {'buffer'} */ ('buffer'),
     decode: (/** @type {Buffer} */ body) => rpc.requestType.decode(body),
+    decodeBound: (/** @type {object} */ request) => fromJson(rpc.requestType, request),
+    answers: responses.messages.map((message, i) => ({ message, bytes: responses.protobufBytes[i] })),
     encode: (/** @type {import('protobufjs').Message} */ message) => rpc.responseType.encode(message).finish(),
-    next: answersInTurn(responses, responses.protobufBytes),
-    json: null,
+    // A response_body's field alone has no protobuf message of its own: such a route is served as JSON only.
+    encodeBound: (/** @type {string} */ responseBody) => (responseBody ? null
+      : (/** @type {import('protobufjs').Message} */ message) => rpc.responseType.encode(message).finish()),
+    boundType: 'application/x-protobuf',
   }),
 };
 
@@ -76,19 +72,25 @@ const OWN_CODECS = {
 const badRequest = (/** @type {import('../proto/own/schema.js').Rpc} */ rpc, /** @type {string} */ why) => Object.assign(
   new Error(`the request is not a valid ${rpc.requestType.fullName.slice(1)}: ${why}`), { statusCode: 400, code: 'ERR_BAD_REQUEST_MESSAGE' });
 
+/** A request that decodes but selects no answer (a demo RPC's parameter outside its scenarios): 400 saying which it takes. */
+const unanswerable = (/** @type {string} */ refusal) => Object.assign(new Error(refusal), { statusCode: 400, code: 'ERR_NO_ANSWER' });
+
 /**
- * Serves the user's own RPC as `POST /package.Service/Method` (the shape of Connect's unary call): the request decoded
- * from the encoding's content type (400 naming the field when it does not decode; 415 for another content type), the
- * next response sample in turn encoded from its message object.
+ * Serves one method (proto/methods.js): `POST /package.Service/Method` (the shape of Connect's unary call), the request
+ * decoded from the encoding's content type (400 naming the field when it does not decode; 415 for another content
+ * type), and each of its google.api.http routes (serveHttpRules); the answer the one the request picks (400 with the
+ * method's refusal when it picks none), encoded from its message; the memory budget's 503 (overBudget) for a large one.
  * @param {import('fastify').FastifyInstance} app
- * @param {import('../proto/own/service.js').OwnService} own
+ * @param {import('../proto/methods.js').ServiceMethod} method
  * @param {'json'|'protobuf'} encoding
  * @returns {Promise<void>}
  */
-async function serveOwnRpc(app, own, encoding) {
-  const { rpc } = own;
-  const { type, parseAs, decode, encode, next, json } = OWN_CODECS[encoding](own);
-  // Encapsulated: the demo's routes keep fastify's own parsers.
+async function serveMethod(app, method, encoding) {
+  const { rpc, refusal } = method;
+  const codec = CODECS[encoding](method);
+  const { type, parseAs, decode, encode } = codec;
+  const pick = answerPicker(method, /** @type {Array<{message: any, bytes: number}>} */ (codec.answers));
+  // Encapsulated: each method's parser is its own.
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser(type, { parseAs }, (request, body, done) => {
@@ -100,29 +102,31 @@ async function serveOwnRpc(app, own, encoding) {
     });
     scope.post(rpc.path, (request, reply) => {
       servedRequests.http++;
-      const answer = next();
+      const answer = pick(/** @type {any} */ (request.body));
+      if (!answer) throw unanswerable(refusal);
       if (!admitAnswer(answer.bytes)) return overBudget(reply);
       return reply.type(type).send(encode(/** @type {any} */ (answer.message)));
     });
   });
-  if (json && rpc.bindings.length) await serveHttpRules(app, rpc, json, /** @type {() => any} */ (next));
+  if (rpc.bindings.length) await serveHttpRules(app, method, codec, pick);
 }
 
 /**
- * The RPC's google.api.http routes, as grpc-gateway maps them (proto/own/http-rule.js): the request message made from
- * the path's variables, the query and the body, then decoded strictly (400 naming the field); the answer the next
- * response sample in the proto3 JSON mapping, as on the RPC's own route (the same turn).
+ * A method's google.api.http routes, as grpc-gateway maps them (proto/own/http-rule.js): the request message made from
+ * the path's variables, the query and the body, then decoded strictly (400 naming the field); the answer the one the
+ * request picks, as on the method's POST route (the same turn), every field written (grpc-gateway's default marshaler).
  * @param {import('fastify').FastifyInstance} app
- * @param {import('../proto/own/schema.js').Rpc} rpc
- * @param {import('../proto/own/json.js').OwnJson} json the JSON twin's codec
- * @param {() => {message: import('@bufbuild/protobuf').Message, bytes: number}} next the response samples in turn
+ * @param {import('../proto/methods.js').ServiceMethod} method
+ * @param {ReturnType<typeof CODECS.json>|ReturnType<typeof CODECS.protobuf>} codec the listener's
+ * @param {(request: object) => {message: any, bytes: number}|null} pick the answers
  * @returns {Promise<void>}
  */
-async function serveHttpRules(app, rpc, json, next) {
+async function serveHttpRules(app, { rpc, refusal }, codec, pick) {
+  const { decodeBound, boundType } = codec;
+  const bindings = rpc.bindings.filter((b) => codec.encodeBound(b.responseBody));
   const routes = new Map(); // method and route, to the bindings that share it, tried in order
-  for (const b of rpc.bindings) routes.set(`${b.method} ${b.route}`, [...(routes.get(`${b.method} ${b.route}`) ?? []), b]);
-  // response_body: the HTTP body is that field of the answer alone (grpc-gateway's mapping); its encoder made once.
-  const encoders = new Map(rpc.bindings.map((b) => [b, b.responseBody ? json.responseField(b.responseBody) : json.encodeResponse]));
+  for (const b of bindings) routes.set(`${b.method} ${b.route}`, [...(routes.get(`${b.method} ${b.route}`) ?? []), b]);
+  const encoders = new Map(bindings.map((b) => [b, codec.encodeBound(b.responseBody)]));
   await app.register(async (scope) => {
     // The body is JSON, but not always the request message (`body: "field"`): parsed as JSON here, strictly below.
     scope.removeAllContentTypeParsers();
@@ -133,7 +137,7 @@ async function serveHttpRules(app, rpc, json, next) {
         done(badRequest(rpc, err.message));
       }
     });
-    for (const [key, bindings] of routes) {
+    for (const [key, sharing] of routes) {
       const [method, url] = key.split(' ');
       scope.route({
         method, url,
@@ -141,18 +145,19 @@ async function serveHttpRules(app, rpc, json, next) {
           const [pathname, search = ''] = request.url.split('?', 2);
           let binding;
           let match = null;
-          for (binding of bindings) if ((match = pathname.match(binding.pattern))) break;
+          for (binding of sharing) if ((match = pathname.match(binding.pattern))) break;
           if (!match) return reply.callNotFound();
           servedRequests.http++;
+          let decoded;
           try {
-            // Decoded as a service would; the answer does not depend on it.
-            json.decodeRequest(/** @type {any} */ (requestOf(binding, match, new URLSearchParams(search), request.body)));
+            decoded = decodeBound(/** @type {any} */ (requestOf(binding, match, new URLSearchParams(search), request.body)));
           } catch (err) {
             throw badRequest(rpc, err.message);
           }
-          const answer = next();
+          const answer = pick(decoded);
+          if (!answer) throw unanswerable(refusal);
           if (!admitAnswer(answer.bytes)) return overBudget(reply);
-          return reply.type('application/json').send(encoders.get(binding)(answer.message));
+          return reply.type(boundType).send(encoders.get(binding)(answer.message));
         },
       });
     }
@@ -160,14 +165,11 @@ async function serveHttpRules(app, rpc, json, next) {
 }
 
 /**
- * The listener's routes, as a fastify plugin: every scenario's GET route (proto/payload.js SCENARIOS, each answer built
- * once), the user's own RPC when there is one (serveOwnRpc), and HEALTH_PATH. Every answer a route gives:
- * - a scenario: 200 with the payload in the encoding (json: the proto3 JSON mapping through fastify's schema-compiled
- *   serializer; protobuf: application/x-protobuf, the message encoded per request); 400 `{statusCode, error, message}`
- *   naming the values the query parameter may take; the memory budget's 503 (overBudget) for a large answer;
- * - the own RPC: see serveOwnRpc and serveHttpRules;
- * - HEALTH_PATH: 200 `{"status":"SERVING"}` while `health.serving`, else 503 `{"status":"NOT_SERVING"}`.
- * The 404, 405 and 5xx come from the app's handlers (server/http-errors.js), set before this plugin is registered.
+ * The listener's routes, as a fastify plugin: every method of the service (proto/methods.js serviceMethods: the
+ * demo's RPCs, whose google.api.http routes are the demo's GET routes, and the user's own RPC when there is one),
+ * each by serveMethod, and HEALTH_PATH: 200 `{"status":"SERVING"}` while `health.serving`, else 503
+ * `{"status":"NOT_SERVING"}`. The 404, 405 and 5xx come from the app's handlers (server/http-errors.js), set before this
+ * plugin is registered.
  * @param {import('fastify').FastifyInstance} app
  * @param {{port: number, health: import('./health.js').Health, encoding?: 'json'|'protobuf',
  *   own?: import('../proto/own/service.js').OwnService|null}} options `port`: the one the answers name (the User's
@@ -175,30 +177,7 @@ async function serveHttpRules(app, rpc, json, next) {
  * @returns {Promise<void>}
  */
 export async function httpRoutes(app, { port, health, encoding = 'json', own = null }) {
-  // Bodies are built once: the per-request cost is the encoding, as in a real service.
-  const { schemaOf, send } = ENCODINGS[encoding];
-  const payloads = scenarioPayloads({ port, workerPid: process.pid });
-  for (const { path, rpc, param } of scenarioRoutes()) {
-    const schema = schemaOf(rpc);
-    if (!param) {
-      const payload = payloads.get(scenarioKey(rpc, {}));
-      app.get(path, { schema }, (request, reply) => {
-        servedRequests.http++;
-        return send(payload, reply);
-      });
-      continue;
-    }
-    const served = [...payloads.values()].filter((p) => p.rpc === rpc).map((p) => p.request[param]);
-    const keyOf = scenarioKeyOf(rpc);
-    app.get(path, { schema }, (request, reply) => {
-      servedRequests.http++;
-      const payload = payloads.get(keyOf(/** @type {Record<string, string>} */ (request.query)));
-      if (payload && !admitAnswer(payload.bytes)) return overBudget(reply);
-      if (payload) return send(payload, reply);
-      return reply.code(400).send({ statusCode: 400, error: 'Bad Request', message: `${param} must be one of ${served.join(', ')}` });
-    });
-  }
-  if (own) await serveOwnRpc(app, own, encoding);
+  for (const method of serviceMethods({ port, workerPid: process.pid, own })) await serveMethod(app, method, encoding);
   app.get(HEALTH_PATH, (request, reply) => (health.serving
     ? reply.send({ status: 'SERVING' })
     : reply.code(503).send({ status: 'NOT_SERVING' })));

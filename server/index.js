@@ -1,5 +1,7 @@
 // Entry point: `node server`. The primary forks the workers; each worker serves.
 import cluster from 'node:cluster';
+// Before any module loads @bufbuild/protobuf (it reads the method once).
+import '../proto/own/to-base64.js';
 
 // A SIGHUP (a reload) this early would kill the process (Node's default action), so it is caught first of all. Nothing
 // is forked yet and the workers will run the code on disk anyway: it is counted, and runPrimary logs it as ignored, as

@@ -10,14 +10,15 @@
 // from the schema at start, proto/own/descriptors.js; the response samples become messages once, at start.)
 import Fastify from 'fastify';
 import { fromJson, toJson } from '@bufbuild/protobuf';
-import { jsonSchemaOf, responseTypeOf, scenarioKey, scenarioKeyOf, scenarioPayloads, scenarioRoutes } from '../proto/index.js';
+import { jsonSchemaOf, toProto3Json } from '../proto/index.js';
+import { demoMethods } from '../proto/methods.js';
 import { ownDescriptors } from '../proto/own/descriptors.js';
 import { esMessageOf } from '../proto/own/json.js';
 import { inTurn } from '../proto/own/service.js';
 
 /**
- * Starts the peer fastify app of one worker: GET of a scenario's path answers its proto3 JSON through fastify's
- * schema-compiled serializer; a parameter that selects no scenario gets 400. With `own`, the user's RPC as a
+ * Starts the peer fastify app of one worker: GET of a scenario's path (the demo's methods' GET routes, proto/methods.js)
+ * answers its proto3 JSON through fastify's schema-compiled serializer; a parameter that selects no scenario gets 400. With `own`, the user's RPC as a
  * protobuf-es user's fastify app serves it, doing the work every real service must do: `POST /package.Service/Method`
  * read by fastify's own JSON parser, then decoded into the request message by protobuf-es
  * (`fromJson(RequestSchema, request.body)`; 400 with its reason when that fails), and answered the next response
@@ -45,21 +46,22 @@ export async function startPeerHttp({ host, port, own = null }) {
       return toJson(method.output, next(), options);
     });
   }
-  const payloads = scenarioPayloads({ port, workerPid: process.pid });
-  for (const { path, rpc, param } of scenarioRoutes()) {
-    const schema = { response: { 200: jsonSchemaOf(responseTypeOf(rpc)) } };
-    if (!param) {
-      const { json } = payloads.get(scenarioKey(rpc, {}));
-      app.get(path, { schema }, async () => json);
-      continue;
+  // The demo's GET routes, as such an app writes them: the query through a schema (fastify coerces its numbers), the
+  // answer through its response schema.
+  for (const { rpc, responses, select, refusal } of demoMethods({ port, workerPid: process.pid })) {
+    const answers = responses.messages.map((m) => toProto3Json(rpc.responseType, m));
+    const schema = {
+      querystring: { type: 'object', properties: jsonSchemaOf(rpc.requestType).properties },
+      response: { 200: jsonSchemaOf(rpc.responseType) },
+    };
+    for (const { template } of rpc.bindings) {
+      app.get(template, { schema }, async (request, reply) => {
+        const answer = answers[select(/** @type {Record<string, number>} */ (request.query))];
+        if (answer) return answer;
+        reply.code(/** @type {any} */ (400));
+        return { statusCode: 400, error: 'Bad Request', message: refusal };
+      });
     }
-    const keyOf = scenarioKeyOf(rpc);
-    app.get(path, { schema }, async (request, reply) => {
-      const payload = payloads.get(keyOf(/** @type {Record<string, string>} */ (request.query)));
-      if (payload) return payload.json;
-      reply.code(/** @type {any} */ (400));
-      return { statusCode: 400, error: 'Bad Request', message: `unknown ${param}` };
-    });
   }
   await app.listen({ host, port });
   return { close: () => app.close(), forceClose: () => app.server.closeAllConnections() };

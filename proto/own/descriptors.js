@@ -40,7 +40,8 @@ const WKT_TYPES = createRegistry(...WKT_FILES.values());
  * @property {import('@bufbuild/protobuf').DescMethod} method the RPC
  */
 
-/** Descriptors built, by the RPC they were built for and its PROTO: a worker's listeners share one set, read only. */
+/** The registries built, by the schema they were built of (its protobufjs root) and its PROTO: a worker's listeners and
+ * the RPCs of one schema share one, read only. */
 const BUILT = new WeakMap();
 
 /**
@@ -52,29 +53,30 @@ const BUILT = new WeakMap();
  * @throws {Error} when a descriptor does not build (naming the file or type), or the RPC is not in it
  */
 export function ownDescriptors(proto, rpc) {
-  const cached = BUILT.get(rpc);
-  if (cached?.proto === proto) return cached.descriptors;
-  const descriptors = buildDescriptors(proto, rpc);
-  BUILT.set(rpc, { proto, descriptors });
-  return descriptors;
-}
-
-/**
- * ownDescriptors, built.
- * @param {string} proto
- * @param {import('./schema.js').Rpc} rpc
- * @returns {OwnDescriptors}
- */
-function buildDescriptors(proto, rpc) {
-  const files = DESCRIPTOR_SET.test(proto)
-    ? fromBinary(wkt.FileDescriptorSetSchema, readFileSync(proto)).file
-    : filesOfRoot(rpc.requestType.root);
-  for (const file of files) for (const message of file.messageType) completeJsonNames(message);
-  const registry = createFileRegistry(create(wkt.FileDescriptorSetSchema, { file: inImportOrder(files) }));
+  const { root } = rpc.requestType;
+  let registry = BUILT.get(root)?.proto === proto ? BUILT.get(root).registry : null;
+  if (!registry) {
+    registry = buildRegistry(proto, rpc);
+    BUILT.set(root, { proto, registry });
+  }
   const service = registry.getService(rpc.service);
   const method = service?.methods.find((m) => m.name === rpc.method);
   if (!method) throw new Error(`${rpc.name}: not in the descriptors built from PROTO=${proto}`);
   return { registry, service, method };
+}
+
+/**
+ * The registry of ownDescriptors, built.
+ * @param {string} proto
+ * @param {import('./schema.js').Rpc} rpc
+ * @returns {import('@bufbuild/protobuf').FileRegistry}
+ */
+function buildRegistry(proto, rpc) {
+  const files = DESCRIPTOR_SET.test(proto)
+    ? fromBinary(wkt.FileDescriptorSetSchema, readFileSync(proto)).file
+    : filesOfRoot(rpc.requestType.root);
+  for (const file of files) for (const message of file.messageType) completeJsonNames(message);
+  return createFileRegistry(create(wkt.FileDescriptorSetSchema, { file: inImportOrder(files) }));
 }
 
 /**

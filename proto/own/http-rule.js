@@ -73,7 +73,8 @@ function binding(method, template, body, responseBody) {
   const route = open < 0 ? template : `${pathPart.slice(0, pathPart.lastIndexOf('/', open) + 1)}*`;
   return {
     method: /** @type {HttpBinding['method']} */ (method), template, route,
-    pattern: new RegExp(`^${source}${verb ? `:${escape(verb)}` : ''}$`), variables, body, responseBody,
+    // The root template '/' has no segment: its pattern is the slash alone.
+    pattern: new RegExp(`^${source || '/'}${verb ? `:${escape(verb)}` : ''}$`), variables, body, responseBody,
   };
 }
 

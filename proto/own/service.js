@@ -9,6 +9,7 @@ export { OwnServiceError } from './schema.js';
  * @typedef {object} OwnService
  * @property {string} proto the PROTO setting it was loaded from: what protobuf-es's descriptors of the schema are
  *   built from (proto/own/descriptors.js ownDescriptors reads a FileDescriptorSet again)
+ * @property {string[]} protoPath the PROTO_PATH setting's import directories ([]: the .proto's own)
  * @property {import('./schema.js').Rpc} rpc
  * @property {Array<{path: string, sha256: string}>} files the schema's files with their SHA-256
  * @property {import('./samples.js').Samples} responses what the twins answer, in turn
@@ -27,10 +28,12 @@ export function loadOwnService(settings) {
   // A settings reader may be strict about names it lacks (the server's has no REQUEST): read only what it holds.
   const [PROTO, PROTO_PATH, RPC, REQUEST, RESPONSE] = ['PROTO', 'PROTO_PATH', 'RPC', 'REQUEST', 'RESPONSE']
     .map((name) => (Object.hasOwn(settings, name) ? settings[name] : undefined));
-  const schema = loadSchema({ proto: PROTO, protoPath: (PROTO_PATH ?? '').split(':').filter(Boolean) });
+  const protoPath = (PROTO_PATH ?? '').split(':').filter(Boolean);
+  const schema = loadSchema({ proto: PROTO, protoPath });
   const rpc = resolveRpc(schema.root, RPC);
   return {
     proto: PROTO,
+    protoPath,
     rpc,
     files: schema.files,
     requests: readSamples('REQUEST', REQUEST, rpc.requestType),

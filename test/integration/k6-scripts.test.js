@@ -12,7 +12,14 @@ import { freePort, startServer } from '../helpers/server.js';
 import { CLEARTEXT_MODE_NAMES, MODES } from '../../bench/modes.js';
 import { listenerSetOf } from '../../bench/invoke.js';
 import { LISTENERS } from '../../server/listeners.js';
-import { grpcFrame, scenarioKey, scenarioPayloads } from '../../proto/index.js';
+import { grpcFrame, toProto3Json } from '../../proto/index.js';
+import { demoMethods } from '../../proto/methods.js';
+
+/** The demo's User as the listeners answer it: its type and message (from the GetUser method's one response sample). */
+const demoUser = () => {
+  const { rpc, responses } = demoMethods({ port: 1, workerPid: 1 })[0];
+  return { type: rpc.responseType, message: responses.messages[0] };
+};
 
 let server;
 let dir;
@@ -90,7 +97,8 @@ test('a script aimed at a host where nothing listens stops with an error naming 
  * answers another: HTTP/1.1 on one port, gRPC over h2c on the other.
  */
 async function answerOnceServers() {
-  const { type, message, json } = scenarioPayloads({ port: 1, workerPid: 1 }).get(scenarioKey('GetUser', {}));
+  const { type, message } = demoUser();
+  const json = toProto3Json(type, message);
   let httpSeen = 0;
   const h1 = http.createServer((req, res) => {
     if (httpSeen++ === 0) res.end(JSON.stringify(json));
@@ -137,7 +145,7 @@ test('a request with no answer ends at REQUEST_TIMEOUT and counts as failed and 
 
 test('the gRPC script counts every call: a server gone after setup() leaves each later call failed', async () => {
   // Answers setup()'s call, then closes its listener and its sessions: every later connection is refused.
-  const { type, message } = scenarioPayloads({ port: 1, workerPid: 1 }).get(scenarioKey('GetUser', {}));
+  const { type, message } = demoUser();
   const h2 = http2.createServer();
   h2.on('stream', (stream) => {
     stream.on('error', () => {});

@@ -1,5 +1,5 @@
-// The gRPC listener's handlers (server/grpc.js), called with fake calls, with no port and no server: the scenarios'
-// table (scenarioHandlers), the own RPC's service (ownService) and the interceptor that turns a missing request message
+// The gRPC listener's handlers (server/grpc.js), called with fake calls, with no port and no server: each method's
+// service (methodService) for the demo's RPCs and an own RPC, and the interceptor that turns a missing request message
 // into INVALID_ARGUMENT (requireRequestMessage).
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -7,7 +7,8 @@ import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import grpc from '@grpc/grpc-js';
 import pino from 'pino';
-import { ownService, requireRequestMessage, scenarioHandlers } from '../../server/grpc.js';
+import { methodService, requireRequestMessage } from '../../server/grpc.js';
+import { demoMethods, ownMethod } from '../../proto/methods.js';
 import { memoryState } from '../../server/memory-budget.js';
 import { servedRequests } from '../../server/served.js';
 import { loadOwnService } from '../../proto/own/service.js';
@@ -22,6 +23,14 @@ const silent = pino({ level: 'silent' });
  * Calls a unary handler as grpc-js would, with a fake call holding `request`.
  * @returns {Promise<{err: any, value: any}>} what the handler gave its callback
  */
+/**
+ * The demo's handlers as the gRPC listener adds them, by method name.
+ * @param {{port: number, log: import('pino').Logger, loader?: boolean}} options
+ * @returns {Record<string, Function>}
+ */
+const scenarioHandlers = ({ port, log, loader = false }) => Object.assign({}, ...demoMethods({ port, workerPid: process.pid })
+  .map((method) => methodService(method, { log, loader }).implementation));
+
 const callOf = (handler, request, peer = 'ipv4:127.0.0.1:5555') => new Promise((resolve) => {
   handler({ request, getPeer: () => peer }, (err, value) => resolve({ err, value }));
 });
@@ -94,7 +103,7 @@ test('the own RPC: the samples in turn through its definition\'s codec; INVALID_
     PROTO: path.join(REST, 'library/v1/library.proto'), PROTO_PATH: REST, RPC: 'library.v1.LibraryService/CreateBook',
     RESPONSE: path.join(REST, 'books.json'),
   });
-  const { definition, implementation } = ownService(own);
+  const { definition, implementation } = methodService(ownMethod(own));
   assert.deepEqual(Object.keys(definition), ['CreateBook']);
   assert.deepEqual(Object.keys(implementation), ['CreateBook']);
   const method = definition.CreateBook;

@@ -78,16 +78,32 @@ test('200: protobuf over HTTP/1.1 (protobuf-h1) as application/x-protobuf, decod
   }
 });
 
-test('400: a query that selects no scenario, naming the values it may take', async () => {
+test('400: a query that selects no scenario, naming the values it may take, as the gRPC listener does', async () => {
   for (const encoding of /** @type {const} */ (['json', 'protobuf'])) {
     const app = await appOf({ encoding });
-    for (const [url, message] of [['/users?count=7', 'count must be one of 100'], ['/blob', 'sizeBytes must be one of 32768, 1048576']]) {
+    for (const [url, message] of [['/users?count=7', 'count must be one of 100'], ['/blob', 'size_bytes must be one of 32768, 1048576']]) {
       const res = await app.inject({ method: 'GET', url });
       assert.equal(res.statusCode, 400, `${encoding} ${url}`);
       assert.equal(res.headers['content-type'], JSON_TYPE);
-      assert.deepEqual(res.json(), { statusCode: 400, error: 'Bad Request', message });
+      assert.deepEqual(res.json(), { statusCode: 400, error: 'Bad Request', message, code: 'ERR_NO_ANSWER' });
     }
   }
+});
+
+test('the demo\'s RPCs at their own paths, as any own RPC: canonical JSON (no field at its default), or protobuf', async () => {
+  const app = await appOf();
+  const user = await app.inject({ method: 'POST', url: '/user.v1.UserService/GetUser', headers: { 'content-type': 'application/json' }, payload: '{}' });
+  assert.equal(user.statusCode, 200);
+  assert.equal(user.body, `{"username":"Bob","premium":true,"nextBillingDate":"01-01-2023","port":${PORT},"workerPid":${process.pid}}`);
+  const blob = await app.inject({ method: 'POST', url: '/user.v1.UserService/GetBlob', headers: { 'content-type': 'application/json' }, payload: '{"sizeBytes":32768}' });
+  assertScenario('blob-32k', blob.json());
+  const none = await app.inject({ method: 'POST', url: '/user.v1.UserService/ListUsers', headers: { 'content-type': 'application/json' }, payload: '{"count":7}' });
+  assert.deepEqual(none.json(), { statusCode: 400, error: 'Bad Request', message: 'count must be one of 100', code: 'ERR_NO_ANSWER' });
+  const binary = await appOf({ encoding: 'protobuf' });
+  const type = responseTypeOf('ListUsers');
+  const users = await binary.inject({ method: 'POST', url: '/user.v1.UserService/ListUsers', headers: { 'content-type': 'application/x-protobuf' },
+    payload: Buffer.from([0x08, 100]) });
+  assertScenario('users-100', toProto3Json(type, type.decode(users.rawPayload)));
 });
 
 test('404 for an unknown path, 405 with Allow for a known path asked with another method', async () => {
@@ -219,8 +235,12 @@ test('an own RPC in protobuf: application/x-protobuf both ways, 400 naming the m
   assert.equal(bad.json().code, 'ERR_BAD_REQUEST_MESSAGE');
   assert.match(bad.json().message, /^the request is not a valid library\.v1\.CreateBookRequest: /);
   assert.equal((await post('{}', 'application/json')).statusCode, 415);
-  // The google.api.http bindings are the JSON twin's: not served in protobuf.
-  assert.equal((await app.inject({ method: 'POST', url: '/v1/books:create', headers: { 'content-type': 'application/json' }, payload: '{}' })).statusCode, 404);
+  // A google.api.http binding reads its request from the path, query and JSON body, and answers in the listener's encoding
+  // (grpc-gateway with a protobuf marshaler), the same turn.
+  const bound = await app.inject({ method: 'POST', url: '/v1/books:create', headers: { 'content-type': 'application/json' }, payload: '{}' });
+  assert.equal(bound.statusCode, 200);
+  assert.equal(bound.headers['content-type'], 'application/x-protobuf');
+  assert.deepEqual(responseType.toObject(responseType.decode(bound.rawPayload), { longs: String }), BOOKS[1]);
 });
 
 test('the memory budget on an own RPC: a large sample refused with the same 503 on its route and its bindings, in both encodings', async (t) => {

@@ -1,0 +1,128 @@
+// One list of methods: what the compared listeners serve (issue 47). A method is an RPC of a schema, its request and
+// response samples, its google.api.http bindings and how a request picks its answer. The demo's built-in
+// user.v1.UserService and the user's own RPC are the same thing to a listener: the demo's RPCs answer what their
+// request selects (proto/payload.js's scenarios, each a response sample), an own RPC its samples in turn.
+import { fileURLToPath } from 'node:url';
+import { PROTO_FILE, SCENARIOS, SERVICE_NAME } from './payload.js';
+import { resolveRpc } from './own/schema.js';
+import { httpBindingsOf } from './own/http-rule.js';
+import { fromJson, toJsonText } from './own/samples.js';
+import { inTurn } from './own/service.js';
+import { protoFieldName, User, withoutDefaults } from './index.js';
+
+/**
+ * @typedef {object} ServiceMethod
+ * @property {string} proto the schema's file: what protobuf-es's descriptors are built from
+ *   (proto/own/descriptors.js), and proto-loader's definition of it (GRPC_CODEC=proto-loader)
+ * @property {string[]} protoPath its import directories ([]: the file's own)
+ * @property {import('./own/schema.js').Rpc} rpc with its google.api.http bindings
+ * @property {import('./own/samples.js').Samples} requests what the clients send
+ * @property {import('./own/samples.js').Samples} responses what the listeners answer
+ * @property {((request: Record<string, any>) => number)|null} select the index of the response sample a decoded request
+ *   (a message, or a plain object with the fields under their JSON or .proto names) selects, -1 for none (answered
+ *   `refusal`); null: the samples in turn, whatever the request
+ * @property {string} refusal why a request selects no sample, in one line (e.g. 'count must be one of 100'); '' when
+ *   every request has an answer
+ */
+
+/** The demo's schema, relative to the working directory's root: proto/user.proto. */
+export const DEMO_PROTO = fileURLToPath(new URL(PROTO_FILE, import.meta.url));
+
+/**
+ * Samples made of messages, each measured in both encodings: the JSON sizes when first read (no listener reads the
+ * demo's; the 1 MiB blob's JSON took 29 ms to write, at every listener's start).
+ * @param {import('protobufjs').Type} type
+ * @param {import('protobufjs').Message[]} messages
+ * @returns {import('./own/samples.js').Samples}
+ */
+function samplesOf(type, messages) {
+  let jsonBytes = null;
+  return {
+    file: '', sha256: null, messages,
+    protobufBytes: messages.map((m) => type.encode(m).finish().length),
+    get jsonBytes() {
+      jsonBytes ??= messages.map((m) => Buffer.byteLength(toJsonText(type, m)));
+      return jsonBytes;
+    },
+  };
+}
+
+/**
+ * The demo's RPCs, what of them does not depend on the listener: loaded once per process.
+ * @type {Array<{rpc: import('./own/schema.js').Rpc, scenarios: Array<import('./payload.js').Scenario>,
+ *   requests: import('./own/samples.js').Samples, select: (request: Record<string, any>) => number, refusal: string}>|null}
+ */
+let demo = null;
+
+function demoRpcs() {
+  if (demo) return demo;
+  // The types every other part of the project has of the demo (proto/index.js), not a second copy.
+  const { root } = User;
+  const byRpc = new Map();
+  for (const s of Object.values(SCENARIOS)) byRpc.set(s.rpc, [...(byRpc.get(s.rpc) ?? []), s]);
+  demo = [...byRpc].map(([name, scenarios]) => {
+    const rpc = resolveRpc(root, `${SERVICE_NAME}/${name}`);
+    // Each scenario's GET route, a google.api.http rule of the RPC read by the same code as a user's rule.
+    rpc.bindings = httpBindingsOf({ parsedOptions: [{ '(google.api.http)': { get: scenarios[0].route } }] });
+    const requests = samplesOf(rpc.requestType, scenarios.map((s) => fromJson(rpc.requestType, s.request)));
+    const param = Object.keys(scenarios[0].request)[0];
+    if (!param) return { rpc, scenarios, requests, select: () => 0, refusal: '' };
+    const values = scenarios.map((s) => s.request[param]);
+    const index = new Map(values.map((v, i) => [v, i]));
+    const protoName = protoFieldName(rpc.requestType.fields[param]);
+    // The field under its JSON name (protobufjs, @bufbuild/protobuf, proto-loader) or its .proto name (proto-loader's
+    // keepCase); unset, 0 in a decoded message or absent from a plain object.
+    const select = (request) => index.get(request[param] ?? request[protoName] ?? 0) ?? -1;
+    return { rpc, scenarios, requests, select, refusal: `${protoName} must be one of ${values.join(', ')}` };
+  });
+  return demo;
+}
+
+/**
+ * The demo's built-in service, user.v1.UserService, as methods: its RPCs, each answering the scenario its request
+ * selects (proto/payload.js), with the listener's port and the worker's pid in the answer, as the demo's User has them.
+ * @param {{port: number, workerPid: number}} who the listener's port and the worker's pid
+ * @returns {ServiceMethod[]} in the scenario registry's order of RPCs
+ */
+export function demoMethods(who) {
+  return demoRpcs().map(({ rpc, scenarios, requests, select, refusal }) => ({
+    proto: DEMO_PROTO,
+    protoPath: [],
+    rpc,
+    requests,
+    // proto3 leaves a field at its default off the wire; protobufjs would write it (withoutDefaults).
+    responses: samplesOf(rpc.responseType, scenarios.map((s) => withoutDefaults(rpc.responseType, rpc.responseType.fromObject(s.fields(who))))),
+    select,
+    refusal,
+  }));
+}
+
+/**
+ * The user's own RPC as a method: its samples in turn.
+ * @param {import('./own/service.js').OwnService} own
+ * @returns {ServiceMethod}
+ */
+export const ownMethod = (own) => ({
+  proto: own.proto, protoPath: own.protoPath, rpc: own.rpc, requests: own.requests, responses: own.responses, select: null, refusal: '',
+});
+
+/**
+ * Every method a compared listener serves: the demo's, and the user's own RPC when there is one.
+ * @param {{port: number, workerPid: number, own?: import('./own/service.js').OwnService|null}} options
+ * @returns {ServiceMethod[]}
+ */
+export const serviceMethods = ({ port, workerPid, own = null }) => [...demoMethods({ port, workerPid }), ...(own ? [ownMethod(own)] : [])];
+
+/**
+ * How a listener answers a method: each call with the decoded request gives the answer it picks (the method's
+ * `select`), or the next in turn; null when the request selects none.
+ * @template A
+ * @param {ServiceMethod} method
+ * @param {A[]} answers the response samples as the listener answers them, in the samples' order
+ * @returns {(request?: Record<string, any>) => A|null}
+ */
+export function answerPicker(method, answers) {
+  const { select } = method;
+  if (!select) return inTurn(answers);
+  return (request) => answers[select(request)] ?? null;
+}
