@@ -4,7 +4,7 @@ import globals from 'globals';
 import { K6_SOURCES } from './bench/k6/scripts.js';
 
 export default [
-  // proto/gen/ is generated (npm run gen:proto), and checked against user.proto by test/unit/proto-gen.test.js.
+  // proto/gen/ is generated (npm run gen:proto), and checked against user.proto by test/integration/proto-gen.test.js.
   { ignores: ['node_modules/', '.tools/', 'results/', 'proto/gen/', 'test/manual/connect-repro/gen/'] },
   js.configs.recommended,
   // test/manual/connect-repro/ is written to be filed upstream as it stands, hence .mjs (no package.json of its own).

@@ -111,6 +111,10 @@ async function serveMethod(app, method, encoding) {
   if (rpc.bindings.length) await serveHttpRules(app, method, codec, pick);
 }
 
+// What a request without a query, or a route without variables, hands requestOf.
+const NO_QUERY = new URLSearchParams();
+const NO_VARIABLES = /** @type {RegExpMatchArray} */ (/** @type {unknown} */ ({ groups: {} }));
+
 /**
  * A method's google.api.http routes, as grpc-gateway maps them (proto/own/http-rule.js): the request message made from
  * the path's variables, the query and the body, then decoded strictly (400 naming the field); the answer the one the
@@ -139,18 +143,27 @@ async function serveHttpRules(app, { rpc, refusal }, codec, pick) {
     });
     for (const [key, sharing] of routes) {
       const [method, url] = key.split(' ');
+      // fastify reads a ':' as a parameter's start, so a verb (`/v1/books:create`) is matched by the pattern.
+      const [only] = sharing;
+      const exact = sharing.length === 1 && only.route === only.template && !only.template.includes(':') ? only : null;
       scope.route({
         method, url,
         handler: (request, reply) => {
-          const [pathname, search = ''] = request.url.split('?', 2);
-          let binding;
-          let match = null;
-          for (binding of sharing) if ((match = pathname.match(binding.pattern))) break;
-          if (!match) return reply.callNotFound();
+          const { url } = request;
+          const q = url.indexOf('?');
+          let binding = exact;
+          let match = NO_VARIABLES;
+          // A route of one binding with neither variable, wildcard nor verb: fastify matched the whole path already.
+          if (!exact) {
+            const pathname = q < 0 ? url : url.slice(0, q);
+            for (binding of sharing) if ((match = pathname.match(binding.pattern))) break;
+            if (!match) return reply.callNotFound();
+          }
           servedRequests.http++;
           let decoded;
           try {
-            decoded = decodeBound(/** @type {any} */ (requestOf(binding, match, new URLSearchParams(search), request.body)));
+            const query = q < 0 ? NO_QUERY : new URLSearchParams(url.slice(q + 1));
+            decoded = decodeBound(/** @type {any} */ (requestOf(binding, match, query, request.body)));
           } catch (err) {
             throw badRequest(rpc, err.message);
           }

@@ -342,7 +342,7 @@ test('verdict on loopback: cost per request, the servers\' ceilings and what the
 test('verdict: a sentence whose figures are missing is left out, or says they were not measured where a run lacks them', () => {
   // No capacity pass: no ceilings.
   assert.deepEqual(verdictReport().verdict, [CPU_BYTES, BOUND_HTTP]);
-  // No server accounting: bytes, and the server CPU as not measured, with why (test/unit/report-missing.test.js: every such figure).
+  // No server accounting: bytes, and the server CPU as not measured, with why (test/integration/report-missing.test.js: every such figure).
   assert.equal(verdictReport({ server_cpu_us_per_request: null }, { server_cpu_us_per_request: null }).verdict[0],
     `Per request, gRPC used 0.28× the received bytes of JSON over HTTP (${ONE_RUN}); server CPU not measured (HTTP and gRPC: a k6 run started by hand records none).`);
   // One capacity figure only: the other is not measured.

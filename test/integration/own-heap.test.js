@@ -1,12 +1,11 @@
-// The memory an own service's samples take in each server worker (bench/own-service.js ownHeapBytes), and the line
-// the report gives it (bench/report/own.js).
+// The memory an own service's samples take in each server worker (bench/own-service.js ownHeapBytes): a probe process
+// loads them as a worker does; the line the report gives it is test/unit/own-sizes.test.js.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { ownHeapBytes } from '../../bench/own-service.js';
-import { renderOwnSizes } from '../../bench/report/own.js';
 import { ROOT } from '../helpers/server.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -26,15 +25,4 @@ test('ownHeapBytes grows with the response samples a worker holds, and says why 
   const broken = await ownHeapBytes({ ...SHOP, RESPONSE: path.join(dir, 'missing.json') });
   assert.equal(broken.worker_heap_bytes, null);
   assert.match(broken.reason, /^the heap probe failed: .*missing\.json/);
-});
-
-test('the sizes table gives the workers\' memory, or why it is not measured', () => {
-  const sizes = { json: { min: 10, median: 10, max: 10 }, protobuf: { min: 5, median: 5, max: 5 } };
-  const own = { rpc: 'a.S/M', schema: [{ path: 'a.proto', sha256: 'f'.repeat(64) }], sizes: { request: sizes, response: sizes },
-    samples: { request: { file: null, count: 1 }, response: { file: 'r.json', sha256: 'e'.repeat(64), count: 3 } } };
-  assert.match(renderOwnSizes({ ...own, memory: { worker_heap_bytes: 3 * 1048576 } }),
-    /^- memory: 3\.0 MiB of V8 heap in each server worker for the schema and the 3 response sample\(s\), decoded$/m);
-  assert.match(renderOwnSizes({ ...own, memory: { worker_heap_bytes: null, reason: 'the heap probe failed: boom' } }),
-    /^- memory: not measured \(the heap probe failed: boom\)$/m);
-  assert.match(renderOwnSizes(own), /^- memory: not measured \(not recorded by this run\)$/m);
 });
