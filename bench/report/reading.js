@@ -1,6 +1,7 @@
 // A short plain-language reading of a report: what differs between two columns and why.
 import { formatNumber as round, NOT_MEASURED } from '../format.js';
 import { CONFIDENCE, MIN_PAIRS, repeatsToSettle } from './stats.js';
+import { carriedBy } from './carried.js';
 
 /** k6 at this share of its core (%) or more is the bottleneck, not the server: the sign used where no client's ceiling was measured. */
 export const CLIENT_BOUND_PCT = 90;
@@ -144,19 +145,7 @@ export function readingOf(report, base, key) {
     }
   }
 
-  const overhead = (m) => m.received_per_request - m.payload_bytes;
-  const share = (label, field) => stated(claim(label, field, pct), pct(b[field] / a[field]), true);
-  const received = `Bytes received per request: ${fixed(b.received_per_request, 0)} vs ${fixed(a.received_per_request, 0)} `
-    + `(${share('received per request (bytes)', 'received_per_request')}). `;
-  const payload = share('payload per response (bytes)', 'payload_bytes');
-  // Compressed responses: the payload row is the payload before compression, so received minus it means nothing.
-  lines.push((a.compression ?? 'off') !== 'off'
-    ? `${received}Both ${a.compression}-compressed; before compression the payload is ${b.payload_bytes} vs ${a.payload_bytes} bytes `
-      + `(${payload}).`
-    : `${received}Encoding alone: the payload is ${b.payload_bytes} vs ${a.payload_bytes} bytes (${payload}). `
-      + `Protocol around it: about ${fixed(overhead(b), 0)} vs ${fixed(overhead(a), 0)} bytes per response of headers and framing.`);
-  lines.push(`Bytes sent per request: ${fixed(b.sent_per_request, 0)} vs ${fixed(a.sent_per_request, 0)} (${share('sent per request (bytes)', 'sent_per_request')}); `
-    + 'the requests carry no payload to speak of, so this is almost all headers and framing.');
+  lines.push(...bytesLines(report, a, b, (label, field) => stated(claim(label, field, pct), pct(b[field] / a[field]), true)));
   // The server's own accounting: where either column lacks it, the notes under the table say why (report.js).
   if (finite(a.server_cpu_us_per_request) && finite(b.server_cpu_us_per_request)) {
     lines.push(`The server's own accounting of the measured run: ${fixed(b.server_cpu_us_per_request, 0)} vs `
@@ -175,6 +164,37 @@ export function readingOf(report, base, key) {
       + 'which these byte and latency figures include.');
   }
   return lines;
+}
+
+/**
+ * The reading's sentences on bytes, one a direction: the bytes per request, then what they carry. A direction with a
+ * payload to speak of (carried.js) splits into the encoding's part and the protocol's around it; one without says it is
+ * almost all headers and framing. Compressed responses: their payload row is the payload before compression.
+ * @param {object} report
+ * @param {object} a the base column
+ * @param {object} b the compared column
+ * @param {(label: string, field: string) => string} share the ratio of a row as far as its interval settles it
+ * @returns {string[]} [received, sent]
+ */
+function bytesLines(report, a, b, share) {
+  const { sent, received } = carriedBy(report, a, b);
+  const perRequest = (what, field, label) => `Bytes ${what} per request: ${fixed(b[field], 0)} vs ${fixed(a[field], 0)} (${share(label, field)})`;
+  const got = perRequest('received', 'received_per_request', 'received per request (bytes)');
+  const payload = share('payload per response (bytes)', 'payload_bytes');
+  const receivedLine = (a.compression ?? 'off') !== 'off'
+    ? `${got}. Both ${a.compression}-compressed; before compression the payload is ${b.payload_bytes} vs ${a.payload_bytes} bytes (${payload}).`
+    : received.carries
+      ? `${got}. Encoding alone: the payload is ${b.payload_bytes} vs ${a.payload_bytes} bytes (${payload}). `
+        + `Protocol around it: about ${fixed(b.received_per_request - b.payload_bytes, 0)} vs ${fixed(a.received_per_request - a.payload_bytes, 0)} `
+        + 'bytes per response of headers and framing.'
+      : `${got}; the responses carry no payload to speak of (${b.payload_bytes} vs ${a.payload_bytes} bytes), so this is almost all headers and framing.`;
+  const put = perRequest('sent', 'sent_per_request', 'sent per request (bytes)');
+  const sentLine = sent.carries
+    ? `${put}. Encoding alone: the request is ${sent.payload[1]} vs ${sent.payload[0]} bytes (the median request sample). `
+      + `Protocol around it: about ${fixed(b.sent_per_request - sent.payload[1], 0)} vs ${fixed(a.sent_per_request - sent.payload[0], 0)} `
+      + 'bytes per request of headers and framing.'
+    : `${put}; the requests carry no payload to speak of, so this is almost all headers and framing.`;
+  return [receivedLine, sentLine];
 }
 
 /**

@@ -3,6 +3,7 @@
 // (rows.js MEASUREMENTS) is said to be NOT_MEASURED, with why, where the sentence would have used it.
 import { boundNames, CLIENT_BOUND_PCT, CLIENT_BOUND_SHARE, ratioClaim, stated } from './reading.js';
 import { formatNumber, NOT_MEASURED } from '../format.js';
+import { carriedBy } from './carried.js';
 
 /** The most sentences a verdict has. */
 export const VERDICT_LINES = 4;
@@ -31,6 +32,35 @@ function whyMissing(columns, field) {
     : missing.map(([name, why]) => `${name}: ${why}`).join('; ');
 }
 
+/** Items as a sentence lists them: 'a', 'a and b', 'a, b and c'. */
+const andList = (items) => (items.length < 3 ? items.join(' and ') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`);
+
+/** Both columns hold a positive figure of the field. */
+const both = (a, b, field) => num(a[field]) && num(b[field]) && a[field] > 0;
+
+/**
+ * The figures the verdict's first sentence ("Per request, gRPC used …") states, in its order, each where it applies: the
+ * server CPU where both columns measured it and neither spread wide; the bytes of a direction where it carries a
+ * payload to speak of (carried.js: an export's requests, the demo's responses, a catalog's both).
+ * @type {Array<{what: (facts: object) => string, field: string, label: string, applies: (facts: object) => boolean}>}
+ */
+export const PER_REQUEST = [
+  {
+    what: () => 'the server CPU', field: 'server_cpu_us_per_request', label: 'server CPU per request (µs)',
+    applies: ({ a, b }) => both(a, b, 'server_cpu_us_per_request') && !wide(a, 'server_cpu_us_per_request') && !wide(b, 'server_cpu_us_per_request'),
+  },
+  {
+    what: () => 'the sent bytes', field: 'sent_per_request', label: 'sent per request (bytes)',
+    applies: ({ a, b, carried }) => carried.sent.carries && both(a, b, 'sent_per_request'),
+  },
+  {
+    // COMPRESSION compresses the responses only.
+    what: ({ a }) => `the received bytes${a.compression && a.compression !== 'off' ? ` (${a.compression}-compressed)` : ''}`,
+    field: 'received_per_request', label: 'received per request (bytes)',
+    applies: ({ a, b, carried }) => carried.received.carries && both(a, b, 'received_per_request'),
+  },
+];
+
 /**
  * The first gRPC/HTTP pair of a report: the first HTTP column, and the first gRPC column of the same compression and
  * Node release. With several pairs (gzip, NODE_VERSIONS) the verdict speaks of this one and says nothing of the others.
@@ -55,7 +85,8 @@ function limitName(m) {
 }
 
 /**
- * The verdict of a report (bench/report/report.js): the server's cost per request and the bytes received; the servers'
+ * The verdict of a report (bench/report/report.js): the server's cost per request and the bytes of each direction that
+ * carries a payload (PER_REQUEST); the servers'
  * ceilings under wrk/h2load where the capacity pass ran and they are ceilings (above what k6 reached); which side the k6
  * RPS row measures (client-bound, on loopback) or, over a link, which limit each mode hit. Nothing when the pair is
  * missing, the columns are not comparable, or requests failed.
@@ -76,17 +107,11 @@ export function verdictOf(report) {
   // Each ratio stated as far as its 95% interval settles it (reading.js ratioClaim): a direction where it excludes 1, with the
   // interval; "not settled at N repeats" instead where it includes 1; with too few repeats, the ratio and that it has no interval.
   const claim = (label, field, show) => ratioClaim(report, pair[0], pair[1], label, b[field] / a[field], show);
-  const parts = [];
-  if (num(a.server_cpu_us_per_request) && num(b.server_cpu_us_per_request) && a.server_cpu_us_per_request > 0
-    && !wide(a, 'server_cpu_us_per_request') && !wide(b, 'server_cpu_us_per_request')) {
-    const ratio = b.server_cpu_us_per_request / a.server_cpu_us_per_request;
-    parts.push({ what: 'the server CPU', ratio, claim: claim('server CPU per request (µs)', 'server_cpu_us_per_request', timesLike(ratio)) });
-  }
-  if (num(a.received_per_request) && num(b.received_per_request) && a.received_per_request > 0) {
-    const gzip = a.compression && a.compression !== 'off' ? ` (${a.compression}-compressed)` : '';
-    const ratio = b.received_per_request / a.received_per_request;
-    parts.push({ what: `the received bytes${gzip}`, ratio, claim: claim('received per request (bytes)', 'received_per_request', timesLike(ratio)) });
-  }
+  const facts = { a, b, carried: carriedBy(report, a, b) };
+  const parts = PER_REQUEST.filter((rule) => rule.applies(facts)).map((rule) => {
+    const ratio = b[rule.field] / a[rule.field];
+    return { what: rule.what(facts), ratio, claim: claim(rule.label, rule.field, timesLike(ratio)) };
+  });
   // The server's accounting missing in a column (rows.js MEASUREMENTS): said, with why, rather than left out.
   const noServer = whyMissing(named, 'server_cpu_us_per_request');
   const serverMissing = noServer ? `server CPU ${NOT_MEASURED} (${noServer})` : null;
@@ -95,7 +120,7 @@ export function verdictOf(report) {
   const notes = [...new Set(said.map((p) => p.claim.note).filter(Boolean))];
   const note = notes.length > 1 ? said.filter((p) => p.claim.note).map((p) => `${p.what.replace(/^the /, '')} ${p.claim.note}`).join('; ') : notes[0];
   const clauses = [
-    said.length ? `gRPC used ${said.map((p) => `${times(p.ratio)} ${p.what}`).join(' and ')} of JSON over HTTP${note ? ` (${note})` : ''}` : null,
+    said.length ? `gRPC used ${andList(said.map((p) => `${times(p.ratio)} ${p.what}`))} of JSON over HTTP${note ? ` (${note})` : ''}` : null,
     ...parts.filter((p) => p.claim.settled === false).map((p) => `gRPC's ${p.what.replace(/^the /, '')} against JSON over HTTP is ${p.claim.note}`),
   ].filter(Boolean);
   if (clauses.length) lines.push(`Per request, ${clauses.join('; ')}${serverMissing ? `; ${serverMissing}` : ''}.`);
