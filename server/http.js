@@ -127,10 +127,14 @@ const NO_VARIABLES = /** @type {RegExpMatchArray} */ (/** @type {unknown} */ ({ 
  */
 async function serveHttpRules(app, { rpc, refusal }, codec, pick) {
   const { decodeBound, boundType } = codec;
-  const bindings = rpc.bindings.filter((b) => codec.encodeBound(b.responseBody));
+  // Each binding's encoder, made once; a binding the encoding cannot answer (null) is not served.
+  const encoders = new Map();
+  for (const b of rpc.bindings) {
+    const encode = codec.encodeBound(b.responseBody);
+    if (encode) encoders.set(b, encode);
+  }
   const routes = new Map(); // method and route, to the bindings that share it, tried in order
-  for (const b of bindings) routes.set(`${b.method} ${b.route}`, [...(routes.get(`${b.method} ${b.route}`) ?? []), b]);
-  const encoders = new Map(bindings.map((b) => [b, codec.encodeBound(b.responseBody)]));
+  for (const b of encoders.keys()) routes.set(`${b.method} ${b.route}`, [...(routes.get(`${b.method} ${b.route}`) ?? []), b]);
   await app.register(async (scope) => {
     // The body is JSON, but not always the request message (`body: "field"`): parsed as JSON here, strictly below.
     scope.removeAllContentTypeParsers();
