@@ -25,7 +25,7 @@ import { protoFieldName, User, withoutDefaults } from './index.js';
  *   every request has an answer
  */
 
-/** The demo's schema, relative to the working directory's root: proto/user.proto. */
+/** The demo's schema, proto/user.proto, as an absolute path. */
 export const DEMO_PROTO = fileURLToPath(new URL(PROTO_FILE, import.meta.url));
 
 /**
@@ -62,7 +62,8 @@ function demoRpcs() {
   for (const s of Object.values(SCENARIOS)) byRpc.set(s.rpc, [...(byRpc.get(s.rpc) ?? []), s]);
   demo = [...byRpc].map(([name, scenarios]) => {
     const rpc = resolveRpc(root, `${SERVICE_NAME}/${name}`);
-    // Each scenario's GET route, a google.api.http rule of the RPC read by the same code as a user's rule.
+    // The GET route its scenarios share (proto/payload.js), a google.api.http rule of the RPC read by the same code as a
+    // user's rule.
     rpc.bindings = httpBindingsOf({ parsedOptions: [{ '(google.api.http)': { get: scenarios[0].route } }] });
     const requests = samplesOf(rpc.requestType, scenarios.map((s) => fromJson(rpc.requestType, s.request)));
     const param = Object.keys(scenarios[0].request)[0];
