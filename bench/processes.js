@@ -7,6 +7,7 @@ import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EVENT } from '../server/events.js';
 import { LISTENERS, portEnv } from '../server/listeners.js';
+import { BenchError } from './errors.js';
 import { ROOT } from './root.js';
 
 export { ROOT };
@@ -201,6 +202,21 @@ export const watchChild = (proc) => {
   const forget = onStopSignal(() => { if (proc.exitCode === null) proc.kill('SIGTERM'); });
   proc.once('exit', forget);
 };
+
+/**
+ * startServer for the job's passes: its failure a BenchError naming what the server was started for.
+ * @param {string} what e.g. `the grpc server`
+ * @param {Parameters<typeof startServer>[0]} options as startServer's
+ * @returns {Promise<RunningServer>}
+ * @throws {BenchError} `<what> did not start: <why>`, the server's output included
+ */
+export async function launchServer(what, options) {
+  try {
+    return await startServer(options);
+  } catch (err) {
+    throw new BenchError(`${what} did not start: ${err.message}`);
+  }
+}
 
 /**
  * Spawns `node server` (on 127.0.0.1, one worker unless env says otherwise,

@@ -13,7 +13,7 @@ import { buildReport } from '../report/report.js';
 import { renderMarkdown } from '../report/render.js';
 import { writeReports } from '../report/files.js';
 import { allowedCpus, splitCores } from '../settings/cores.js';
-import { durationMs } from '../settings/validators.js';
+import { runPlanOf } from '../plans.js';
 import { measureColumnCapacity, requireCapacityTools } from '../passes/capacity.js';
 import { decompositionReport, renderDecomposition } from '../report/decomposition.js';
 import { DECOMPOSITION, measureDecomposition } from '../passes/decompose.js';
@@ -26,7 +26,7 @@ import { placementOf } from '../placement/placement.js';
 import { measureCell } from '../passes/cell.js';
 import { replicasPlacement, requireBalancer } from '../placement/replicas.js';
 import { columnKey, MODES } from '../modes.js';
-import { fileStamp, formatNumber, progressOf } from '../format.js';
+import { fileStamp, progressOf } from '../format.js';
 import { measureClientCeiling } from '../passes/calibrate.js';
 import { ensureTool, ensureTools } from '../tools.js';
 import { prepareOwn, scenariosOf } from '../own-service.js';
@@ -71,36 +71,38 @@ export async function preflight(settings) {
  * @throws {BenchError} when a server does not start, k6 fails or a link cannot be built
  */
 export async function main(settings) {
+  const plan = runPlanOf(settings);
+  const { job } = plan;
   process.chdir(ROOT); // k6 and the report resolve results/ and the scripts from here
-  await mkdir(settings.RESULTS_DIR, { recursive: true });
-  const cores = splitCores(allowedCpus(), settings.K6_INSTANCES);
+  await mkdir(job.RESULTS_DIR, { recursive: true });
+  const cores = splitCores(allowedCpus(), job.K6_INSTANCES);
   const stamp = fileStamp();
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'bench-'));
   // A job stopped by a signal never reaches the finally below: its scratch goes then.
   const forgetScratch = onStopSignal(() => rmSync(scratch, { recursive: true, force: true }));
-  const placement = await placementOf(settings, cores);
+  const placement = await placementOf(plan.placement, cores);
   // With SERVERS > 1 each mode is measured twice: one server as usual, for contrast, and the replicas behind HAProxy.
   const placements = [{ placement, where: placement.link ? `link-${placement.link.spec.name}` : placement.target, via: null }];
-  if (settings.SERVERS > 1) {
-    placements.push({ placement: replicasPlacement(settings), where: `haproxy-${settings.SERVERS}x${settings.WORKERS}`, via: viaOf(settings, cores) });
+  if (job.SERVERS > 1) {
+    placements.push({ placement: replicasPlacement(job.SERVERS), where: `haproxy-${job.SERVERS}x${job.WORKERS}`, via: viaOf(job, cores) });
   }
   try {
     const linkCheck = await placement.check();
     if (linkCheck) console.error(`link check: ${describeCheck(linkCheck)}`);
-    const nodes = serverNodes(settings);
+    const nodes = serverNodes(job);
     if (nodes.length) console.error(`server Node releases: ${nodes.map((n) => `${n.release} → ${n.version} (${n.path})`).join(', ')}`);
-    const columns = columnsOf(settings, nodes);
-    const scenarios = scenariosOf(settings);
-    const progress = progressOf(scenarios.length * settings.REPEATS * columns.length * placements.length);
+    const columns = columnsOf(job, nodes);
+    const { scenarios } = plan;
+    const progress = progressOf(scenarios.length * job.REPEATS * columns.length * placements.length);
     const reports = [];
     const owns = new Map(); // each own service's run, for the decomposition pass after the scenarios
     for (const { scenario, source } of scenarios) {
       const own = source ? await prepareOwn(source, scratch, scenario) : null;
       owns.set(scenario, own);
-      if (own) await proveOwnEquality(own, { modes: settings.MODES, workers: settings.WORKERS, cpus: cores.serverCpus }, placement);
+      if (own) await proveOwnEquality(own, { modes: job.MODES, workers: job.WORKERS, cpus: cores.serverCpus }, placement);
       const runs = placements.map(() => Object.fromEntries(columns.map(({ key }) => [key, []])));
       // Columns (and placements) interleaved (A B A B ...), so a drift of the machine over time touches all alike.
-      for (let repeat = 1; repeat <= settings.REPEATS; repeat++) {
+      for (let repeat = 1; repeat <= job.REPEATS; repeat++) {
         // The client's ceiling beside each run: measured right before the first run of its mode and compression in this
         // repeat, so that the share reads the machine as it was then (issue 38: one calibration before all the runs was
         // read above 1 when the machine sped up meanwhile).
@@ -109,21 +111,21 @@ export async function main(settings) {
           for (const { key, mode, compression, node, prefix } of columns) {
             const label = `${prefix}-${name}-${scenario}-${stamp}-r${repeat}`;
             if (!ceilings.has(`${mode}+${compression}`)) {
-              ceilings.set(`${mode}+${compression}`, await ceilingBeside({ key, mode, compression }, scenario, settings, cores, scratch, own));
+              ceilings.set(`${mode}+${compression}`, await measureClientCeiling({ key, mode, scenario, compression, own }, plan.ceiling, cores, scratch));
             }
-            progress.next(`${scenario} · ${key}${via ? ` · ${via.title}` : ''} · run ${repeat} of ${settings.REPEATS}`);
+            progress.next(`${scenario} · ${key}${via ? ` · ${via.title}` : ''} · run ${repeat} of ${job.REPEATS}`);
             const clientCeiling = ceilings.get(`${mode}+${compression}`);
-            runs[p][key].push(await readSummary(await measureCell({ mode, scenario, label, compression, node, clientCeiling, own }, settings, cores, scratch, where, linkCheck)));
+            runs[p][key].push(await measureCell({ mode, scenario, label, compression, node, clientCeiling, own }, plan.cell, cores, scratch, where, linkCheck));
           }
         }
       }
       for (const [p, { placement: where, via }] of placements.entries()) {
         const columnsOfRuns = () => Object.entries(runs[p]).map(([key, figures]) => ({ key, runs: figures }));
-        const bound = autoCapacity(settings, buildReport(columnsOfRuns()));
+        const bound = autoCapacity(job, buildReport(columnsOfRuns()));
         for (const column of bound.length ? columns : []) {
           console.error(`capacity pass (CAPACITY=auto: k6 was client-bound, by its ceiling or its CPU, for ${bound.join(', ')}) · ${scenario} · ${column.key}`
             + `${via ? ` · ${via.title}` : ''}`);
-          const capacity = await measureColumnCapacity({ ...column, scenario, own }, settings, cores, where);
+          const capacity = await measureColumnCapacity({ ...column, scenario, own }, plan.cell, cores, where);
           const figures = runs[p][column.key];
           figures[figures.length - 1] = await readSummary(await withCapacity(figures.at(-1).file, { ...capacity, client_bound: bound }));
         }
@@ -131,18 +133,16 @@ export async function main(settings) {
       }
     }
     const decompositions = [];
-    if (settings.DECOMPOSE) {
+    if (plan.decomposition) {
+      const { durationS, warmupS } = plan.decomposition;
       for (const { scenario } of scenarios) {
-        const runs = await measureDecomposition({
-          scenario, settings, cores, durationS: durationMs(settings.DURATION) / 1000, warmupS: durationMs(settings.WARMUP) / 1000,
-          own: owns.get(scenario),
-        });
+        const runs = await measureDecomposition({ scenario, plan: plan.decomposition, cores, durationS, warmupS, own: owns.get(scenario) });
         decompositions.push(decompositionReport(scenario, runs));
       }
     }
     for (const report of reports) process.stdout.write(`\n${renderMarkdown(report)}`);
     for (const decomposition of decompositions) process.stdout.write(`\n${renderDecomposition(decomposition)}`);
-    const paths = await writeReports(reports, settings.RESULTS_DIR, { decompositions });
+    const paths = await writeReports(reports, job.RESULTS_DIR, { decompositions });
     process.stdout.write(`\nwritten: ${[paths.markdown, paths.json, ...paths.charts].join(', ')}\n`);
   } finally {
     await placement.close();
@@ -154,38 +154,17 @@ export async function main(settings) {
 /** @typedef {import('../passes/cell.js').ServerNode} ServerNode */
 
 /**
- * The client's ceiling of one column (bench/passes/calibrate.js), measured right before its run, once per mode and
- * compression in each repeat (the Node release of the server does not change the client), and said in one line.
- * @param {{key: string, mode: string, compression: 'off'|'gzip'}} column
- * @param {string} scenario
- * @param {import('../settings/bench.js').BenchSettings} settings
- * @param {ReturnType<typeof splitCores>} cores
- * @param {string} scratch
- * @param {import('../own-service.js').OwnRun|null} own the scenario's own service, which the bare listeners serve too
- * @returns {Promise<import('../passes/calibrate.js').ClientCeiling>}
- * @throws {BenchError} when a calibration run fails
- */
-async function ceilingBeside({ key, mode, compression }, scenario, settings, cores, scratch, own) {
-  const ceiling = await measureClientCeiling({ mode, scenario, compression, own }, settings, cores, scratch);
-  console.error(ceiling.rps === null ? `client's ceiling · ${scenario} · ${key}: not measured (${ceiling.reason})`
-    : `client's ceiling · ${scenario} · ${key}: ${formatNumber(ceiling.rps, 0)} req/s against ${ceiling.listener}`
-      + `${ceiling.k6_cpu_pct === null ? '' : `, k6 at ${ceiling.k6_cpu_pct.toFixed(0)}% of its core`}`
-      + `${ceiling.server_cpu_pct === null ? '' : `, the bare server at ${ceiling.server_cpu_pct.toFixed(0)}% of its own`}`);
-  return ceiling;
-}
-
-/**
  * Whether CAPACITY=auto runs the capacity pass after a scenario's k6 runs: when k6 was client-bound in any of its columns,
  * by either sign: the share of its ceiling, or k6's CPU at 90% of its core where the share says not (a column near the
  * ceiling's threshold with k6 at its limit: the servers' ceilings then settle it). CAPACITY=1 runs it after every k6 run
  * instead, in the cell; CAPACITY=0 never.
- * @param {{CAPACITY: '0'|'1'|'auto'}} settings
+ * @param {{CAPACITY: '0'|'1'|'auto'}} job
  * @param {{client_bound: string[], modes: Record<string, {client_bound_cpu?: boolean}>}} report the scenario's report from
  *   its k6 runs (buildReport)
  * @returns {string[]} the columns that call for it, client-bound by the ceiling or by CPU; [] when it does not run
  */
-export function autoCapacity(settings, report) {
-  if (settings.CAPACITY !== 'auto') return [];
+export function autoCapacity(job, report) {
+  if (job.CAPACITY !== 'auto') return [];
   const byCpu = Object.entries(report.modes ?? {}).filter(([, m]) => m.client_bound_cpu).map(([key]) => key);
   return [...new Set([...report.client_bound, ...byCpu])];
 }
@@ -193,12 +172,12 @@ export function autoCapacity(settings, report) {
 /**
  * The Node releases NODE_VERSIONS lists, each provisioned (scripts/ensure-tool.sh node VERSION: found in
  * .tools/node-VERSION or installed from the npm registry) and its exact version read from the binary.
- * @param {import('../settings/bench.js').BenchSettings} settings
+ * @param {{NODE_VERSIONS: string[]}} job
  * @returns {ServerNode[]} in the order listed; [] without NODE_VERSIONS
  * @throws {BenchError} naming the release that cannot be had, does not run, or is another release than asked for
  */
-export function serverNodes(settings) {
-  return settings.NODE_VERSIONS.map((release) => {
+export function serverNodes(job) {
+  return job.NODE_VERSIONS.map((release) => {
     const why = `NODE_VERSIONS: node ${release}`;
     let bin;
     try {
@@ -223,16 +202,16 @@ export function serverNodes(settings) {
  * The measured columns of each scenario, in report order: every mode raw, then with COMPRESSION=gzip every
  * mode again with gzipped responses; with NODE_VERSIONS each of these once per release, side by side
  * (`http@node20`, `http@node24.21.0`, `grpc@node20`, …).
- * @param {import('../settings/bench.js').BenchSettings} settings
- * @param {ServerNode[]} [nodes] serverNodes(settings); [] (default): the server runs on the job's own Node
+ * @param {{MODES: string[], COMPRESSION: 'off'|'gzip'}} job
+ * @param {ServerNode[]} [nodes] serverNodes(job); [] (default): the server runs on the job's own Node
  * @returns {Array<{key: string, mode: string, compression: 'off'|'gzip', node: ServerNode|null, prefix: string}>} key: the
  *   report's (bench/modes.js columnKey); node: the release its server runs on (null: the job's own); prefix: how its
  *   files are named (`http`, `http-gzip`, `http-node20`, `http-node20-gzip`)
  */
-export function columnsOf(settings, nodes = []) {
-  const compressions = settings.COMPRESSION === 'gzip' ? ['off', 'gzip'] : ['off'];
+export function columnsOf(job, nodes = []) {
+  const compressions = job.COMPRESSION === 'gzip' ? ['off', 'gzip'] : ['off'];
   const releases = nodes.length ? nodes : [null];
-  return compressions.flatMap((compression) => settings.MODES.flatMap((mode) => releases.map((node) => ({
+  return compressions.flatMap((compression) => job.MODES.flatMap((mode) => releases.map((node) => ({
     key: columnKey(mode, compression, node?.release), mode, compression: /** @type {'off'|'gzip'} */ (compression), node,
     prefix: [mode, node && `node${node.release}`, compression !== 'off' && compression].filter(Boolean).join('-'),
   }))));
@@ -240,21 +219,23 @@ export function columnsOf(settings, nodes = []) {
 
 /**
  * How the replicas ran, for the report's title and notes.
+ * @param {{SERVERS: number, WORKERS: number}} job
+ * @param {{serverCoreCount: number}} cores
  * @returns {{title: string, replicas: number, workers: number, balancer: string, shared_cores: boolean, note: string}}
  */
-function viaOf(settings, cores) {
-  const processes = settings.SERVERS * settings.WORKERS + 1;
+function viaOf(job, cores) {
+  const processes = job.SERVERS * job.WORKERS + 1;
   const shared = cores.serverCoreCount < processes;
   return {
-    title: `through HAProxy to ${settings.SERVERS} replicas × ${settings.WORKERS} worker(s)`,
-    replicas: settings.SERVERS,
-    workers: settings.WORKERS,
+    title: `through HAProxy to ${job.SERVERS} replicas × ${job.WORKERS} worker(s)`,
+    replicas: job.SERVERS,
+    workers: job.WORKERS,
     balancer: 'HAProxy',
     shared_cores: shared,
     note: shared
-      ? `the ${settings.SERVERS} replicas (${settings.SERVERS * settings.WORKERS} workers) and HAProxy share ${cores.serverCoreCount} core(s) `
+      ? `the ${job.SERVERS} replicas (${job.SERVERS * job.WORKERS} workers) and HAProxy share ${cores.serverCoreCount} core(s) `
         + 'here, so their RPS is not what replicas on hosts of their own would serve: read the shares and the balancer\'s CPU per request, not the throughput'
-      : `the ${settings.SERVERS} replicas and HAProxy run on ${cores.serverCoreCount} cores, at least one per process`,
+      : `the ${job.SERVERS} replicas and HAProxy run on ${cores.serverCoreCount} cores, at least one per process`,
   };
 }
 

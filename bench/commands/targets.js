@@ -26,6 +26,7 @@ import { provenanceOf } from '../provenance.js';
 import { serverEnv } from '../invoke.js';
 import { allowedCpus, splitCores } from '../settings/cores.js';
 import { durationMs } from '../settings/validators.js';
+import { decompositionPlanOf } from '../plans.js';
 import { MODE_NAMES, MODES } from '../modes.js';
 import { renderTargets, targetRow } from '../report/targets.js';
 import { spread } from '../report/stats.js';
@@ -128,7 +129,7 @@ export async function main(settings) {
     const own = source ? await prepareOwn(source, scratch, scenario) : null;
     // The server keeps its accounting (always, in the decomposition pass), as in the main job: ours is measured with everything of ours on.
     const pass = {
-      scenario, settings: { ...settings, WORKERS: 1 }, cores, own,
+      scenario, plan: { ...decompositionPlanOf(settings), WORKERS: 1 }, cores, own,
       durationS: durationMs(settings.DURATION) / 1000, warmupS: durationMs(settings.WARMUP) / 1000,
     };
     const compared = MODE_NAMES.filter((mode) => MODES[mode].peer && MODES[mode].bare);

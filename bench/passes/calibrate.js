@@ -13,9 +13,11 @@ import { jobCertificates, serverTlsSettings } from '../tls.js';
 import { MODES } from '../modes.js';
 import { cpuSecondsOf, startServer } from '../processes.js';
 import { runK6 } from '../k6/runner.js';
+import { beforeAfter, serverRun } from './lifecycle.js';
 import { figuresOf } from '../records/summary.js';
 import { readFile } from 'node:fs/promises';
 import { BenchError } from '../errors.js';
+import { formatNumber } from '../format.js';
 import { k6CpuPct, k6Reason } from '../k6/output.js';
 
 /** The calibration's own warm-up (k6 duration): the bare server's JIT and k6's VUs, left out. */
@@ -39,15 +41,15 @@ const WARMUP = '1s';
 /**
  * Why a column cannot be calibrated, or null when it can.
  * @param {{compression: 'off'|'gzip', bare?: string}} column bare: its mode's bare listener (bench/modes.js)
- * @param {{K6_INSTANCES: number, CALIBRATE: string}} settings
+ * @param {{K6_INSTANCES: number, CALIBRATE: string}} plan
  * @param {{k6Cpus?: string}} cores
  * @returns {string|null}
  */
-export function calibrationGap({ compression, bare }, settings, cores) {
-  if (/^0+(\.0+)?(ms|s|m|h)?$/.test(settings.CALIBRATE)) return 'CALIBRATE=0';
+export function calibrationGap({ compression, bare }, plan, cores) {
+  if (/^0+(\.0+)?(ms|s|m|h)?$/.test(plan.CALIBRATE)) return 'CALIBRATE=0';
   if (!bare) return 'its mode names no bare listener (bench/modes.js)';
   if (compression !== 'off') return 'the bare listeners send no gzip, so they cannot send the same bytes';
-  if (settings.K6_INSTANCES > 1) return 'K6_INSTANCES > 1: one calibration run cannot split the same way';
+  if (plan.K6_INSTANCES > 1) return 'K6_INSTANCES > 1: one calibration run cannot split the same way';
   if (!cores.k6Cpus) return 'one core: k6 and the bare server would share it';
   return null;
 }
@@ -57,50 +59,63 @@ export function calibrationGap({ compression, bare }, settings, cores) {
  * where the measured server is), a 1 s warm-up, then CALIBRATE of the mode's local script at VUS, pinned like k6's
  * measured runs, always closed-model (the most the client can do; with RATE the measured run asks less). With TLS=1 the
  * bare server serves TLS (certificates made for the calibration, TLS_SESSION_TICKETS as the job's) and k6 verifies them.
- * @param {{mode: string, scenario: string, compression: 'off'|'gzip', own?: import('../own-service.js').OwnRun|null}} column
+ * The ceiling is said in one line on stderr.
+ * @param {{key?: string, mode: string, scenario: string, compression: 'off'|'gzip', own?: import('../own-service.js').OwnRun|null}} column
+ *   key: the column's name in that line (default: the mode)
  *   own: an own service, which the bare listeners serve as pre-encoded bytes in turn
- * @param {import('../settings/bench.js').BenchSettings} settings VUS, WORKERS, CONNECTIONS, CALIBRATE, K6_BIN, K6_INSTANCES,
- *   TLS, TLS_SESSION_TICKETS
+ * @param {import('../plans.js').CeilingPlan} plan
  * @param {ReturnType<typeof import('../settings/cores.js').splitCores>} cores
  * @param {string} scratch folder for the runs' summaries
  * @returns {Promise<ClientCeiling>} with rps null and a reason when the column cannot be calibrated
  * @throws {BenchError} when the bare server does not start or k6 fails against it
  */
-export async function measureClientCeiling({ mode, scenario, compression, own = null }, settings, cores, scratch) {
+export async function measureClientCeiling({ mode, key = mode, scenario, compression, own = null }, plan, cores, scratch) {
+  const ceiling = await clientCeiling({ mode, scenario, compression, own }, plan, cores, scratch);
+  console.error(ceiling.rps === null ? `client's ceiling · ${scenario} · ${key}: not measured (${ceiling.reason})`
+    : `client's ceiling · ${scenario} · ${key}: ${formatNumber(ceiling.rps, 0)} req/s against ${ceiling.listener}`
+      + `${ceiling.k6_cpu_pct === null ? '' : `, k6 at ${ceiling.k6_cpu_pct.toFixed(0)}% of its core`}`
+      + `${ceiling.server_cpu_pct === null ? '' : `, the bare server at ${ceiling.server_cpu_pct.toFixed(0)}% of its own`}`);
+  return ceiling;
+}
+
+/** What measureClientCeiling measures, before it is said. */
+async function clientCeiling({ mode, scenario, compression, own }, plan, cores, scratch) {
   const { bare } = MODES[mode];
-  const base = { listener: bare, duration: settings.CALIBRATE, vus: settings.VUS };
-  const gap = calibrationGap({ compression, bare }, settings, cores);
+  const base = { listener: bare, duration: plan.CALIBRATE, vus: plan.VUS };
+  const gap = calibrationGap({ compression, bare }, plan, cores);
   if (gap) return { ...base, rps: null, k6_cpu_pct: null, server_cpu_pct: null, reason: gap };
-  const certs = settings.TLS ? await jobCertificates() : null;
+  const certs = plan.TLS ? await jobCertificates() : null;
   const tls = k6Tls(certs);
-  const server = await startServer({
-    env: { ...serverEnv(null, { workers: settings.WORKERS, settings: { ...serverTlsSettings(certs, settings.TLS_SESSION_TICKETS), ...own?.server } }), MODE: bare },
-    cpus: cores.serverCpus,
-  }).catch(async (err) => { await certs?.remove(); throw err; });
-  try {
+  const run = async (server, duration, summaryFile) => {
     const host = `127.0.0.1:${server.ports[bare]}`;
-    const run = async (duration, summaryFile) => {
-      const args = k6Args(mode, {
-        host, vus: settings.VUS, duration, summaryFile,
-        vars: { ...scenarioVars(scenario, own), CONNECTIONS: settings.CONNECTIONS, ...tls.vars },
-      });
-      const result = await runK6({ k6: settings.K6_BIN, args, env: tls.env, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount, quiet: true });
-      if (result.code !== 0) {
-        throw new BenchError(`client ceiling: k6 ${MODES[mode].scripts.local} against the bare listener ${bare} at ${host} failed `
-          + `(exit ${result.code})${k6Reason(result.output) ? `: ${k6Reason(result.output)}` : ''}`);
-      }
-      return result;
-    };
-    await run(WARMUP, path.join(scratch, `calibrate-${mode}-${scenario}-warmup.json`));
-    const file = path.join(scratch, `calibrate-${mode}-${scenario}.json`);
-    const serverCpu = () => server.workerPids().reduce((sum, pid) => sum + cpuSecondsOf(pid), 0);
-    const before = { cpu: serverCpu(), at: performance.now() };
-    const measured = await run(settings.CALIBRATE, file);
-    const serverPct = ((serverCpu() - before.cpu) / ((performance.now() - before.at) / 1000) / cores.serverCoreCount) * 100;
-    const { rps } = figuresOf(file, JSON.parse(await readFile(file, 'utf8')));
-    return { ...base, rps, k6_cpu_pct: k6CpuPct(measured.cpu), server_cpu_pct: serverPct, ended_at: new Date().toISOString() };
-  } finally {
-    await server.stop();
-    await certs?.remove();
-  }
+    const args = k6Args(mode, {
+      host, vus: plan.VUS, duration, summaryFile,
+      vars: { ...scenarioVars(scenario, own), CONNECTIONS: plan.CONNECTIONS, ...tls.vars },
+    });
+    const result = await runK6({ k6: plan.K6_BIN, args, env: tls.env, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount, quiet: true });
+    if (result.code !== 0) {
+      throw new BenchError(`client ceiling: k6 ${MODES[mode].scripts.local} against the bare listener ${bare} at ${host} failed `
+        + `(exit ${result.code})${k6Reason(result.output) ? `: ${k6Reason(result.output)}` : ''}`);
+    }
+    return result;
+  };
+  const file = path.join(scratch, `calibrate-${mode}-${scenario}.json`);
+  return serverRun({
+    start: () => startServer({
+      env: { ...serverEnv(null, { workers: plan.WORKERS, settings: { ...serverTlsSettings(certs, plan.TLS_SESSION_TICKETS), ...own?.server } }), MODE: bare },
+      cpus: cores.serverCpus,
+    }).catch(async (err) => { await certs?.remove(); throw err; }),
+    warmup: (server) => run(server, WARMUP, path.join(scratch, `calibrate-${mode}-${scenario}-warmup.json`)),
+    samplers: [beforeAfter('server', (server) => ({ cpu: server.workerPids().reduce((sum, pid) => sum + cpuSecondsOf(pid), 0), at: performance.now() }),
+      (before, after) => ((after.cpu - before.cpu) / ((after.at - before.at) / 1000) / cores.serverCoreCount) * 100)],
+    measure: (server) => run(server, plan.CALIBRATE, file),
+    after: async (server, { run: measured, readings }) => {
+      const { rps } = figuresOf(file, JSON.parse(await readFile(file, 'utf8')));
+      return { ...base, rps, k6_cpu_pct: k6CpuPct(measured.cpu), server_cpu_pct: readings.server, ended_at: new Date().toISOString() };
+    },
+    stop: async (server) => {
+      await server.stop();
+      await certs?.remove();
+    },
+  });
 }

@@ -15,7 +15,7 @@ import { pinned } from '../processes.js';
 import { LISTENERS } from '../../server/listeners.js';
 import { ensureTools } from '../tools.js';
 import { MODES } from '../modes.js';
-import { durationMs } from '../settings/validators.js';
+import { serverRun } from './lifecycle.js';
 
 const run = promisify(execFile);
 const WRK_BYTES = fileURLToPath(new URL('wrk-bytes.lua', import.meta.url));
@@ -37,24 +37,22 @@ export function requireCapacityTools(listeners, why = 'the capacity pass') {
  * VUS connections), then stopped.
  * @param {{mode: string, scenario: string, compression?: 'off'|'gzip', node?: {path: string}|null,
  *   own?: import('../own-service.js').OwnRun|null}} column
- * @param {import('../settings/bench.js').BenchSettings} settings
+ * @param {import('../plans.js').CellPlan} plan its cell's: WORKERS, VUS, the warm-up and the duration
  * @param {ReturnType<typeof import('../settings/cores.js').splitCores>} cores
  * @param {import('../placement/placement.js').Placement} placement
  * @returns {Promise<Awaited<ReturnType<typeof measureCapacity>> & {pass: 'auto'}>} as measureCapacity; pass: which setting ran it
  * @throws {BenchError} when the server does not start or the tool fails
  */
-export async function measureColumnCapacity({ mode, scenario, compression = 'off', node = null, own = null }, settings, cores, placement) {
-  const cell = await placement.start(mode, { workers: settings.WORKERS, cpus: cores.serverCpus, compression, node: node?.path, settings: own?.server });
-  try {
-    const load = {
-      listener: MODES[mode].listener, scenario, host: cell.host, connections: settings.VUS, cpus: cores.k6Cpus, compression, tls: Boolean(cell.tls), own,
-    };
-    const warmupS = durationMs(settings.WARMUP) / 1000;
-    if (warmupS > 0) await measureCapacity({ ...load, durationS: Math.max(1, Math.round(warmupS)) });
-    return { ...(await measureCapacity({ ...load, durationS: durationMs(settings.DURATION) / 1000 })), pass: 'auto' };
-  } finally {
-    await cell.stop();
-  }
+export async function measureColumnCapacity({ mode, scenario, compression = 'off', node = null, own = null }, plan, cores, placement) {
+  const loadOf = (cell) => ({
+    listener: MODES[mode].listener, scenario, host: cell.host, connections: plan.VUS, cpus: cores.k6Cpus, compression, tls: Boolean(cell.tls), own,
+  });
+  return serverRun({
+    start: () => placement.start(mode, { workers: plan.WORKERS, cpus: cores.serverCpus, compression, node: node?.path, settings: own?.server }),
+    warmup: plan.warmupS > 0 ? async (cell) => { await measureCapacity({ ...loadOf(cell), durationS: Math.max(1, Math.round(plan.warmupS)) }); } : undefined,
+    measure: async (cell) => ({ ...(await measureCapacity({ ...loadOf(cell), durationS: plan.durationS })), pass: /** @type {'auto'} */ ('auto') }),
+    after: async (cell, { run }) => run,
+  });
 }
 
 /**

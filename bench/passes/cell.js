@@ -7,10 +7,10 @@ import path from 'node:path';
 import { BenchError } from '../errors.js';
 import { clockTicks } from '../processes.js';
 import { runK6 } from '../k6/runner.js';
-import { durationMs } from '../settings/validators.js';
+import { beforeAfter, serverRun } from './lifecycle.js';
 import { measureCapacity } from './capacity.js';
 import { startCapture } from './wire.js';
-import { figuresOf } from '../records/summary.js';
+import { figuresOf, readSummary } from '../records/summary.js';
 import { executionSegments, mergeFiles, sampleOutputArgs } from '../k6/split.js';
 import { combineWindows, serverWindow } from '../records/server-stats.js';
 import { scrapeServer } from './scrape.js';
@@ -22,7 +22,6 @@ import { PROFILE_INTERVAL_US } from '../../server/profiling.js';
 import { MODES } from '../modes.js';
 import { scenarioVars } from '../own-service.js';
 import { k6Args, k6Tls } from '../k6/command.js';
-import { provenanceOf } from '../provenance.js';
 import { round } from '../format.js';
 import { writeRunRecord } from '../records/run-record.js';
 import { instanceHeader, k6Interrupted, k6Reason } from '../k6/output.js';
@@ -48,145 +47,140 @@ const timeoutVar = ({ REQUEST_TIMEOUT }) => (REQUEST_TIMEOUT === DEFAULT_REQUEST
 const isZero = (duration) => /^(0+(\.0+)?(ms|s|m|h))+$/.test(duration);
 
 /**
- * One measured cell: server up (where the placement puts it), warm-up, measured run, server
- * down. Records the k6 CPU use, the core split, the server's own accounting of the measured run
- * (its admin endpoint read right before and right after it), the machine's noise on the pinned cores over it (steal and
- * other processes' CPU, bench/records/machine-noise.js) and, over a link, the link's
- * byte and packet counters of the run, in the summary's `bench.run`.
+ * One measured cell, one server run (bench/passes/lifecycle.js): the server started where the placement puts it, the
+ * k6 warm-up, the measured k6 run with its samplers around it, the server stopped. Records the k6 CPU use, the core
+ * split, the server's own accounting of the measured run (its admin endpoint read right before and right after it, so
+ * the warm-up is left out), the machine's noise on the pinned cores over it (steal and other processes' CPU,
+ * bench/records/machine-noise.js), the profiles (PROFILE=1), the captured wire bytes (VERIFY_BYTES=1) and, over a
+ * link or through a balancer, their counters over the run, in the summary's `bench.run`.
  * @param {{mode: string, scenario: string, label: string, compression?: 'off'|'gzip',
  *   node?: ServerNode|null, clientCeiling?: import('./calibrate.js').ClientCeiling|null,
  *   own?: import('../own-service.js').OwnRun|null}} cell own: the scenario is an own service (its server settings, k6's
  *   variables, and its record in the summary, `bench.run.own`); label
  *   names the files; clientCeiling: the column's, recorded in the summary; compression: the server's COMPRESSION and what k6 asks for (default off); node: the Node release the
  *   server runs on (default null: the job's own)
- * @param {import('../settings/bench.js').BenchSettings} settings
+ * @param {import('../plans.js').CellPlan} plan
  * @param {ReturnType<typeof import('../settings/cores.js').splitCores>} cores
  * @param {string} scratch folder for throw-away files
  * @param {import('../placement/placement.js').Placement} placement
  * @param {object|null} linkCheck the link as measured before the runs
- * @returns {Promise<string>} path of the measured run's summary
+ * @returns {Promise<import('../records/summary.js').ModeFigures>} the measured run's figures, read back from its summary as
+ *   written (bench/records/summary.js readSummary; its path is `file`)
  * @throws {BenchError} when the server does not start, its accounting cannot be read or names another Node release
  *   than it was started with, or k6 fails
  */
-export async function measureCell({ mode, scenario, label, compression = 'off', node = null, clientCeiling = null, own = null }, settings, cores, scratch, placement, linkCheck) {
-  const cell = await placement.start(mode, { workers: settings.WORKERS, cpus: cores.serverCpus, compression, node: node?.path, settings: own?.server });
-  const { host } = cell;
-  // Replicas behind a balancer have an admin endpoint each; their windows are combined.
-  const admins = cell.replicas ? cell.replicas.map((r) => r.admin) : cell.admin ? [cell.admin] : [];
-  const tls = k6Tls(cell.tls);
-  const k6 = { k6: settings.K6_BIN, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount };
-  /** k6's arguments for a run of the cell (the open model, RATE, for the measured run only). */
-  const argsOf = ({ duration, rate = null, summaryFile, flags = [] }) => k6Args(mode, {
-    target: placement.target, host, vus: settings.VUS, duration, rate, summaryFile, flags,
-    vars: { ...scenarioVars(scenario, own), CONNECTIONS: settings.CONNECTIONS, COMPRESSION: compression, ...timeoutVar(settings), ...tls.vars },
-  });
+export async function measureCell({ mode, scenario, label, compression = 'off', node = null, clientCeiling = null, own = null }, plan, cores, scratch, placement, linkCheck) {
   const { link } = placement;
-  try {
-    // k6's own output goes to a log per run; on the terminal only with VERBOSE=1, or its end when it fails.
-    const log = path.join(settings.RESULTS_DIR, `k6-${label}.log`);
-    const verbose = (line) => { if (settings.VERBOSE) console.error(line); };
-    if (!isZero(settings.WARMUP)) {
-      verbose(`${label}: warm-up, ${settings.WARMUP} at ${settings.VUS} VUs (left out of the figures)`);
-      const warm = await runK6({ ...k6, quiet: !settings.VERBOSE, env: tls.env,
-        args: argsOf({ duration: settings.WARMUP, summaryFile: path.join(scratch, `${label}-warmup.json`) }) });
+  // k6's own output goes to a log per run; on the terminal only with VERBOSE=1, or its end when it fails.
+  const log = path.join(plan.RESULTS_DIR, `k6-${label}.log`);
+  const verbose = (line) => { if (plan.VERBOSE) console.error(line); };
+  const summaryFile = path.join(plan.RESULTS_DIR, `k6-${label}.json`);
+  /** k6's arguments for a run of the cell (the open model, RATE, for the measured run only). */
+  const argsOf = (cell, { duration, rate = null, summaryFile: file, flags = [] }) => k6Args(mode, {
+    target: placement.target, host: cell.host, vus: plan.VUS, duration, rate, summaryFile: file, flags,
+    vars: { ...scenarioVars(scenario, own), CONNECTIONS: plan.CONNECTIONS, COMPRESSION: compression, ...timeoutVar(plan), ...k6Tls(cell.tls).vars },
+  });
+  let measuredAt = 0; // the client's ceiling beside it was taken this long before (before_run_s)
+  return serverRun({
+    start: () => placement.start(mode, { workers: plan.WORKERS, cpus: cores.serverCpus, compression, node: node?.path, settings: own?.server }),
+    warmup: isZero(plan.WARMUP) ? undefined : async (cell) => {
+      verbose(`${label}: warm-up, ${plan.WARMUP} at ${plan.VUS} VUs (left out of the figures)`);
+      const warm = await runK6({ k6: plan.K6_BIN, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount, quiet: !plan.VERBOSE,
+        env: k6Tls(cell.tls).env, args: argsOf(cell, { duration: plan.WARMUP, summaryFile: path.join(scratch, `${label}-warmup.json`) }) });
       await writeFile(log, `--- warm-up\n${warm.output}`);
-      if (warm.code !== 0) throw new BenchError(`k6 warm-up against ${host} failed (exit ${warm.code}):\n${k6Failure(warm.output, log)}`);
-    }
-    const summaryFile = path.join(settings.RESULTS_DIR, `k6-${label}.json`);
-    verbose(`${label}: measuring, ${settings.DURATION} at ${settings.RATE ? `${settings.RATE} req/s (open model)` : `${settings.VUS} VUs`}`);
-    const capture = settings.VERIFY_BYTES ? await startCapture(cell.port, cell.capture) : null;
-    const measuredAt = Date.now(); // the client's ceiling beside it was taken this long before (before_run_s)
-    let window;
-    let wire;
-    try {
-      window = await measuredWindow({ cell, link, admins, settings, label, mode, node, sides: coreSides(cores, placement), run: () => measuredRun({
-        settings, cores, scratch, label, summaryFile, env: { ...dashboardEnv(settings, label), ...tls.env },
-        argsOf: (file, flags) => argsOf({ duration: settings.DURATION, rate: settings.RATE, summaryFile: file, flags }),
-      }) });
-    } finally {
-      wire = await capture?.stop();
-    }
-    const { run, accounting, linkRun, windows, balancerRun, profile, machine } = window;
-    await writeFile(log, `--- measured run\n${run.output}`, { flag: 'a' });
-    if (run.code !== 0) throw new BenchError(`k6 run against ${host} failed (exit ${run.code}):\n${k6Failure(run.output, log)}`);
-    const capacity = settings.CAPACITY === '1' ? await measureCapacity({
-      listener: MODES[mode].listener, scenario, host, connections: settings.VUS, durationS: durationMs(settings.DURATION) / 1000, cpus: cores.k6Cpus,
-      compression, tls: Boolean(cell.tls), own,
-    }) : undefined;
-    const summary = run.summary ?? JSON.parse(await readFile(summaryFile, 'utf8'));
-    const servers = cell.replicas
-      ? `${cell.replicas.length} server replicas × ${settings.WORKERS} worker(s) and HAProxy, all on cpu ${cores.serverCpus ?? 'any'}`
-      : `${settings.WORKERS} server worker(s)`;
-    const pinning = placement.target === 'local' || link
-      ? `${cores.description}; ${servers}; warm-up ${settings.WARMUP} left out`
-      : `k6 pinned to cpu ${cores.k6Cpus ?? 'any'}; the server on another machine; warm-up ${settings.WARMUP} left out`;
-    return await writeRunRecord(summaryFile, summary, {
-      provenance: provenanceOf({ settings, pinning, serverEnv: cell.env, node: node?.version }),
-      // What the job started the server with (null: a server it did not start); bench.run.server.node is what the server said.
-      node: cell.env ? { release: node?.release ?? null, version: node?.version ?? process.version, path: node?.path ?? process.execPath } : null,
-      k6_cpu: run.cpu,
-      k6_interrupted: k6Interrupted(run.output),
-      client_ceiling: clientCeiling?.ended_at
-        ? { ...clientCeiling, before_run_s: round((measuredAt - Date.parse(clientCeiling.ended_at)) / 1000, 1) } : clientCeiling,
-      k6_instances: run.instances,
-      pinning,
-      workers: settings.WORKERS,
-      server_cores: placement.target === 'local' || link ? cores.serverCoreCount : null,
-      warmup: settings.WARMUP,
-      dashboard: run.instances ? run.instances.map((i) => i.dashboard) : path.join(settings.RESULTS_DIR, `dashboard-${label}.html`),
-      capacity,
-      wire,
-      server: accounting,
-      machine,
-      link: linkRecord(settings, placement, linkCheck, linkRun),
-      replicas: cell.replicas?.map((r, i) => ({
-        ...r,
-        requests: windows[i]?.workers.reduce((a, w) => a + w.requests, 0) ?? null,
-        balancer_requests: balancerRun?.requests[slotName(i)] ?? null, // HAProxy's own count of what it sent there
-      })),
-      balancer: balancerRun,
-      profile,
-      own: own?.record,
-    });
-  } finally {
-    await cell.stop();
-  }
+      if (warm.code !== 0) throw new BenchError(`k6 warm-up against ${cell.host} failed (exit ${warm.code}):\n${k6Failure(warm.output, log)}`);
+    },
+    samplers: cellSamplers(plan, { label, link, sides: coreSides(cores, placement) }),
+    measure: async (cell) => {
+      verbose(`${label}: measuring, ${plan.DURATION} at ${plan.RATE ? `${plan.RATE} req/s (open model)` : `${plan.VUS} VUs`}`);
+      measuredAt = Date.now();
+      return measuredRun({
+        plan, cores, scratch, label, summaryFile, env: { ...dashboardEnv(plan, label), ...k6Tls(cell.tls).env },
+        argsOf: (file, flags) => argsOf(cell, { duration: plan.DURATION, rate: plan.RATE, summaryFile: file, flags }),
+      });
+    },
+    after: async (cell, { run, readings }) => {
+      await writeFile(log, `--- measured run\n${run.output}`, { flag: 'a' });
+      if (run.code !== 0) throw new BenchError(`k6 run against ${cell.host} failed (exit ${run.code}):\n${k6Failure(run.output, log)}`);
+      const windows = /** @type {object[]} */ (readings.accounting);
+      const accounting = windows.length ? combineWindows(windows) : undefined;
+      // The server's own word on its release, so that no column stands for a release it did not run on.
+      const started = node?.version ?? process.version;
+      if (cell.env && accounting?.node && accounting.node !== started) {
+        throw new BenchError(`the ${mode} server reported Node ${accounting.node}, not the ${started} it was started with`);
+      }
+      const capacity = plan.CAPACITY === '1' ? await measureCapacity({
+        listener: MODES[mode].listener, scenario, host: cell.host, connections: plan.VUS, durationS: plan.durationS, cpus: cores.k6Cpus,
+        compression, tls: Boolean(cell.tls), own,
+      }) : undefined;
+      const summary = run.summary ?? JSON.parse(await readFile(summaryFile, 'utf8'));
+      const servers = cell.replicas
+        ? `${cell.replicas.length} server replicas × ${plan.WORKERS} worker(s) and HAProxy, all on cpu ${cores.serverCpus ?? 'any'}`
+        : `${plan.WORKERS} server worker(s)`;
+      const pinning = placement.target === 'local' || link
+        ? `${cores.description}; ${servers}; warm-up ${plan.WARMUP} left out`
+        : `k6 pinned to cpu ${cores.k6Cpus ?? 'any'}; the server on another machine; warm-up ${plan.WARMUP} left out`;
+      const balancerRun = readings.balancer;
+      return readSummary(await writeRunRecord(summaryFile, summary, {
+        provenance: plan.provenance({ pinning, serverEnv: cell.env, node: node?.version }),
+        // What the job started the server with (null: a server it did not start); bench.run.server.node is what the server said.
+        node: cell.env ? { release: node?.release ?? null, version: node?.version ?? process.version, path: node?.path ?? process.execPath } : null,
+        k6_cpu: run.cpu,
+        k6_interrupted: k6Interrupted(run.output),
+        client_ceiling: clientCeiling?.ended_at
+          ? { ...clientCeiling, before_run_s: round((measuredAt - Date.parse(clientCeiling.ended_at)) / 1000, 1) } : clientCeiling,
+        k6_instances: run.instances,
+        pinning,
+        workers: plan.WORKERS,
+        server_cores: placement.target === 'local' || link ? cores.serverCoreCount : null,
+        warmup: plan.WARMUP,
+        dashboard: run.instances ? run.instances.map((i) => i.dashboard) : path.join(plan.RESULTS_DIR, `dashboard-${label}.html`),
+        capacity,
+        wire: readings.wire,
+        server: accounting,
+        machine: readings.machine,
+        link: linkRecord(placement, linkCheck, readings.link),
+        replicas: cell.replicas?.map((r, i) => ({
+          ...r,
+          requests: windows[i]?.workers.reduce((a, w) => a + w.requests, 0) ?? null,
+          balancer_requests: balancerRun?.requests[slotName(i)] ?? null, // HAProxy's own count of what it sent there
+        })),
+        balancer: balancerRun,
+        profile: readings.profile,
+        own: own?.record,
+      }));
+    },
+  });
 }
 
 /**
- * The measured run and what is read around it: the server's accounting right before and right after it (so the
- * warm-up is left out of the server's figures), the profiles (PROFILE=1), the link's counters and the balancer's, and /proc
- * for the machine's noise, read last before the run and first after it.
- * @param {{cell: import('../placement/placement.js').Cell, link: import('../placement/link.js').Link|null, admins: string[],
- *   settings: import('../settings/bench.js').BenchSettings, label: string, mode: string,
- *   node: ServerNode|null, sides: ReturnType<typeof coreSides>, run: () => ReturnType<typeof measuredRun>}} around
- *   run: starts the measured run; sides: the server's cores and k6's (machine-noise.js)
- * @returns {Promise<{run: Awaited<ReturnType<typeof measuredRun>>, accounting: object|undefined, linkRun: object|undefined,
- *   windows: object[], balancerRun: object|undefined, profile: object|undefined,
- *   machine: import('../records/machine-noise.js').MachineNoise}>}
- * @throws {BenchError} when the accounting cannot be read, or names another Node release than the server was started with
+ * What is read around a cell's measured run, in the order opened (bench/passes/lifecycle.js closes them in reverse):
+ * the wire capture (VERIFY_BYTES=1) and the profiles (PROFILE=1) outermost, so that neither's start or stop falls in
+ * the server's accounting; then the server's accounting (every admin endpoint: replicas behind a balancer have one
+ * each), the balancer's and the link's counters, and /proc for the machine's noise, read last before the run and
+ * first after it.
+ * @param {import('../plans.js').CellPlan} plan
+ * @param {{label: string, link: import('../placement/link.js').Link|null, sides: ReturnType<typeof coreSides>}} around
+ * @returns {Array<import('./lifecycle.js').Sampler<import('../placement/placement.js').Cell>>}
  */
-async function measuredWindow({ cell, link, admins, settings, label, mode, node, sides, run: measured }) {
-  const before = await Promise.all(admins.map((a) => scrapeServer(a)));
-  if (settings.PROFILE) await startProfiles(admins);
-  const balancerBefore = cell.balancer && { cpu_s: cell.balancer.cpuSeconds(), requests: await cell.balancer.requests() };
-  const linkBefore = link && { counters: link.counters(), proxyCpu: link.proxyCpuSeconds() };
-  const machineBefore = readMachine(cell.pids());
-  const run = await measured();
-  const machine = machineWindow(machineBefore, readMachine(cell.pids()), sides, clockTicks());
-  const linkRun = link ? linkDelta(link, linkBefore) : undefined;
-  const after = await Promise.all(admins.map((a) => scrapeServer(a)));
-  const profile = settings.PROFILE
-    ? await stopProfiles(admins, path.join(settings.RESULTS_DIR, `profile-${label}`), PROFILE_INTERVAL_US) : undefined;
-  const windows = before.map((b, i) => serverWindow(b, after[i]));
-  const accounting = windows.length ? combineWindows(windows) : undefined;
-  // The server's own word on its release, so that no column stands for a release it did not run on.
-  const started = node?.version ?? process.version;
-  if (cell.env && accounting?.node && accounting.node !== started) {
-    throw new BenchError(`the ${mode} server reported Node ${accounting.node}, not the ${started} it was started with`);
-  }
-  const balancerRun = cell.balancer ? balancerRecord(cell.balancer, balancerBefore, await cell.balancer.requests()) : undefined;
-  return { run, accounting, linkRun, windows, balancerRun, profile, machine };
+function cellSamplers(plan, { label, link, sides }) {
+  const adminsOf = (cell) => (cell.replicas ? cell.replicas.map((r) => r.admin) : cell.admin ? [cell.admin] : []);
+  return [
+    plan.VERIFY_BYTES && { name: 'wire', open: async (cell) => { const capture = await startCapture(cell.port, cell.capture); return () => capture.stop(); } },
+    plan.PROFILE && {
+      name: 'profile',
+      open: async (cell) => {
+        await startProfiles(adminsOf(cell));
+        return () => stopProfiles(adminsOf(cell), path.join(plan.RESULTS_DIR, `profile-${label}`), PROFILE_INTERVAL_US);
+      },
+    },
+    beforeAfter('accounting', (cell) => Promise.all(adminsOf(cell).map((a) => scrapeServer(a))),
+      (before, after) => before.map((b, i) => serverWindow(b, after[i]))),
+    beforeAfter('balancer', async (cell) => cell.balancer && { cpu_s: cell.balancer.cpuSeconds(), requests: await cell.balancer.requests() },
+      (before, after, cell) => cell.balancer && balancerRecord(cell.balancer, before, after.requests)),
+    link && beforeAfter('link', () => ({ counters: link.counters(), proxyCpu: link.proxyCpuSeconds() }), (before) => linkDelta(link, before)),
+    beforeAfter('machine', (cell) => readMachine(cell.pids()), (before, after) => machineWindow(before, after, sides, clockTicks())),
+  ].filter(Boolean);
 }
 
 /** The link's byte and packet counters over the run, each way, and its proxy's CPU (s). */
@@ -197,13 +191,13 @@ function linkDelta(link, before) {
 }
 
 /** k6's web dashboard, exported as one HTML file per run (no HTTP endpoint: works offline). */
-function dashboardEnv(settings, label) {
+function dashboardEnv(plan, label) {
   return {
     K6_WEB_DASHBOARD: 'true',
     K6_WEB_DASHBOARD_PORT: '-1',
-    K6_WEB_DASHBOARD_EXPORT: path.join(settings.RESULTS_DIR, `dashboard-${label}.html`),
+    K6_WEB_DASHBOARD_EXPORT: path.join(plan.RESULTS_DIR, `dashboard-${label}.html`),
     // The export is skipped when a run holds fewer than two periods: 1 s, or a quarter of a shorter run.
-    K6_WEB_DASHBOARD_PERIOD: `${Math.max(100, Math.min(1000, Math.floor(durationMs(settings.DURATION) / 4)))}ms`,
+    K6_WEB_DASHBOARD_PERIOD: `${Math.max(100, Math.min(1000, Math.floor((plan.durationS * 1000) / 4)))}ms`,
   };
 }
 
@@ -211,7 +205,7 @@ function dashboardEnv(settings, label) {
  * The measured k6 run: one k6 process, or K6_INSTANCES of them, each running one execution
  * segment on its own core (where there are enough) and writing its samples, merged into one
  * summary (bench/k6/split.js). Each instance's own summary is kept beside the merged one.
- * @param {{settings: import('../settings/bench.js').BenchSettings, cores: ReturnType<typeof import('../settings/cores.js').splitCores>, scratch: string,
+ * @param {{plan: import('../plans.js').CellPlan, cores: ReturnType<typeof import('../settings/cores.js').splitCores>, scratch: string,
  *   label: string, summaryFile: string, argsOf: (summaryFile: string, flags: string[]) => string[], env: Record<string, string>}} run
  *   argsOf: k6's arguments of a run that writes its summary to the file, with k6 options put first
  * @returns {Promise<{code: number|null, output: string, cpu: object|null, summary?: object, instances?: object[]}>}
@@ -219,19 +213,19 @@ function dashboardEnv(settings, label) {
  *   written to summaryFile; instances: per instance, its segment, cpus, summary file and figures
  * @throws {BenchError} when the instances' results cannot be merged
  */
-async function measuredRun({ settings, cores, scratch, label, summaryFile, argsOf, env }) {
-  const k6 = { k6: settings.K6_BIN, quiet: !settings.VERBOSE };
-  if (settings.K6_INSTANCES === 1) {
+async function measuredRun({ plan, cores, scratch, label, summaryFile, argsOf, env }) {
+  const k6 = { k6: plan.K6_BIN, quiet: !plan.VERBOSE };
+  if (plan.K6_INSTANCES === 1) {
     return runK6({ ...k6, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount, env, args: argsOf(summaryFile, []) });
   }
-  const segments = executionSegments(settings.K6_INSTANCES);
+  const segments = executionSegments(plan.K6_INSTANCES);
   const parts = segments.map(({ segment, sequence }, i) => {
     const name = `${label}-i${i + 1}`;
     return {
       segment, cpus: cores.k6InstanceCpus[i] ?? null,
-      summaryFile: path.join(settings.RESULTS_DIR, `k6-${name}.json`),
+      summaryFile: path.join(plan.RESULTS_DIR, `k6-${name}.json`),
       csv: path.join(scratch, `${name}.csv`),
-      dashboard: path.join(settings.RESULTS_DIR, `dashboard-${name}.html`),
+      dashboard: path.join(plan.RESULTS_DIR, `dashboard-${name}.html`),
       args: ['--execution-segment', segment, '--execution-segment-sequence', sequence],
     };
   });
@@ -286,7 +280,7 @@ function balancerRecord(balancer, before, requests) {
 }
 
 /** What a summary records of the link it ran over (undefined on loopback). */
-function linkRecord(settings, placement, check, counters) {
+function linkRecord(placement, check, counters) {
   if (!placement.link && placement.target === 'local') return undefined;
   const { link } = placement;
   return {

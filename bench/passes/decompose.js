@@ -4,6 +4,7 @@
 // so the report can say which part of the HTTP-vs-gRPC gap comes from the
 // encoding, which from the transport and which from the frameworks (bench/report/decomposition.js).
 import { measureCapacity } from './capacity.js';
+import { beforeAfter, serverRun } from './lifecycle.js';
 import { BenchError } from '../errors.js';
 import { freePort, startServer } from '../processes.js';
 import { serverEnv } from '../invoke.js';
@@ -49,7 +50,7 @@ export const DECOMPOSITION = LISTENER_NAMES;
  * measured load: its CPU and GC time per request. A server of its own per listener, because listeners in one process
  * share its heap: a gRPC listener measured after grpc-js with proto-loader inherited that one's old space and
  * mark-compacts and served 20% less (docs/profiling.md, "Why ours ÷ peer swung").
- * @param {{scenario: string, settings: import('../settings/bench.js').BenchSettings, cores: ReturnType<import('../settings/cores.js').splitCores>,
+ * @param {{scenario: string, plan: Pick<import('../plans.js').DecompositionPlan, 'PROFILE'|'REPEATS'|'RESULTS_DIR'|'VUS'|'WORKERS'>, cores: ReturnType<import('../settings/cores.js').splitCores>,
  *   durationS: number, warmupS: number, listeners?: readonly string[], connections?: number, streams?: number,
  *   own?: import('../own-service.js').OwnRun|null}} options own: an own service, which every server serves and every
  *   load asks for (its first request sample) in place of the scenario's
@@ -64,43 +65,36 @@ export const DECOMPOSITION = LISTENER_NAMES;
  * @throws {BenchError} when a server does not start or a tool fails
  */
 export async function measureDecomposition({
-  scenario, settings, cores, durationS, warmupS, listeners = DECOMPOSITION, connections = settings.VUS, streams = 1, own = null,
+  scenario, plan, cores, durationS, warmupS, listeners = DECOMPOSITION, connections = plan.VUS, streams = 1, own = null,
 }) {
   const runs = Object.fromEntries(listeners.map((l) => [l, []]));
   const stamp = fileStamp();
-  for (let repeat = 1; repeat <= settings.REPEATS; repeat++) {
+  const profilePrefix = (run, repeat) => path.join(plan.RESULTS_DIR, `profile-decomposition-${scenario}-${run.replace(/\W+/g, '-')}-${stamp}-r${repeat}`);
+  for (let repeat = 1; repeat <= plan.REPEATS; repeat++) {
     for (const run of repeat % 2 === 1 ? listeners : [...listeners].reverse()) {
       const listener = listenerOf(run);
-      console.error(`--- ${scenario}, decomposition run ${repeat} of ${settings.REPEATS}: ${run}`);
+      console.error(`--- ${scenario}, decomposition run ${repeat} of ${plan.REPEATS}: ${run}`);
       // The server's accounting, and with PROFILE=1 the listener's profile, through the admin endpoint, as in the main job.
       const admin = `127.0.0.1:${await freePort()}`;
-      let server;
-      try {
-        server = await startServer({
+      const loadOf = (server) => ({ listener, scenario, host: `127.0.0.1:${server.ports[listener]}`, connections, streams, cpus: cores.k6Cpus, own });
+      runs[run].push(await serverRun({
+        start: () => startServer({
           env: serverEnv({ listener }, {
-            workers: settings.WORKERS, adminPort: Number(admin.split(':')[1]), settings: { ...DECOMPOSITION_SERVER_SETTINGS, ...own?.server },
+            workers: plan.WORKERS, adminPort: Number(admin.split(':')[1]), settings: { ...DECOMPOSITION_SERVER_SETTINGS, ...own?.server },
           }),
           cpus: cores.serverCpus,
-        });
-      } catch (err) {
-        throw new BenchError(`the server (MODE=${listener}) did not start: ${err.message}`);
-      }
-      try {
-        const load = { listener, scenario, host: `127.0.0.1:${server.ports[listener]}`, connections, streams, cpus: cores.k6Cpus, own };
-        if (warmupS > 0) await measureCapacity({ ...load, durationS: warmupS });
-        const before = await scrapeServer(admin);
-        if (settings.PROFILE) await startProfiles([admin]);
-        const result = await measureCapacity({ ...load, durationS });
-        const cost = serverCost(serverWindow(before, await scrapeServer(admin)), result.requests);
-        if (!settings.PROFILE) {
-          runs[run].push({ ...result, server: cost, initial_heap_mb: DECOMPOSITION_HEAP_MB });
-          continue;
-        }
-        const prefix = path.join(settings.RESULTS_DIR, `profile-decomposition-${scenario}-${run.replace(/\W+/g, '-')}-${stamp}-r${repeat}`);
-        runs[run].push({ ...result, server: cost, initial_heap_mb: DECOMPOSITION_HEAP_MB, profile: await stopProfiles([admin], prefix, PROFILE_INTERVAL_US) });
-      } finally {
-        await server.stop();
-      }
+        }).catch((err) => { throw new BenchError(`the server (MODE=${listener}) did not start: ${err.message}`); }),
+        warmup: warmupS > 0 ? async (server) => { await measureCapacity({ ...loadOf(server), durationS: warmupS }); } : undefined,
+        samplers: [
+          plan.PROFILE && { name: 'profile', open: async () => { await startProfiles([admin]); return () => stopProfiles([admin], profilePrefix(run, repeat), PROFILE_INTERVAL_US); } },
+          beforeAfter('server', () => scrapeServer(admin), (before, after) => serverWindow(before, after)),
+        ].filter(Boolean),
+        measure: (server) => measureCapacity({ ...loadOf(server), durationS }),
+        after: async (server, { run: result, readings }) => ({
+          ...result, server: serverCost(readings.server, result.requests), initial_heap_mb: DECOMPOSITION_HEAP_MB,
+          ...(plan.PROFILE ? { profile: readings.profile } : {}),
+        }),
+      }));
     }
   }
   return runs;

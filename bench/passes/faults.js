@@ -16,7 +16,8 @@ import { MODES } from '../modes.js';
 import { portOfMode, serverEnv } from '../invoke.js';
 import { k6Args, k6Tls } from '../k6/command.js';
 import { serverTlsSettings } from '../tls.js';
-import { freePort, startServer } from '../processes.js';
+import { freePort, launchServer } from '../processes.js';
+import { serverRun } from './lifecycle.js';
 import { runK6 } from '../k6/runner.js';
 import { durationMs } from '../settings/validators.js';
 import { rssMib } from './memory.js';
@@ -63,70 +64,74 @@ const workersRss = (server) => {
  * @throws {BenchError} when the server does not start or k6 cannot run
  */
 export async function cell(name, mode, settings, cores, stamp, certs = null) {
-  const server = await startServer({
-    env: serverEnv([mode], {
-      workers: settings.WORKERS,
-      adminPort: await freePort(),
-      settings: { ...serverSettingsOf(settings), ...serverTlsSettings(certs), ...FAULTS[name].server?.(settings) },
-    }),
-    cpus: cores.serverCpus,
-  }).catch((err) => { throw new BenchError(`the ${mode} server did not start: ${err.message.split('\n')[0]}`); });
-  const port = portOfMode(server, mode);
   const summaryFile = path.join(settings.RESULTS_DIR, `faults-${stamp}-${name}-${mode}-k6.json`);
-  try {
-    const loadMs = durationMs(settings.FAULT_DURATION);
-    const k6Verifies = k6Tls(certs);
-    const loadStarted = performance.now();
-    // When each part of the cell ended (s since k6's start): which one made a cell run past FAULT_DURATION.
-    const ended = {};
-    const timed = (part, promise) => promise.finally(() => { ended[part] = round((performance.now() - loadStarted) / 1000, 1); });
-    const load = timed('k6', runK6({
-      k6: settings.K6_BIN, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount, quiet: !settings.VERBOSE, timeoutMs: loadMs + K6_OVERRUN_MS,
-      env: k6Verifies.env,
-      args: k6Args(mode, {
-        host: `127.0.0.1:${port}`, vus: settings.VUS, duration: settings.FAULT_DURATION, summaryFile,
-        vars: { SCENARIO: 'user', REQUEST_TIMEOUT: settings.REQUEST_TIMEOUT, ...k6Verifies.vars },
+  const loadMs = durationMs(settings.FAULT_DURATION);
+  return serverRun({
+    start: async () => launchServer(`the ${mode} server`, {
+      env: serverEnv([mode], {
+        workers: settings.WORKERS,
+        adminPort: await freePort(),
+        settings: { ...serverSettingsOf(settings), ...serverTlsSettings(certs), ...FAULTS[name].server?.(settings) },
       }),
-    }));
-    const protocol = protocolOf(mode);
-    // The multiplexing client beside k6, from the same start, on k6's core.
-    const mux = protocol === 'grpc' ? timed('ghz', muxLoad({ port, loadMs, cpus: cores.k6Cpus, caCert: certs?.caCert })) : null;
-    const clientTls = certs ? { ca: await readFile(certs.caCert) } : null;
-    await sleep(1000); // k6's start-up and setup()
-    const rssBefore = workersRss(server);
-    let rssPeak = rssBefore ?? 0;
-    // And each worker's own peak, which its budget bounds (a replaced worker's included).
-    let workerPeak = 0;
-    const sampler = setInterval(() => {
-      rssPeak = Math.max(rssPeak, workersRss(server) ?? 0);
-      for (const pid of server.workerPids()) workerPeak = Math.max(workerPeak, rssMib(pid) ?? 0);
-    }, 200);
-    const observed = await timed('fault', FAULTS[name].inject({ server, port, protocol, tls: clientTls, loadMs: loadMs - 1000, settings })
-      .catch((err) => ({ error: err.message.split('\n')[0] })));
-    const run = await load;
-    const multiplexed = mux ? await mux : null;
-    clearInterval(sampler);
-    const rssEnd = workersRss(server);
-    if (run.timedOut) throw new BenchError(`${name} · ${mode}: k6 still ran ${(loadMs + K6_OVERRUN_MS) / 1000} s after its start and was killed`);
-    const figures = await readSummary(summaryFile).catch((err) => {
-      throw new BenchError(`${name} · ${mode}: k6 wrote no summary (exit ${run.code}): ${k6Reason(run.output) || err.message}`);
-    });
-    const exitCode = await server.stop();
-    // What the budget refused, by every worker of the cell (server/memory-budget.js, in each worker-stopped line).
-    const stopped = server.lines.filter((l) => l.event === EVENT.WORKER_STOPPED && l.memory);
-    const refused = (key) => stopped.reduce((sum, l) => sum + l.memory[key], 0);
-    return {
-      fault: name, mode, summary_file: summaryFile,
-      completed: figures.requests - figures.failed, failed: figures.failed, timed_out: figures.timed_out, p99_ms: figures.latency_ms.p99,
-      rss_before_mib: rssBefore, rss_peak_mib: rssPeak, rss_end_mib: rssEnd,
-      worker_rss_peak_mib: workerPeak, worker_memory_mb: Number(server.lines.find((l) => l.event === EVENT.READY)?.workerMemoryMb ?? 0),
-      refused_answers: refused('refusedAnswers'),
-      recycled: server.lines.filter((l) => l.event === EVENT.WORKER_RECYCLING).length,
-      server_exit_code: exitCode, observed, multiplexed,
-      elapsed_s: Math.max(...Object.values(ended)), ended_s: ended,
-    };
-  } finally {
-    await server.kill();
-  }
+      cpus: cores.serverCpus,
+    }),
+    measure: async (server) => {
+      const port = portOfMode(server, mode);
+      const k6Verifies = k6Tls(certs);
+      const loadStarted = performance.now();
+      // When each part of the cell ended (s since k6's start): which one made a cell run past FAULT_DURATION.
+      const ended = {};
+      const timed = (part, promise) => promise.finally(() => { ended[part] = round((performance.now() - loadStarted) / 1000, 1); });
+      const load = timed('k6', runK6({
+        k6: settings.K6_BIN, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount, quiet: !settings.VERBOSE, timeoutMs: loadMs + K6_OVERRUN_MS,
+        env: k6Verifies.env,
+        args: k6Args(mode, {
+          host: `127.0.0.1:${port}`, vus: settings.VUS, duration: settings.FAULT_DURATION, summaryFile,
+          vars: { SCENARIO: 'user', REQUEST_TIMEOUT: settings.REQUEST_TIMEOUT, ...k6Verifies.vars },
+        }),
+      }));
+      const protocol = protocolOf(mode);
+      // The multiplexing client beside k6, from the same start, on k6's core.
+      const mux = protocol === 'grpc' ? timed('ghz', muxLoad({ port, loadMs, cpus: cores.k6Cpus, caCert: certs?.caCert })) : null;
+      const clientTls = certs ? { ca: await readFile(certs.caCert) } : null;
+      await sleep(1000); // k6's start-up and setup()
+      const rssBefore = workersRss(server);
+      let rssPeak = rssBefore ?? 0;
+      // And each worker's own peak, which its budget bounds (a replaced worker's included).
+      let workerPeak = 0;
+      const sampler = setInterval(() => {
+        rssPeak = Math.max(rssPeak, workersRss(server) ?? 0);
+        for (const pid of server.workerPids()) workerPeak = Math.max(workerPeak, rssMib(pid) ?? 0);
+      }, 200);
+      const observed = await timed('fault', FAULTS[name].inject({ server, port, protocol, tls: clientTls, loadMs: loadMs - 1000, settings })
+        .catch((err) => ({ error: err.message.split('\n')[0] })));
+      const run = await load;
+      const multiplexed = mux ? await mux : null;
+      clearInterval(sampler);
+      const rss = { rss_before_mib: rssBefore, rss_peak_mib: rssPeak, rss_end_mib: workersRss(server), worker_rss_peak_mib: workerPeak };
+      return { run, observed, multiplexed, ended, rss };
+    },
+    after: async (server, { run: { run, observed, multiplexed, ended, rss } }) => {
+      if (run.timedOut) throw new BenchError(`${name} · ${mode}: k6 still ran ${(loadMs + K6_OVERRUN_MS) / 1000} s after its start and was killed`);
+      const figures = await readSummary(summaryFile).catch((err) => {
+        throw new BenchError(`${name} · ${mode}: k6 wrote no summary (exit ${run.code}): ${k6Reason(run.output) || err.message}`);
+      });
+      const exitCode = await server.stop();
+      // What the budget refused, by every worker of the cell (server/memory-budget.js, in each worker-stopped line).
+      const stopped = server.lines.filter((l) => l.event === EVENT.WORKER_STOPPED && l.memory);
+      const refused = (key) => stopped.reduce((sum, l) => sum + l.memory[key], 0);
+      return {
+        fault: name, mode, summary_file: summaryFile,
+        completed: figures.requests - figures.failed, failed: figures.failed, timed_out: figures.timed_out, p99_ms: figures.latency_ms.p99,
+        ...rss,
+        worker_memory_mb: Number(server.lines.find((l) => l.event === EVENT.READY)?.workerMemoryMb ?? 0),
+        refused_answers: refused('refusedAnswers'),
+        recycled: server.lines.filter((l) => l.event === EVENT.WORKER_RECYCLING).length,
+        server_exit_code: exitCode, observed, multiplexed,
+        elapsed_s: Math.max(...Object.values(ended)), ended_s: ended,
+      };
+    },
+    // after stops the server itself, for its exit code: this ends whatever is left of it, whatever failed before.
+    stop: (server) => server.kill(),
+  });
 }
-

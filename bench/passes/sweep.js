@@ -6,7 +6,7 @@ import { placementOf } from '../placement/placement.js';
 import { readBenchSettings } from '../settings/bench.js';
 import { formatRate } from '../settings/network.js';
 import { cellEnv } from '../settings/sweep.js';
-import { readSummary } from '../records/summary.js';
+import { cellPlanOf, placementPlanOf } from '../plans.js';
 import { runRecord, SWEEP_MODES } from '../records/sweep.js';
 import { measureCell } from './cell.js';
 import { proveOwnEquality } from './equality.js';
@@ -27,7 +27,7 @@ import { proveOwnEquality } from './equality.js';
  */
 export async function measureLink({ bandwidth, rttMs, points }, settings, cores, { scratch, stamp, next, scenarios, prove }) {
   const benchOf = (point, scenario) => readBenchSettings(cellEnv(settings, { bandwidth, rttMs, ...point, scenario }));
-  const placement = await placementOf(benchOf(points[0], scenarios[0].scenario), cores);
+  const placement = await placementOf(placementPlanOf(benchOf(points[0], scenarios[0].scenario)), cores);
   const cells = [];
   try {
     const check = await placement.check();
@@ -37,7 +37,7 @@ export async function measureLink({ bandwidth, rttMs, points }, settings, cores,
     }
     for (const point of points) {
       for (const { scenario, own } of scenarios) {
-        const bench = benchOf(point, scenario);
+        const plan = cellPlanOf(benchOf(point, scenario));
         next(`${scenario} · ${formatRate(bandwidth)}, ${rttMs} ms · ${point.rate ? `${point.rate} req/s` : `${point.vus} VUs`}`);
         /** @type {Record<string, object[]>} */
         const runs = Object.fromEntries(SWEEP_MODES.map((m) => [m, []]));
@@ -45,8 +45,7 @@ export async function measureLink({ bandwidth, rttMs, points }, settings, cores,
         for (let repeat = 1; repeat <= settings.REPEATS; repeat++) {
           for (const mode of SWEEP_MODES) {
             const label = `sweep-${mode}-${linkName}-${point.rate ? `r${point.rate}` : `v${point.vus}`}-${scenario}-${stamp}-r${repeat}`;
-            const file = await measureCell({ mode, scenario, label, own }, bench, cores, scratch, placement, check);
-            const record = runRecord(await readSummary(file));
+            const record = runRecord(await measureCell({ mode, scenario, label, own }, plan, cores, scratch, placement, check));
             if (record.requests === 0) throw new BenchError(`${label}: no request was answered in ${settings.DURATION}; raise DURATION or REQUEST_TIMEOUT`);
             runs[mode].push(record);
           }

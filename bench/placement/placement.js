@@ -4,13 +4,11 @@
 // a placement for a server per measured cell and treats all three alike.
 import net from 'node:net';
 import { median } from 'simple-statistics';
-import { parseHost } from '../../config.js';
 import { BenchError } from '../errors.js';
 import { createLink } from './link.js';
-import { freePort, startServer } from '../processes.js';
+import { freePort, launchServer } from '../processes.js';
 import { LISTENERS, portEnv } from '../../server/listeners.js';
 import { ensureTool } from '../tools.js';
-import { remoteSettingOf } from '../modes.js';
 import { portOfMode, serverEnv } from '../invoke.js';
 import { jobCertificates, serverTlsSettings } from '../tls.js';
 
@@ -47,40 +45,40 @@ const LINK_ADMIN_PORT = 9100;
  */
 
 /**
- * The placement the settings ask for. An emulated link is built here (and removed by close).
- * @param {import('../settings/bench.js').BenchSettings} settings
+ * The placement the job's settings ask for. An emulated link is built here (and removed by close).
+ * @param {import('../plans.js').PlacementPlan} plan
  * @param {{serverCpus?: string, serverCoreCount: number}} cores
  * @returns {Promise<Placement>}
  * @throws {BenchError} when the link cannot be built
  */
-export async function placementOf(settings, cores) {
-  if (settings.TARGET === 'remote') return remotePlacement(settings);
-  if (settings.link) return linkPlacement(settings, cores);
-  return loopbackPlacement(settings.TLS ? await jobCertificates() : null, settings);
+export async function placementOf(plan, cores) {
+  if (plan.TARGET === 'remote') return remotePlacement(plan);
+  if (plan.link) return linkPlacement(plan, cores);
+  return loopbackPlacement(plan.TLS ? await jobCertificates() : null, plan);
 }
 
 /**
  * What a server started for TLS=1 is given (TLS_CERT, TLS_KEY and the job's TLS_SESSION_TICKETS), and what k6 is told:
  * nothing without TLS.
  * @param {import('../tls.js').RunCertificates|null} certs
- * @param {{TLS_SESSION_TICKETS: boolean}} settings
+ * @param {{TLS_SESSION_TICKETS: boolean}} plan
  */
-const tlsOf = (certs, settings) => ({ settings: serverTlsSettings(certs, settings.TLS_SESSION_TICKETS), cell: certs && { caCert: certs.caCert } });
+const tlsOf = (certs, plan) => ({ settings: serverTlsSettings(certs, plan.TLS_SESSION_TICKETS), cell: certs && { caCert: certs.caCert } });
 
 /**
  * @param {import('../tls.js').RunCertificates|null} certs TLS=1: the run's certificates (removed by close)
- * @param {{TLS_SESSION_TICKETS: boolean}} settings
+ * @param {{TLS_SESSION_TICKETS: boolean}} plan
  * @returns {Placement}
  */
-function loopbackPlacement(certs, settings) {
-  const tls = tlsOf(certs, settings);
+function loopbackPlacement(certs, plan) {
+  const tls = tlsOf(certs, plan);
   return {
     target: 'local',
     link: null,
     async start(mode, { workers, cpus, compression = 'off', node, settings: more = {} }) {
       const adminPort = await freePort();
       const env = serverEnv([mode], { workers, adminPort, host: '127.0.0.1', compression, settings: { ...tls.settings, ...more } });
-      const server = await launch(mode, env, { cpus, node });
+      const server = await launchServer(`the ${mode} server`, { env, cpus, node });
       const port = portOfMode(server, mode);
       return {
         host: `127.0.0.1:${port}`, port, admin: `127.0.0.1:${adminPort}`, capture: { iface: 'lo', host: '127.0.0.1' }, env,
@@ -93,8 +91,8 @@ function loopbackPlacement(certs, settings) {
 }
 
 /** @returns {Promise<Placement>} */
-async function linkPlacement(settings, cores) {
-  const link = await createLink(settings.link, {
+async function linkPlacement(plan, cores) {
+  const link = await createLink(plan.link, {
     cpus: cores.serverCpus, coreCount: cores.serverCoreCount, toxiproxyBin: () => ensureTool('toxiproxy-server'),
   });
   // Inside the namespace every listener keeps its default port: the namespace is the server's alone.
@@ -103,12 +101,12 @@ async function linkPlacement(settings, cores) {
   try {
     await link.expose(Object.values(LISTENERS).map((l) => l.defaultPort));
     // k6 loads the namespace's address, so the certificate names it.
-    if (settings.TLS) certs = await jobCertificates([link.serverAddress]);
+    if (plan.TLS) certs = await jobCertificates([link.serverAddress]);
   } catch (err) {
     await link.close();
     throw err;
   }
-  const tls = tlsOf(certs, settings);
+  const tls = tlsOf(certs, plan);
   return {
     target: 'remote',
     link,
@@ -117,7 +115,7 @@ async function linkPlacement(settings, cores) {
         ports, workers, host: link.bindHost, compression, adminPort: LINK_ADMIN_PORT, adminHost: link.serverAddress,
         settings: { ...tls.settings, ...more },
       });
-      const server = await launch(mode, env, { cpus, node, wrap: (command, args) => link.command(command, args, null) });
+      const server = await launchServer(`the ${mode} server`, { env, cpus, node, wrap: (command, args) => link.command(command, args, null) });
       const port = portOfMode(server, mode);
       return {
         host: link.hostOf(port), port, admin: `${link.serverAddress}:${LINK_ADMIN_PORT}`, env,
@@ -133,36 +131,26 @@ async function linkPlacement(settings, cores) {
 }
 
 /** @returns {Placement} */
-function remotePlacement(settings) {
+function remotePlacement(plan) {
   return {
     target: 'remote',
     link: null,
     async start(mode) {
-      const remote = remoteSettingOf(mode);
-      const host = settings[remote];
-      const { host: address, port } = parseHost(remote, host);
+      const { authority: host, host: address, port } = plan.remotes[mode];
       return {
-        host, port, admin: settings.REMOTE_ADMIN_HOST || null, capture: { iface: 'any', host: address }, env: null,
-        tls: settings.TLS ? { caCert: settings.TLS_CA } : null, stop: async () => {}, pids: () => [],
+        host, port, admin: plan.REMOTE_ADMIN_HOST || null, capture: { iface: 'any', host: address }, env: null,
+        tls: plan.TLS ? { caCert: plan.TLS_CA } : null, stop: async () => {}, pids: () => [],
       };
     },
     // Over a real link only the RTT can be measured without a probe on the far side: timed TCP connects.
     async check() {
-      const { host, port } = parseHost('REMOTE_HTTP_HOST', settings.REMOTE_HTTP_HOST);
+      const { host, port } = plan.remotes.http;
       const samples = [];
       for (let i = 0; i < 10; i++) samples.push(await connectMs(host, port));
       return { rtt: { configured: null, min_ms: Math.min(...samples), median_ms: median(samples), method: 'TCP connect to REMOTE_HTTP_HOST' }, warnings: [] };
     },
     close: async () => {},
   };
-}
-
-async function launch(mode, env, options) {
-  try {
-    return await startServer({ env, ...options });
-  } catch (err) {
-    throw new BenchError(`the ${mode} server did not start: ${err.message}`);
-  }
 }
 
 /** Time (ms) to open one TCP connection: one round trip where the handshake sees the link. */

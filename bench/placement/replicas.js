@@ -165,10 +165,10 @@ export function requestsByServer(text, backend) {
 
 /**
  * The replicas placement: each cell is N servers and one HAProxy, started for it and stopped after it.
- * @param {import('../settings/bench.js').BenchSettings} settings SERVERS > 1
+ * @param {number} servers how many replicas (SERVERS, more than 1)
  * @returns {import('./placement.js').Placement}
  */
-export function replicasPlacement(settings) {
+export function replicasPlacement(servers) {
   return {
     target: 'local',
     link: null,
@@ -185,7 +185,7 @@ export function replicasPlacement(settings) {
         await Promise.all(started.map(({ server }) => server.stop()));
       };
       try {
-        for (let i = 0; i < settings.SERVERS; i++) {
+        for (let i = 0; i < servers; i++) {
           const adminPort = await freePort();
           const env = serverEnv([mode], { workers, adminPort, host: replicaAddress(i), compression, settings: more });
           let server;

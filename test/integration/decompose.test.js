@@ -9,7 +9,7 @@ import { allowedCpus, splitCores } from '../../bench/settings/cores.js';
 
 test('each listener serves the user scenario under its native load generator, and the effects are ratios of them', async () => {
   const settings = { REPEATS: 1, WORKERS: 1, VUS: 4 };
-  const runs = await measureDecomposition({ scenario: 'user', settings, cores: splitCores(allowedCpus()), durationS: 1, warmupS: 0 });
+  const runs = await measureDecomposition({ scenario: 'user', plan: settings, cores: splitCores(allowedCpus()), durationS: 1, warmupS: 0 });
   assert.deepEqual(Object.keys(runs), DECOMPOSITION);
   for (const [listener, [run]] of Object.entries(runs)) {
     assert.ok(run.rps > 0 && run.requests > 0, `${listener}: no requests`);
@@ -38,7 +38,7 @@ test('a listener named twice runs twice per repeat, as its A/A control, and ever
   let runs;
   try {
     runs = await measureDecomposition({
-      scenario: 'user', settings, cores: splitCores(allowedCpus()), durationS: 1, warmupS: 0,
+      scenario: 'user', plan: settings, cores: splitCores(allowedCpus()), durationS: 1, warmupS: 0,
       listeners: ['baseline-http', againOf('baseline-http'), 'peer-http'],
     });
   } finally {

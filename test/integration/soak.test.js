@@ -96,7 +96,10 @@ test('the soak job at SOAK_RATE=auto: open model at the rate the ceilings give, 
   // The server's accounting, every 30 s: four windows or more, each with the cost per request of the requests it served.
   assert.ok(run.server_windows.length >= 4, `${run.server_windows.length} windows`);
   for (const w of run.server_windows.filter((x) => x.requests > 0)) {
-    assert.ok(w.gc_ms_per_1k_requests > 0 && w.allocated_bytes_per_request > 1000 && w.cpu_us_per_request > 0, JSON.stringify(w));
+    assert.ok(w.allocated_bytes_per_request > 1000 && w.cpu_us_per_request > 0, JSON.stringify(w));
+    // A full window holds GC; the tail after k6's end may not: 10 s at 126 req/s (the rate beside two other test files)
+    // allocated 28 MB, less than the young generation V8 had grown to.
+    if (w.to_s - w.from_s >= 25) assert.ok(w.gc_ms_per_1k_requests > 0, JSON.stringify(w));
     // RSS = V8 heap committed + what is outside it; the heap committed holds the heap used.
     assert.ok(w.heap_committed_end_mib >= w.heap_end_mib && w.outside_heap_end_mib > 0, JSON.stringify(w));
   }

@@ -23,7 +23,7 @@ if (!cores.k6Cpus) {
   process.exit(1);
 }
 const settings = { REPEATS: repeats, WORKERS: 1, VUS: 32, PROFILE: false, RESULTS_DIR: '/tmp' };
-const runs = await measureDecomposition({ scenario: 'user', settings: /** @type {any} */ (settings), cores, durationS, warmupS });
+const runs = await measureDecomposition({ scenario: 'user', plan: /** @type {any} */ (settings), cores, durationS, warmupS });
 const report = decompositionReport('user', runs);
 const { commit, dirty, versions, machine } = provenanceOf({ settings: /** @type {any} */ ({ K6_BIN: 'k6' }), pinning: cores.description, serverEnv: null });
 await writeFile(out, `${JSON.stringify({ commit, dirty, versions, machine, pinning: cores.description, repeats, durationS, warmupS, runs }, null, 2)}\n`);

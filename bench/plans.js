@@ -1,0 +1,109 @@
+// What each pass of the main job needs, worked out once from the job's settings (bench/settings/bench.js): a pass gets
+// its plan, not the settings. A plan keeps the settings' own names (those of docs/settings.md) for what it takes as it
+// is, so that a figure in a record reads back to the variable that set it. The sweep makes the same plans per point.
+import { parseHost } from '../config.js';
+import { remoteSettingOf } from './modes.js';
+import { provenanceOf } from './provenance.js';
+import { scenariosOf } from './own-service.js';
+import { durationMs } from './settings/validators.js';
+
+/** @typedef {import('./settings/bench.js').BenchSettings} BenchSettings */
+
+/** @type {<K extends keyof BenchSettings>(settings: BenchSettings, keys: readonly K[]) => Pick<BenchSettings, K>} */
+const pick = (settings, keys) => /** @type {any} */ (Object.fromEntries(keys.map((k) => [k, settings[k]])));
+
+/**
+ * What one measured cell needs (bench/passes/cell.js): the server's workers, k6's load and where its files go, the
+ * samplers asked for (PROFILE, VERIFY_BYTES; CAPACITY=1 runs the capacity pass after each k6 run), and the provenance
+ * every run record carries: every setting of the job.
+ * @typedef {Pick<BenchSettings, 'WORKERS'|'VUS'|'RATE'|'DURATION'|'WARMUP'|'CONNECTIONS'|'REQUEST_TIMEOUT'|'K6_BIN'
+ *   |'K6_INSTANCES'|'VERBOSE'|'RESULTS_DIR'|'PROFILE'|'VERIFY_BYTES'|'CAPACITY'> & {
+ *   durationS: number, warmupS: number,
+ *   provenance: (run: {pinning: string, serverEnv: Record<string, string>|null, node?: string}) => object}} CellPlan
+ *   durationS, warmupS: DURATION and WARMUP in seconds; provenance: bench/provenance.js provenanceOf of the job's settings
+ */
+
+/**
+ * @param {BenchSettings} settings
+ * @returns {CellPlan}
+ */
+export function cellPlanOf(settings) {
+  return {
+    ...pick(settings, ['WORKERS', 'VUS', 'RATE', 'DURATION', 'WARMUP', 'CONNECTIONS', 'REQUEST_TIMEOUT', 'K6_BIN', 'K6_INSTANCES',
+      'VERBOSE', 'RESULTS_DIR', 'PROFILE', 'VERIFY_BYTES', 'CAPACITY']),
+    durationS: durationMs(settings.DURATION) / 1000,
+    warmupS: durationMs(settings.WARMUP) / 1000,
+    provenance: (run) => provenanceOf({ settings, ...run }),
+  };
+}
+
+/**
+ * What the client's ceiling needs (bench/passes/calibrate.js).
+ * @typedef {Pick<BenchSettings, 'CALIBRATE'|'CONNECTIONS'|'K6_BIN'|'K6_INSTANCES'|'TLS'|'TLS_SESSION_TICKETS'|'VUS'|'WORKERS'>} CeilingPlan
+ */
+
+/**
+ * Where the servers run (bench/placement/placement.js): loopback, an emulated link, or another machine.
+ * @typedef {Pick<BenchSettings, 'TARGET'|'link'|'TLS'|'TLS_SESSION_TICKETS'|'TLS_CA'|'REMOTE_ADMIN_HOST'> & {
+ *   remotes: Record<string, {authority: string, host: string, port: number}>}} PlacementPlan remotes: TARGET=remote, each
+ *   mode's REMOTE_*_HOST read (config.js parseHost: authority is what k6 is given), `http`'s always ({} on this machine)
+ */
+
+/**
+ * @param {BenchSettings} settings checked (bench/settings/bench.js checks every REMOTE_*_HOST the modes use)
+ * @returns {PlacementPlan}
+ */
+export function placementPlanOf(settings) {
+  const remote = settings.TARGET === 'remote' ? [...new Set(['http', ...settings.MODES])] : [];
+  return {
+    ...pick(settings, ['TARGET', 'link', 'TLS', 'TLS_SESSION_TICKETS', 'TLS_CA', 'REMOTE_ADMIN_HOST']),
+    remotes: Object.fromEntries(remote.map((mode) => {
+      const name = remoteSettingOf(mode);
+      return [mode, parseHost(name, /** @type {string} */ (settings[/** @type {keyof BenchSettings} */ (name)]))];
+    })),
+  };
+}
+
+/**
+ * What the decomposition pass needs (bench/passes/decompose.js).
+ * @typedef {Pick<BenchSettings, 'PROFILE'|'REPEATS'|'RESULTS_DIR'|'VUS'|'WORKERS'> & {durationS: number, warmupS: number}} DecompositionPlan
+ */
+
+/**
+ * @param {BenchSettings} settings
+ * @returns {DecompositionPlan}
+ */
+export function decompositionPlanOf(settings) {
+  return {
+    ...pick(settings, ['PROFILE', 'REPEATS', 'RESULTS_DIR', 'VUS', 'WORKERS']),
+    durationS: durationMs(settings.DURATION) / 1000,
+    warmupS: durationMs(settings.WARMUP) / 1000,
+  };
+}
+
+/**
+ * The main job's plan (bench/commands/run.js): what it loops over, and each pass's plan.
+ * @typedef {object} RunPlan
+ * @property {ReturnType<typeof scenariosOf>} scenarios
+ * @property {Pick<BenchSettings, 'MODES'|'COMPRESSION'|'NODE_VERSIONS'|'REPEATS'|'CAPACITY'|'SERVERS'|'WORKERS'|'RESULTS_DIR'
+ *   |'K6_INSTANCES'>} job what the loops and the report need
+ * @property {CellPlan} cell
+ * @property {CeilingPlan} ceiling
+ * @property {PlacementPlan} placement
+ * @property {DecompositionPlan|null} decomposition null: DECOMPOSE=0
+ */
+
+/**
+ * @param {BenchSettings} settings checked (bench/settings/bench.js)
+ * @returns {RunPlan}
+ */
+export function runPlanOf(settings) {
+  return {
+    job: pick(settings, ['MODES', 'COMPRESSION', 'NODE_VERSIONS', 'REPEATS', 'CAPACITY', 'SERVERS', 'WORKERS', 'RESULTS_DIR', 'K6_INSTANCES']),
+    ceiling: pick(settings, ['CALIBRATE', 'CONNECTIONS', 'K6_BIN', 'K6_INSTANCES', 'TLS', 'TLS_SESSION_TICKETS', 'VUS', 'WORKERS']),
+    decomposition: settings.DECOMPOSE ? decompositionPlanOf(settings) : null,
+    cell: cellPlanOf(settings),
+    scenarios: scenariosOf(settings),
+    placement: placementPlanOf(settings),
+  };
+}
