@@ -24,20 +24,6 @@ const pick = (settings, keys) => /** @type {any} */ (Object.fromEntries(keys.map
  */
 
 /**
- * @param {BenchSettings} settings
- * @returns {CellPlan}
- */
-export function cellPlanOf(settings) {
-  return {
-    ...pick(settings, ['WORKERS', 'VUS', 'RATE', 'DURATION', 'WARMUP', 'CONNECTIONS', 'REQUEST_TIMEOUT', 'K6_BIN', 'K6_INSTANCES',
-      'VERBOSE', 'RESULTS_DIR', 'PROFILE', 'VERIFY_BYTES', 'CAPACITY']),
-    durationS: durationMs(settings.DURATION) / 1000,
-    warmupS: durationMs(settings.WARMUP) / 1000,
-    provenance: (run) => provenanceOf({ settings, ...run }),
-  };
-}
-
-/**
  * What the client's ceiling needs (bench/passes/calibrate.js).
  * @typedef {Pick<BenchSettings, 'CALIBRATE'|'CONNECTIONS'|'K6_BIN'|'K6_INSTANCES'|'TLS'|'TLS_SESSION_TICKETS'|'VUS'|'WORKERS'>} CeilingPlan
  */
@@ -50,36 +36,9 @@ export function cellPlanOf(settings) {
  */
 
 /**
- * @param {BenchSettings} settings checked (bench/settings/bench.js checks every REMOTE_*_HOST the modes use)
- * @returns {PlacementPlan}
- */
-export function placementPlanOf(settings) {
-  const remote = settings.TARGET === 'remote' ? [...new Set(['http', ...settings.MODES])] : [];
-  return {
-    ...pick(settings, ['TARGET', 'link', 'TLS', 'TLS_SESSION_TICKETS', 'TLS_CA', 'REMOTE_ADMIN_HOST']),
-    remotes: Object.fromEntries(remote.map((mode) => {
-      const name = remoteSettingOf(mode);
-      return [mode, parseHost(name, /** @type {string} */ (settings[/** @type {keyof BenchSettings} */ (name)]))];
-    })),
-  };
-}
-
-/**
  * What the decomposition pass needs (bench/passes/decompose.js).
  * @typedef {Pick<BenchSettings, 'PROFILE'|'REPEATS'|'RESULTS_DIR'|'VUS'|'WORKERS'> & {durationS: number, warmupS: number}} DecompositionPlan
  */
-
-/**
- * @param {BenchSettings} settings
- * @returns {DecompositionPlan}
- */
-export function decompositionPlanOf(settings) {
-  return {
-    ...pick(settings, ['PROFILE', 'REPEATS', 'RESULTS_DIR', 'VUS', 'WORKERS']),
-    durationS: durationMs(settings.DURATION) / 1000,
-    warmupS: durationMs(settings.WARMUP) / 1000,
-  };
-}
 
 /**
  * The main job's plan (bench/commands/run.js): what it loops over, and each pass's plan.
@@ -94,16 +53,53 @@ export function decompositionPlanOf(settings) {
  */
 
 /**
- * @param {BenchSettings} settings checked (bench/settings/bench.js)
+ * Every plan of the main job, worked out in one pass over the settings: what is taken as it is first, then what is
+ * read from it (durations, the scenarios' sources, the remote hosts).
+ * @param {BenchSettings} settings checked (bench/settings/bench.js, which checks every REMOTE_*_HOST the modes use)
  * @returns {RunPlan}
+ * @throws {Error} from config.js parseHost, for a REMOTE_*_HOST the checks let through
  */
 export function runPlanOf(settings) {
+  const job = pick(settings, ['MODES', 'COMPRESSION', 'NODE_VERSIONS', 'REPEATS', 'CAPACITY', 'SERVERS', 'WORKERS', 'RESULTS_DIR', 'K6_INSTANCES']);
+  const ceiling = pick(settings, ['CALIBRATE', 'CONNECTIONS', 'K6_BIN', 'K6_INSTANCES', 'TLS', 'TLS_SESSION_TICKETS', 'VUS', 'WORKERS']);
+  const cell = pick(settings, ['WORKERS', 'VUS', 'RATE', 'DURATION', 'WARMUP', 'CONNECTIONS', 'REQUEST_TIMEOUT', 'K6_BIN', 'K6_INSTANCES',
+    'VERBOSE', 'RESULTS_DIR', 'PROFILE', 'VERIFY_BYTES', 'CAPACITY']);
+  const decomposition = pick(settings, ['PROFILE', 'REPEATS', 'RESULTS_DIR', 'VUS', 'WORKERS']);
+  const placement = pick(settings, ['TARGET', 'link', 'TLS', 'TLS_SESSION_TICKETS', 'TLS_CA', 'REMOTE_ADMIN_HOST']);
+  const remote = settings.TARGET === 'remote' ? [...new Set(['http', ...settings.MODES])] : [];
+  const durationS = durationMs(settings.DURATION) / 1000;
+  const warmupS = durationMs(settings.WARMUP) / 1000;
+  const provenance = (run) => provenanceOf({ settings, ...run });
+  const scenarios = scenariosOf(settings);
+  const remotes = Object.fromEntries(remote.map((mode) => {
+    const name = remoteSettingOf(mode);
+    return [mode, parseHost(name, /** @type {string} */ (settings[/** @type {keyof BenchSettings} */ (name)]))];
+  }));
   return {
-    job: pick(settings, ['MODES', 'COMPRESSION', 'NODE_VERSIONS', 'REPEATS', 'CAPACITY', 'SERVERS', 'WORKERS', 'RESULTS_DIR', 'K6_INSTANCES']),
-    ceiling: pick(settings, ['CALIBRATE', 'CONNECTIONS', 'K6_BIN', 'K6_INSTANCES', 'TLS', 'TLS_SESSION_TICKETS', 'VUS', 'WORKERS']),
-    decomposition: settings.DECOMPOSE ? decompositionPlanOf(settings) : null,
-    cell: cellPlanOf(settings),
-    scenarios: scenariosOf(settings),
-    placement: placementPlanOf(settings),
+    scenarios,
+    job,
+    cell: { ...cell, durationS, warmupS, provenance },
+    ceiling,
+    placement: { ...placement, remotes },
+    decomposition: settings.DECOMPOSE ? { ...decomposition, durationS, warmupS } : null,
   };
 }
+
+/**
+ * @param {BenchSettings} settings
+ * @returns {CellPlan}
+ */
+export const cellPlanOf = (settings) => runPlanOf(settings).cell;
+
+/**
+ * @param {BenchSettings} settings
+ * @returns {PlacementPlan}
+ */
+export const placementPlanOf = (settings) => runPlanOf(settings).placement;
+
+/**
+ * The decomposition's plan whatever DECOMPOSE says (npm run targets runs the pass alone).
+ * @param {BenchSettings} settings
+ * @returns {DecompositionPlan}
+ */
+export const decompositionPlanOf = (settings) => /** @type {DecompositionPlan} */ (runPlanOf({ ...settings, DECOMPOSE: true }).decomposition);

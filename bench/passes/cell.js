@@ -71,6 +71,8 @@ const isZero = (duration) => /^(0+(\.0+)?(ms|s|m|h))+$/.test(duration);
  */
 export async function measureCell({ mode, scenario, label, compression = 'off', node = null, clientCeiling = null, own = null }, plan, cores, scratch, placement, linkCheck) {
   const { link } = placement;
+  const samplers = cellSamplers(plan, { label, link, sides: coreSides(cores, placement) });
+  const dashboard = dashboardEnv(plan, label);
   // k6's own output goes to a log per run; on the terminal only with VERBOSE=1, or its end when it fails.
   const log = path.join(plan.RESULTS_DIR, `k6-${label}.log`);
   const verbose = (line) => { if (plan.VERBOSE) console.error(line); };
@@ -90,12 +92,12 @@ export async function measureCell({ mode, scenario, label, compression = 'off', 
       await writeFile(log, `--- warm-up\n${warm.output}`);
       if (warm.code !== 0) throw new BenchError(`k6 warm-up against ${cell.host} failed (exit ${warm.code}):\n${k6Failure(warm.output, log)}`);
     },
-    samplers: cellSamplers(plan, { label, link, sides: coreSides(cores, placement) }),
+    samplers,
     measure: async (cell) => {
       verbose(`${label}: measuring, ${plan.DURATION} at ${plan.RATE ? `${plan.RATE} req/s (open model)` : `${plan.VUS} VUs`}`);
       measuredAt = Date.now();
       return measuredRun({
-        plan, cores, scratch, label, summaryFile, env: { ...dashboardEnv(plan, label), ...k6Tls(cell.tls).env },
+        plan, cores, scratch, label, summaryFile, env: { ...dashboard, ...k6Tls(cell.tls).env },
         argsOf: (file, flags) => argsOf(cell, { duration: plan.DURATION, rate: plan.RATE, summaryFile: file, flags }),
       });
     },

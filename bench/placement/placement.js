@@ -53,79 +53,56 @@ const LINK_ADMIN_PORT = 9100;
  */
 export async function placementOf(plan, cores) {
   if (plan.TARGET === 'remote') return remotePlacement(plan);
-  if (plan.link) return linkPlacement(plan, cores);
-  return loopbackPlacement(plan.TLS ? await jobCertificates() : null, plan);
+  return localPlacement(plan, cores);
 }
 
 /**
- * What a server started for TLS=1 is given (TLS_CERT, TLS_KEY and the job's TLS_SESSION_TICKETS), and what k6 is told:
- * nothing without TLS.
- * @param {import('../tls.js').RunCertificates|null} certs
- * @param {{TLS_SESSION_TICKETS: boolean}} plan
+ * A server this job starts: on loopback, or with NETWORK set in a network namespace of its own behind the emulated link
+ * (bench/placement/link.js), where every listener keeps its default port (the namespace is the server's alone) and k6
+ * loads the namespace's address. With TLS=1 the job's certificates (naming that address) are served, and removed by close.
+ * @param {import('../plans.js').PlacementPlan} plan
+ * @param {{serverCpus?: string, serverCoreCount: number}} cores
+ * @returns {Promise<Placement>}
+ * @throws {BenchError} when the link cannot be built
  */
-const tlsOf = (certs, plan) => ({ settings: serverTlsSettings(certs, plan.TLS_SESSION_TICKETS), cell: certs && { caCert: certs.caCert } });
-
-/**
- * @param {import('../tls.js').RunCertificates|null} certs TLS=1: the run's certificates (removed by close)
- * @param {{TLS_SESSION_TICKETS: boolean}} plan
- * @returns {Placement}
- */
-function loopbackPlacement(certs, plan) {
-  const tls = tlsOf(certs, plan);
+async function localPlacement(plan, cores) {
+  const link = plan.link ? await createLink(plan.link, {
+    cpus: cores.serverCpus, coreCount: cores.serverCoreCount, toxiproxyBin: () => ensureTool('toxiproxy-server'),
+  }) : null;
+  let certs = null;
+  try {
+    await link?.expose(Object.values(LISTENERS).map((l) => l.defaultPort));
+    if (plan.TLS) certs = await jobCertificates(link ? [link.serverAddress] : undefined);
+  } catch (err) {
+    await link?.close();
+    throw err;
+  }
+  // A server started for TLS=1 is given TLS_CERT, TLS_KEY and the job's TLS_SESSION_TICKETS; k6 is told the CA.
+  const tls = { settings: serverTlsSettings(certs, plan.TLS_SESSION_TICKETS), cell: certs && { caCert: certs.caCert } };
+  const ports = link ? portEnv() : undefined;
   return {
-    target: 'local',
-    link: null,
+    target: link ? 'remote' : 'local',
+    link,
     async start(mode, { workers, cpus, compression = 'off', node, settings: more = {} }) {
-      const adminPort = await freePort();
-      const env = serverEnv([mode], { workers, adminPort, host: '127.0.0.1', compression, settings: { ...tls.settings, ...more } });
-      const server = await launchServer(`the ${mode} server`, { env, cpus, node });
+      const adminPort = link ? LINK_ADMIN_PORT : await freePort();
+      const env = serverEnv([mode], {
+        ports, workers, host: link ? link.bindHost : '127.0.0.1', compression, adminPort, adminHost: link?.serverAddress,
+        settings: { ...tls.settings, ...more },
+      });
+      const wrap = link ? (command, args) => link.command(command, args, null) : undefined;
+      const server = await launchServer(`the ${mode} server`, { env, cpus, node, wrap });
       const port = portOfMode(server, mode);
+      const address = link ? link.serverAddress : '127.0.0.1';
       return {
-        host: `127.0.0.1:${port}`, port, admin: `127.0.0.1:${adminPort}`, capture: { iface: 'lo', host: '127.0.0.1' }, env,
+        host: link ? link.hostOf(port) : `127.0.0.1:${port}`, port, admin: `${address}:${adminPort}`, env,
+        capture: link ? { iface: link.hostIf, host: address } : { iface: 'lo', host: address },
         tls: tls.cell, stop: () => server.stop(), pids: server.pids,
       };
     },
-    check: async () => null,
-    close: async () => { await certs?.remove(); },
-  };
-}
-
-/** @returns {Promise<Placement>} */
-async function linkPlacement(plan, cores) {
-  const link = await createLink(plan.link, {
-    cpus: cores.serverCpus, coreCount: cores.serverCoreCount, toxiproxyBin: () => ensureTool('toxiproxy-server'),
-  });
-  // Inside the namespace every listener keeps its default port: the namespace is the server's alone.
-  const ports = portEnv();
-  let certs = null;
-  try {
-    await link.expose(Object.values(LISTENERS).map((l) => l.defaultPort));
-    // k6 loads the namespace's address, so the certificate names it.
-    if (plan.TLS) certs = await jobCertificates([link.serverAddress]);
-  } catch (err) {
-    await link.close();
-    throw err;
-  }
-  const tls = tlsOf(certs, plan);
-  return {
-    target: 'remote',
-    link,
-    async start(mode, { workers, cpus, compression = 'off', node, settings: more = {} }) {
-      const env = serverEnv([mode], {
-        ports, workers, host: link.bindHost, compression, adminPort: LINK_ADMIN_PORT, adminHost: link.serverAddress,
-        settings: { ...tls.settings, ...more },
-      });
-      const server = await launchServer(`the ${mode} server`, { env, cpus, node, wrap: (command, args) => link.command(command, args, null) });
-      const port = portOfMode(server, mode);
-      return {
-        host: link.hostOf(port), port, admin: `${link.serverAddress}:${LINK_ADMIN_PORT}`, env,
-        capture: { iface: link.hostIf, host: link.serverAddress }, tls: tls.cell, stop: () => server.stop(), pids: server.pids,
-      };
-    },
-    check: () => link.check(),
+    check: async () => (link ? link.check() : null),
     close: async () => {
       await certs?.remove();
-      await link.close();
+      await link?.close();
     },
   };
 }
