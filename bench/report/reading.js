@@ -93,10 +93,120 @@ export const stated = (claim, shown, quiet = false) => (claim.settled === false 
   : `${shown}${claim.note && !(quiet && claim.few) ? `; ${claim.note}` : ''}`);
 
 /**
- * Sentences comparing column `key` with the baseline column `base` of a report.
- * Byte overheads are derived: bytes per request minus the payload is what the
- * protocol adds (HTTP/1.1 text headers; HTTP/2 frames, HPACK headers, gRPC's
- * 5-byte message prefix and trailers).
+ * What the reading's rules read of a pair of columns (readingOf).
+ * @typedef {object} ReadingFacts
+ * @property {{modes: Record<string, object>}} report
+ * @property {string} base the baseline column's key
+ * @property {string} key the compared column's key
+ * @property {object} a the baseline column
+ * @property {object} b the compared column
+ * @property {(label: string, field: string, show: (ratio: number) => string) => RatioClaim} claim a ratio key/base of a
+ *   row, as far as its 95% interval settles it (ratioClaim)
+ */
+
+/** Both columns hold a positive figure of the field. */
+const bothPositive = ({ a, b }, field) => finite(a[field]) && finite(b[field]) && a[field] > 0 && b[field] > 0;
+
+/**
+ * The reading's rules, in the order of their sentences: each says when it applies and the sentences it writes.
+ * Byte overheads are derived: bytes per request minus the payload is what the protocol adds (HTTP/1.1 text headers;
+ * HTTP/2 frames, HPACK headers, gRPC's 5-byte message prefix and trailers).
+ * @type {Array<{name: string, applies: (f: ReadingFacts) => boolean, says: (f: ReadingFacts) => string[]}>}
+ */
+export const READING_RULES = [
+  {
+    name: 'failures',
+    applies: ({ a, b }) => a.failed + b.failed + a.checks_failed + b.checks_failed > 0,
+    says: ({ a, b }) => [`${a.failed + b.failed + a.checks_failed + b.checks_failed} request(s) or check(s) failed: read the figures below with that in mind.`],
+  },
+  {
+    // Each ratio stated only as far as its interval settles it (ratioClaim); without one for want of repeats, said once here.
+    name: 'too few repeats',
+    applies: ({ a, b }) => Math.min(a.repeats, b.repeats) < MIN_PAIRS,
+    says: ({ a, b }) => [`${Math.min(a.repeats, b.repeats) === 1 ? 'One run' : 'Two runs'} per column cannot say whether a ratio is settled: `
+      + `its interval needs REPEATS ≥ ${MIN_PAIRS}, so the ratios here are as measured.`],
+  },
+  {
+    name: 'RPS and what set it',
+    applies: () => true,
+    says: ({ report, base, key, a, b, claim }) => {
+      const rps = claim('RPS (req/s)', 'rps', times);
+      const medians = `${round(b.rps)} vs ${round(a.rps)} req/s, medians`;
+      const rpsLine = a.model === 'open'
+        ? `Offered ${a.rate} req/s, ${key} completed ${round(b.rps)} and ${base} ${round(a.rps)} req/s (medians).`
+        : rps.settled === false ? `The RPS of ${key} against ${base} (${medians}) is ${rps.note}.`
+          : `${key} served ${times(b.rps / a.rps)} the RPS of ${base} (${stated(rps, medians, true)}).`;
+      // The ratio is only as firm as the runs under each median (report.js WIDE_SPREAD, warned about above the table).
+      const unsteady = [base, key].filter((k) => report.modes[k].wide_spread?.some((w) => w.field === 'rps'));
+      const spreadLine = unsteady.length
+        ? [`The runs of ${unsteady.join(' and ')} disagree on RPS (WIDE SPREAD, above the table): read this ratio with that in mind.`] : [];
+      return [[rpsLine, ...spreadLine, ...clientLimit(report, base, key)].join(' ')];
+    },
+  },
+  {
+    name: 'servers\' ceilings',
+    applies: (f) => bothPositive(f, 'capacity_rps'),
+    says: ({ base, key, a, b, claim }) => {
+      const capacity = claim('server capacity, wrk/h2load (req/s)', 'capacity_rps', times);
+      return [`Under native load generators (wrk for HTTP/1.1, h2load for gRPC, same concurrency) the servers reach ${round(b.capacity_rps)} vs `
+        + `${round(a.capacity_rps)} req/s (${stated(capacity, times(b.capacity_rps / a.capacity_rps), true)}), their own ceilings; k6 reached `
+        + `${((b.rps / b.capacity_rps) * 100).toFixed(0)}% of it for ${key} and ${((a.rps / a.capacity_rps) * 100).toFixed(0)}% for ${base}, `
+        + 'so where that share is low, k6 and not the server set the k6 figures.'];
+    },
+  },
+  {
+    name: 'latency, closed model',
+    applies: ({ a }) => a.model === 'closed',
+    says: ({ a, b }) => [`In the closed model latency follows throughput (each VU waits for its answer): p50 ${fixed(b.latency_ms.p50, 2)} vs `
+      + `${fixed(a.latency_ms.p50, 2)} ms, p99 ${fixed(b.latency_ms.p99, 2)} vs ${fixed(a.latency_ms.p99, 2)} ms; compare latency at a fixed rate `
+      + 'with the open model (RATE).'],
+  },
+  {
+    name: 'latency, open model',
+    applies: ({ a }) => a.model !== 'closed',
+    says: ({ a, b }) => [`At the same arrival rate (${a.rate} req/s), p50 is ${fixed(b.latency_ms.p50, 2)} vs ${fixed(a.latency_ms.p50, 2)} ms and `
+      + `p99 ${fixed(b.latency_ms.p99, 2)} vs ${fixed(a.latency_ms.p99, 2)} ms.`],
+  },
+  {
+    name: 'dropped iterations',
+    applies: ({ a, b }) => a.model !== 'closed' && a.dropped_iterations + b.dropped_iterations > 0,
+    says: ({ base, key, a, b }) => [`Dropped iterations (${base} ${a.dropped_iterations}, ${key} ${b.dropped_iterations}) mean the rate was not `
+      + 'sustained: lower RATE or raise VUS.'],
+  },
+  {
+    name: 'bytes',
+    applies: () => true,
+    says: ({ report, a, b, claim }) => bytesLines(report, a, b, (label, field) => stated(claim(label, field, pct), pct(b[field] / a[field]), true)),
+  },
+  {
+    // The server's own accounting: where either column lacks it, the notes under the table say why (report.js).
+    name: 'the server\'s accounting',
+    applies: ({ a, b }) => finite(a.server_cpu_us_per_request) && finite(b.server_cpu_us_per_request),
+    says: ({ a, b, claim }) => [`The server's own accounting of the measured run: ${fixed(b.server_cpu_us_per_request, 0)} vs `
+      + `${fixed(a.server_cpu_us_per_request, 0)} µs of server CPU per request `
+      + `(${stated(claim('server CPU per request (µs)', 'server_cpu_us_per_request', times), times(b.server_cpu_us_per_request / a.server_cpu_us_per_request), true)}), `
+      + `${fixed(b.server_gc_ms_per_1k_requests, 1)} vs ${fixed(a.server_gc_ms_per_1k_requests, 1)} ms of GC pauses per 1000 requests, `
+      + `event-loop delay p99 ${fixed(b.server_eventloop_p99_ms, 2)} vs ${fixed(a.server_eventloop_p99_ms, 2)} ms and `
+      + `RSS peak ${fixed(b.server_rss_peak_mib, 0)} vs ${fixed(a.server_rss_peak_mib, 0)} MiB (worst worker).`],
+  },
+  {
+    name: 'each worker\'s share',
+    applies: ({ a, b }) => finite(a.server_cpu_us_per_request) && finite(b.server_cpu_us_per_request)
+      && [a, b].every((m) => finite(m.server_worker_share_max_pct)) && (a.server_worker_share_max_pct < 100 || b.server_worker_share_max_pct < 100),
+    says: ({ base, key, a, b }) => [`Each worker served ${fixed(b.server_worker_share_min_pct, 0)}–${fixed(b.server_worker_share_max_pct, 0)}% of the `
+      + `requests for ${key} and ${fixed(a.server_worker_share_min_pct, 0)}–${fixed(a.server_worker_share_max_pct, 0)}% for ${base}.`],
+  },
+  {
+    name: 'a connection per request',
+    applies: ({ a }) => a.connections === 'per-request',
+    says: () => ['Every request opened a new connection (TCP handshake; for HTTP/2 also the connection preface and SETTINGS exchange), '
+      + 'which these byte and latency figures include.'],
+  },
+];
+
+/**
+ * Sentences comparing column `key` with the baseline column `base` of a report: those of READING_RULES that apply, in
+ * their order.
  * @param {{modes: Record<string, object>}} report
  * @param {string} base baseline column key (e.g. 'http')
  * @param {string} key compared column key (e.g. 'grpc')
@@ -105,65 +215,9 @@ export const stated = (claim, shown, quiet = false) => (claim.settled === false 
 export function readingOf(report, base, key) {
   const a = report.modes[base];
   const b = report.modes[key];
-  const lines = [];
-  const failed = a.failed + b.failed + a.checks_failed + b.checks_failed;
-  if (failed > 0) lines.push(`${failed} request(s) or check(s) failed: read the figures below with that in mind.`);
-
-  // Each ratio stated only as far as its interval settles it (ratioClaim); without one for want of repeats, said once here.
-  const claim = (label, field, show) => ratioClaim(report, base, key, label, b[field] / a[field], show);
-  const repeats = Math.min(a.repeats, b.repeats);
-  if (repeats < MIN_PAIRS) {
-    lines.push(`${repeats === 1 ? 'One run' : 'Two runs'} per column cannot say whether a ratio is settled: its interval needs REPEATS ≥ ${MIN_PAIRS}, `
-      + 'so the ratios here are as measured.');
-  }
-  const rps = claim('RPS (req/s)', 'rps', times);
-  const medians = `${round(b.rps)} vs ${round(a.rps)} req/s, medians`;
-  const rpsLine = a.model === 'open'
-    ? `Offered ${a.rate} req/s, ${key} completed ${round(b.rps)} and ${base} ${round(a.rps)} req/s (medians).`
-    : rps.settled === false ? `The RPS of ${key} against ${base} (${medians}) is ${rps.note}.`
-      : `${key} served ${times(b.rps / a.rps)} the RPS of ${base} (${stated(rps, medians, true)}).`;
-  // The ratio is only as firm as the runs under each median (report.js WIDE_SPREAD, warned about above the table).
-  const unsteady = [base, key].filter((k) => report.modes[k].wide_spread?.some((w) => w.field === 'rps'));
-  const spreadLine = unsteady.length
-    ? [`The runs of ${unsteady.join(' and ')} disagree on RPS (WIDE SPREAD, above the table): read this ratio with that in mind.`] : [];
-  lines.push([rpsLine, ...spreadLine, ...clientLimit(report, base, key)].join(' '));
-  if (finite(a.capacity_rps) && finite(b.capacity_rps) && a.capacity_rps > 0 && b.capacity_rps > 0) {
-    const capacity = claim('server capacity, wrk/h2load (req/s)', 'capacity_rps', times);
-    lines.push(`Under native load generators (wrk for HTTP/1.1, h2load for gRPC, same concurrency) the servers reach ${round(b.capacity_rps)} vs `
-      + `${round(a.capacity_rps)} req/s (${stated(capacity, times(b.capacity_rps / a.capacity_rps), true)}), their own ceilings; k6 reached `
-      + `${((b.rps / b.capacity_rps) * 100).toFixed(0)}% of it for ${key} and ${((a.rps / a.capacity_rps) * 100).toFixed(0)}% for ${base}, `
-      + 'so where that share is low, k6 and not the server set the k6 figures.');
-  }
-  if (a.model === 'closed') {
-    lines.push(`In the closed model latency follows throughput (each VU waits for its answer): p50 ${fixed(b.latency_ms.p50, 2)} vs ${fixed(a.latency_ms.p50, 2)} ms, `
-      + `p99 ${fixed(b.latency_ms.p99, 2)} vs ${fixed(a.latency_ms.p99, 2)} ms; compare latency at a fixed rate with the open model (RATE).`);
-  } else {
-    lines.push(`At the same arrival rate (${a.rate} req/s), p50 is ${fixed(b.latency_ms.p50, 2)} vs ${fixed(a.latency_ms.p50, 2)} ms and `
-      + `p99 ${fixed(b.latency_ms.p99, 2)} vs ${fixed(a.latency_ms.p99, 2)} ms.`);
-    if (a.dropped_iterations + b.dropped_iterations > 0) {
-      lines.push(`Dropped iterations (${base} ${a.dropped_iterations}, ${key} ${b.dropped_iterations}) mean the rate was not sustained: lower RATE or raise VUS.`);
-    }
-  }
-
-  lines.push(...bytesLines(report, a, b, (label, field) => stated(claim(label, field, pct), pct(b[field] / a[field]), true)));
-  // The server's own accounting: where either column lacks it, the notes under the table say why (report.js).
-  if (finite(a.server_cpu_us_per_request) && finite(b.server_cpu_us_per_request)) {
-    lines.push(`The server's own accounting of the measured run: ${fixed(b.server_cpu_us_per_request, 0)} vs `
-      + `${fixed(a.server_cpu_us_per_request, 0)} µs of server CPU per request `
-      + `(${stated(claim('server CPU per request (µs)', 'server_cpu_us_per_request', times), times(b.server_cpu_us_per_request / a.server_cpu_us_per_request), true)}), `
-      + `${fixed(b.server_gc_ms_per_1k_requests, 1)} vs ${fixed(a.server_gc_ms_per_1k_requests, 1)} ms of GC pauses per 1000 requests, `
-      + `event-loop delay p99 ${fixed(b.server_eventloop_p99_ms, 2)} vs ${fixed(a.server_eventloop_p99_ms, 2)} ms and `
-      + `RSS peak ${fixed(b.server_rss_peak_mib, 0)} vs ${fixed(a.server_rss_peak_mib, 0)} MiB (worst worker).`);
-    if ([a, b].every((m) => finite(m.server_worker_share_max_pct)) && (a.server_worker_share_max_pct < 100 || b.server_worker_share_max_pct < 100)) {
-      lines.push(`Each worker served ${fixed(b.server_worker_share_min_pct, 0)}–${fixed(b.server_worker_share_max_pct, 0)}% of the requests `
-        + `for ${key} and ${fixed(a.server_worker_share_min_pct, 0)}–${fixed(a.server_worker_share_max_pct, 0)}% for ${base}.`);
-    }
-  }
-  if (a.connections === 'per-request') {
-    lines.push('Every request opened a new connection (TCP handshake; for HTTP/2 also the connection preface and SETTINGS exchange), '
-      + 'which these byte and latency figures include.');
-  }
-  return lines;
+  /** @type {ReadingFacts} */
+  const facts = { report, base, key, a, b, claim: (label, field, show) => ratioClaim(report, base, key, label, b[field] / a[field], show) };
+  return READING_RULES.filter((rule) => rule.applies(facts)).flatMap((rule) => rule.says(facts));
 }
 
 /**

@@ -85,100 +85,167 @@ function limitName(m) {
 }
 
 /**
- * The verdict of a report (bench/report/report.js): the server's cost per request and the bytes of each direction that
- * carries a payload (PER_REQUEST); the servers'
- * ceilings under wrk/h2load where the capacity pass ran and they are ceilings (above what k6 reached); which side the k6
- * RPS row measures (client-bound, on loopback) or, over a link, which limit each mode hit. Nothing when the pair is
- * missing, the columns are not comparable, or requests failed.
- * @param {{order: string[], modes: Record<string, object>, notes: string[], link: object|null, provenance?: object|null}} report
- * @returns {string[]} at most VERDICT_LINES sentences
+ * What the verdict's rules read of a report's first pair (verdictFacts).
+ * @typedef {object} VerdictFacts
+ * @property {object} report
+ * @property {object} a the HTTP column
+ * @property {object} b the gRPC column
+ * @property {Array<[object, string]>} named [column, 'HTTP'|'gRPC']
+ * @property {(label: string, field: string, show: (ratio: number) => string) => import('./reading.js').RatioClaim} claim
+ *   a ratio gRPC/HTTP of a row, as far as its 95% interval settles it (reading.js ratioClaim)
+ * @property {ReturnType<typeof carriedBy>} carried what each direction carries (carried.js)
+ * @property {import('./reading.js').RatioClaim|null} rpsClaim the k6 RPS ratio's claim, closed model only
+ * @property {string|null} rpsRatio that ratio as a sentence states it: `0.49 (95% interval …)` or `not settled at …`
+ * @property {object|null} link the emulated link (null on loopback and to a remote machine)
  */
-export function verdictOf(report) {
-  const pair = verdictPair(report);
-  if (!pair) return [];
-  const [a, b] = pair.map((k) => report.modes[k]);
-  // Figures measured under different conditions, or with failures, support no plain verdict.
-  if (report.notes.some((n) => n.startsWith('NOT COMPARABLE')) || report.provenance?.differences?.length) return [];
-  if (a.failed + b.failed + a.checks_failed + b.checks_failed > 0) return [];
-  const lines = [];
-  /** @type {Array<[object, string]>} */
-  const named = [[a, 'HTTP'], [b, 'gRPC']];
 
+/**
+ * The facts of a report's verdict: null when there is nothing to say, as the pair is missing, its figures were measured
+ * under different conditions, or requests failed.
+ * @param {{order: string[], modes: Record<string, object>, notes: string[], link: object|null, provenance?: object|null}} report
+ * @returns {VerdictFacts|null}
+ */
+export function verdictFacts(report) {
+  const pair = verdictPair(report);
+  if (!pair) return null;
+  const [a, b] = pair.map((k) => report.modes[k]);
+  if (report.notes.some((n) => n.startsWith('NOT COMPARABLE')) || report.provenance?.differences?.length) return null;
+  if (a.failed + b.failed + a.checks_failed + b.checks_failed > 0) return null;
   // Each ratio stated as far as its 95% interval settles it (reading.js ratioClaim): a direction where it excludes 1, with the
   // interval; "not settled at N repeats" instead where it includes 1; with too few repeats, the ratio and that it has no interval.
   const claim = (label, field, show) => ratioClaim(report, pair[0], pair[1], label, b[field] / a[field], show);
-  const facts = { a, b, carried: carriedBy(report, a, b) };
-  const parts = PER_REQUEST.filter((rule) => rule.applies(facts)).map((rule) => {
-    const ratio = b[rule.field] / a[rule.field];
-    return { what: rule.what(facts), ratio, claim: claim(rule.label, rule.field, timesLike(ratio)) };
-  });
-  // The server's accounting missing in a column (rows.js MEASUREMENTS): said, with why, rather than left out.
-  const noServer = whyMissing(named, 'server_cpu_us_per_request');
-  const serverMissing = noServer ? `server CPU ${NOT_MEASURED} (${noServer})` : null;
-  const said = parts.filter((p) => p.claim.settled !== false);
-  // One note for all where they share it (too few repeats), else each named: the interval of each.
-  const notes = [...new Set(said.map((p) => p.claim.note).filter(Boolean))];
-  const note = notes.length > 1 ? said.filter((p) => p.claim.note).map((p) => `${p.what.replace(/^the /, '')} ${p.claim.note}`).join('; ') : notes[0];
-  const clauses = [
-    said.length ? `gRPC used ${andList(said.map((p) => `${times(p.ratio)} ${p.what}`))} of JSON over HTTP${note ? ` (${note})` : ''}` : null,
-    ...parts.filter((p) => p.claim.settled === false).map((p) => `gRPC's ${p.what.replace(/^the /, '')} against JSON over HTTP is ${p.claim.note}`),
-  ].filter(Boolean);
-  if (clauses.length) lines.push(`Per request, ${clauses.join('; ')}${serverMissing ? `; ${serverMissing}` : ''}.`);
-  else if (serverMissing) lines.push(`Per request: ${serverMissing}.`);
-
-  const link = report.link && report.link.name !== 'remote' ? report.link : null;
-  const overLink = report.link ? ` over the same ${link ? 'link' : 'network'}` : '';
-  // A ceiling below what k6 reached is no ceiling (a failing or disturbed pass): then nothing is said of it.
-  const ceiling = (m) => num(m.capacity_rps) && m.capacity_rps >= m.rps;
-  if (ceiling(a) && ceiling(b)) {
-    const ratio = (b.capacity_rps / a.capacity_rps).toFixed(2);
-    lines.push(`Servers' ceilings (wrk/h2load${overLink}): HTTP ${formatNumber(a.capacity_rps)}, gRPC ${formatNumber(b.capacity_rps)} req/s `
-      + `(${stated(claim('server capacity, wrk/h2load (req/s)', 'capacity_rps', fixed2), ratio)}).`);
-  } else if (named.some(([m]) => ceiling(m)) && whyMissing(named, 'capacity_rps')) {
-    // The pass ran for one column only: its ceiling, and the other's as not measured.
-    const each = named.map(([m, name]) => (ceiling(m) ? `${name} ${formatNumber(m.capacity_rps)} req/s`
-      : `${name} ${NOT_MEASURED} (${(m.not_measured ?? []).find((n) => n.fields.includes('capacity_rps'))?.reason ?? 'below what k6 reached'})`));
-    lines.push(`Servers' ceilings (wrk/h2load${overLink}): ${each.join(', ')}.`);
-  }
-
   // The k6 RPS ratio as a sentence may state it: `is 0.49 (95% interval …)`, or `is not settled at N repeats: …`.
   const rpsClaim = num(a.rps) && num(b.rps) && a.rps > 0 && a.model === 'closed' ? claim('RPS (req/s)', 'rps', fixed2) : null;
   const rpsRatio = rpsClaim && (rpsClaim.settled === false ? rpsClaim.note
     : `${fixed2(b.rps / a.rps)}${rpsClaim.note ? ` (${rpsClaim.note})` : ''}`);
-  if (report.link) {
-    const limits = [a, b].map(limitName);
-    if (limits.every(Boolean) && rpsRatio) {
+  return {
+    report, a, b, named: [[a, 'HTTP'], [b, 'gRPC']], claim, carried: carriedBy(report, a, b), rpsClaim, rpsRatio,
+    link: report.link && report.link.name !== 'remote' ? report.link : null,
+  };
+}
+
+/** The figures of PER_REQUEST that apply, each with its ratio and claim. */
+const perRequestParts = (f) => PER_REQUEST.filter((rule) => rule.applies(f)).map((rule) => {
+  const ratio = f.b[rule.field] / f.a[rule.field];
+  return { what: rule.what(f), ratio, claim: f.claim(rule.label, rule.field, timesLike(ratio)) };
+});
+
+/** The server's accounting missing in a column (rows.js MEASUREMENTS): said, with why, rather than left out. */
+const serverMissing = (f) => {
+  const why = whyMissing(f.named, 'server_cpu_us_per_request');
+  return why ? `server CPU ${NOT_MEASURED} (${why})` : null;
+};
+
+/** A ceiling below what k6 reached is no ceiling (a failing or disturbed pass): then nothing is said of it. */
+const ceiling = (m) => num(m.capacity_rps) && m.capacity_rps >= m.rps;
+const overLink = (f) => (f.report.link ? ` over the same ${f.link ? 'link' : 'network'}` : '');
+/** Neither sign of the client's limit (k6's CPU, the client's ceiling) measured in a column. */
+const unjudged = (f) => f.named.filter(([m]) => m.client_bound_by == null);
+const boundModes = (f) => [[f.a, 'http'], [f.b, 'grpc']].filter(([m]) => m.client_bound);
+/** The client-bound sentences: closed model, on loopback, with both columns judged. */
+const judgedLocal = (f) => Boolean(f.rpsRatio) && !f.report.link && unjudged(f).length === 0;
+
+/**
+ * The verdict's rules, in the order of their sentences: each says when it applies and the sentence it writes. The last
+ * four are exclusive: what the k6 RPS row measures is said once.
+ * @type {Array<{name: string, applies: (f: VerdictFacts) => boolean, says: (f: VerdictFacts) => string}>}
+ */
+export const VERDICT_RULES = [
+  {
+    name: 'per request',
+    applies: (f) => perRequestParts(f).length > 0 || serverMissing(f) !== null,
+    says: (f) => {
+      const parts = perRequestParts(f);
+      const missing = serverMissing(f);
+      const said = parts.filter((p) => p.claim.settled !== false);
+      // One note for all where they share it (too few repeats), else each named: the interval of each.
+      const notes = [...new Set(said.map((p) => p.claim.note).filter(Boolean))];
+      const note = notes.length > 1 ? said.filter((p) => p.claim.note).map((p) => `${p.what.replace(/^the /, '')} ${p.claim.note}`).join('; ') : notes[0];
+      const clauses = [
+        said.length ? `gRPC used ${andList(said.map((p) => `${times(p.ratio)} ${p.what}`))} of JSON over HTTP${note ? ` (${note})` : ''}` : null,
+        ...parts.filter((p) => p.claim.settled === false).map((p) => `gRPC's ${p.what.replace(/^the /, '')} against JSON over HTTP is ${p.claim.note}`),
+      ].filter(Boolean);
+      return clauses.length ? `Per request, ${clauses.join('; ')}${missing ? `; ${missing}` : ''}.` : `Per request: ${missing}.`;
+    },
+  },
+  {
+    name: 'servers\' ceilings',
+    applies: (f) => ceiling(f.a) && ceiling(f.b),
+    says: (f) => `Servers' ceilings (wrk/h2load${overLink(f)}): HTTP ${formatNumber(f.a.capacity_rps)}, gRPC ${formatNumber(f.b.capacity_rps)} req/s `
+      + `(${stated(f.claim('server capacity, wrk/h2load (req/s)', 'capacity_rps', fixed2), (f.b.capacity_rps / f.a.capacity_rps).toFixed(2))}).`,
+  },
+  {
+    // The pass ran for one column only: its ceiling, and the other's as not measured.
+    name: 'one server\'s ceiling',
+    applies: (f) => !(ceiling(f.a) && ceiling(f.b)) && f.named.some(([m]) => ceiling(m)) && whyMissing(f.named, 'capacity_rps') !== null,
+    says: (f) => `Servers' ceilings (wrk/h2load${overLink(f)}): ${f.named.map(([m, name]) => (ceiling(m) ? `${name} ${formatNumber(m.capacity_rps)} req/s`
+      : `${name} ${NOT_MEASURED} (${(m.not_measured ?? []).find((n) => n.fields.includes('capacity_rps'))?.reason ?? 'below what k6 reached'})`)).join(', ')}.`,
+  },
+  {
+    name: 'the limit each mode hit over a link',
+    applies: (f) => Boolean(f.report.link) && [f.a, f.b].every((m) => limitName(m) !== null) && Boolean(f.rpsRatio),
+    says: (f) => {
+      const limits = [f.a, f.b].map(limitName);
       const hit = (mode, name) => (name === 'none' ? `${SHORT[mode]} hit no limit (none at 80%)` : `${SHORT[mode]} hit the ${name} limit`);
-      lines.push(`Over the ${link ? `${link.name} link` : 'network to the remote server'}, ${hit('http', limits[0])} and ${hit('grpc', limits[1])}; `
-        + `the k6 RPS ratio gRPC/HTTP is ${rpsRatio}.`);
-    }
-  } else if (rpsRatio && (a.client_bound_by == null || b.client_bound_by == null)) {
-    // Neither sign of the client's limit measured in a column (k6's CPU and the client's ceiling): nothing claimed, and said so.
-    const unjudged = named.filter(([m]) => m.client_bound_by == null);
-    const why = [...new Set(unjudged.flatMap(([m]) => (m.not_measured ?? []).filter((n) => n.fields.includes('k6_cpu_pct')
-      || n.fields.includes('client_ceiling_rps')).map((n) => n.reason)))];
-    const bound = named.filter(([m]) => m.client_bound);
-    lines.push(`${bound.length ? `The k6 RPS row is client-bound for ${boundNames(bound)}; for the other, w` : 'W'}hether the k6 RPS row measures k6 `
-      + `or the server${bound.length ? '' : 's'} is not known: neither k6's CPU nor the client's ceiling was measured for `
-      + `${unjudged.map(([, name]) => name).join(' and ')}${why.length ? ` (${why.join('; ')})` : ''}; the k6 RPS ratio gRPC/HTTP is ${rpsRatio}.`);
-  } else if (rpsRatio) {
-    const boundModes = [[a, 'http'], [b, 'grpc']].filter(([m]) => m.client_bound);
-    const bound = boundNames(boundModes.map(([m, mode]) => [m, SHORT[mode]]));
-    if (boundModes.length) {
-      lines.push(`The k6 RPS row is client-bound for ${bound}, so it measures k6`
-        + `${boundModes.length === 2 ? '' : ' there'}, not the server${boundModes.length === 2 ? 's' : ''}.`);
-    } else if (a.client_bound_by === 'ceiling' && b.client_bound_by === 'ceiling' && !wide(a, 'rps') && !wide(b, 'rps')) {
-      const shares = `HTTP ${a.client_share.toFixed(2)}, gRPC ${b.client_share.toFixed(2)}`;
+      return `Over the ${f.link ? `${f.link.name} link` : 'network to the remote server'}, ${hit('http', limits[0])} and ${hit('grpc', limits[1])}; `
+        + `the k6 RPS ratio gRPC/HTTP is ${f.rpsRatio}.`;
+    },
+  },
+  {
+    // Neither sign of the client's limit measured in a column: nothing claimed, and said so.
+    name: 'whether k6 is the limit is not known',
+    applies: (f) => Boolean(f.rpsRatio) && !f.report.link && unjudged(f).length > 0,
+    says: (f) => {
+      const why = [...new Set(unjudged(f).flatMap(([m]) => (m.not_measured ?? []).filter((n) => n.fields.includes('k6_cpu_pct')
+        || n.fields.includes('client_ceiling_rps')).map((n) => n.reason)))];
+      const bound = f.named.filter(([m]) => m.client_bound);
+      return `${bound.length ? `The k6 RPS row is client-bound for ${boundNames(bound)}; for the other, w` : 'W'}hether the k6 RPS row measures k6 `
+        + `or the server${bound.length ? '' : 's'} is not known: neither k6's CPU nor the client's ceiling was measured for `
+        + `${unjudged(f).map(([, name]) => name).join(' and ')}${why.length ? ` (${why.join('; ')})` : ''}; the k6 RPS ratio gRPC/HTTP is ${f.rpsRatio}.`;
+    },
+  },
+  {
+    name: 'k6 client-bound',
+    applies: (f) => judgedLocal(f) && boundModes(f).length > 0,
+    says: (f) => {
+      const modes = boundModes(f);
+      return `The k6 RPS row is client-bound for ${boundNames(modes.map(([m, mode]) => [m, SHORT[mode]]))}, so it measures k6`
+        + `${modes.length === 2 ? '' : ' there'}, not the server${modes.length === 2 ? 's' : ''}.`;
+    },
+  },
+  {
+    name: 'k6 below its ceiling',
+    applies: (f) => judgedLocal(f) && boundModes(f).length === 0 && f.a.client_bound_by === 'ceiling' && f.b.client_bound_by === 'ceiling'
+      && !wide(f.a, 'rps') && !wide(f.b, 'rps'),
+    says: (f) => {
+      const shares = `HTTP ${f.a.client_share.toFixed(2)}, gRPC ${f.b.client_share.toFixed(2)}`;
       // Below the ceiling's threshold but with k6 at its CPU limit: near the client's limit, not clearly the servers'.
-      const near = [[a, 'http'], [b, 'grpc']].filter(([m]) => m.client_bound_cpu).map(([, mode]) => SHORT[mode]);
-      lines.push(near.length
+      const near = [[f.a, 'http'], [f.b, 'grpc']].filter(([m]) => m.client_bound_cpu).map(([, mode]) => SHORT[mode]);
+      return near.length
         ? `k6 stayed below ${CLIENT_BOUND_SHARE} of its ceiling (${shares}) but ran at ${CLIENT_BOUND_PCT}% of its core or more for `
-          + `${near.join(' and ')}: near the client's limit, so read the k6 RPS ratio gRPC/HTTP (${stated(rpsClaim, fixed2(b.rps / a.rps))}) beside the servers' ceilings.`
-        : `k6 stayed below ${CLIENT_BOUND_SHARE} of its ceiling (${shares}), so the servers set the limit; the k6 RPS ratio gRPC/HTTP is ${rpsRatio}.`);
-    } else if (a.client_bound_by !== 'ceiling' && b.client_bound_by !== 'ceiling'
-      && (a.k6_cpu_runs?.client_bound ?? 0) + (b.k6_cpu_runs?.client_bound ?? 0) === 0 && !wide(a, 'rps') && !wide(b, 'rps')) {
-      lines.push(`k6 stayed below ${CLIENT_BOUND_PCT}% of its core in every run; the k6 RPS ratio gRPC/HTTP is ${rpsRatio}.`);
-    }
-  }
-  return lines.slice(0, VERDICT_LINES);
+          + `${near.join(' and ')}: near the client's limit, so read the k6 RPS ratio gRPC/HTTP (${stated(f.rpsClaim, fixed2(f.b.rps / f.a.rps))}) beside the servers' ceilings.`
+        : `k6 stayed below ${CLIENT_BOUND_SHARE} of its ceiling (${shares}), so the servers set the limit; the k6 RPS ratio gRPC/HTTP is ${f.rpsRatio}.`;
+    },
+  },
+  {
+    name: 'k6 below its CPU limit',
+    applies: (f) => judgedLocal(f) && boundModes(f).length === 0 && f.a.client_bound_by !== 'ceiling' && f.b.client_bound_by !== 'ceiling'
+      && (f.a.k6_cpu_runs?.client_bound ?? 0) + (f.b.k6_cpu_runs?.client_bound ?? 0) === 0 && !wide(f.a, 'rps') && !wide(f.b, 'rps'),
+    says: (f) => `k6 stayed below ${CLIENT_BOUND_PCT}% of its core in every run; the k6 RPS ratio gRPC/HTTP is ${f.rpsRatio}.`,
+  },
+];
+
+/**
+ * The verdict of a report (bench/report/report.js): the sentences of VERDICT_RULES that apply, in their order: the
+ * server's cost per request and the bytes of each direction that carries a payload (PER_REQUEST); the servers'
+ * ceilings under wrk/h2load where the capacity pass ran and they are ceilings (above what k6 reached); which side the k6
+ * RPS row measures (client-bound, on loopback) or, over a link, which limit each mode hit. Nothing when the pair is
+ * missing, the columns are not comparable, or requests failed (verdictFacts).
+ * @param {{order: string[], modes: Record<string, object>, notes: string[], link: object|null, provenance?: object|null}} report
+ * @returns {string[]} at most VERDICT_LINES sentences
+ */
+export function verdictOf(report) {
+  const facts = verdictFacts(report);
+  if (!facts) return [];
+  return VERDICT_RULES.filter((rule) => rule.applies(facts)).map((rule) => rule.says(facts)).slice(0, VERDICT_LINES);
 }
