@@ -10,6 +10,7 @@ import { DESCRIPTOR_SET } from '../proto/own/schema.js';
 import { BUILT_IN_SERVICES } from '../proto/own/builtins.js';
 import { loadOwnService } from '../proto/own/service.js';
 import { ROOT } from './root.js';
+import { OWN_MAX_BODY_BYTES } from '../server/settings.js';
 
 /** Where the built-in services' paths are relative to. */
 const PROTO_DIR = path.join(ROOT, 'proto');
@@ -106,11 +107,12 @@ export async function prepareOwn(source, scratch, scenario) {
   const { rpc, requests, responses } = service;
   const requestsFile = path.join(scratch, `requests-${scenario}.json`);
   await writeFile(requestsFile, `[${requests.messages.map((m) => toJsonText(rpc.requestType, m)).join(',\n')}]\n`);
+  const largest = Math.max(...requests.jsonBytes, ...requests.protobufBytes);
   const server = Object.fromEntries(Object.entries({
     PROTO: source.PROTO, PROTO_PATH: source.PROTO_PATH, RPC: source.RPC, RESPONSE: source.RESPONSE,
     // Both twins take a request as large as the largest sample (grpc-js's grpc.max_receive_message_length, fastify's
-    // bodyLimit): the server's default of 64 KiB would refuse an OTLP batch a real collector takes.
-    MAX_BODY_BYTES: String(Math.max(65536, ...requests.jsonBytes, ...requests.protobufBytes)),
+    // bodyLimit): an own service's default, 4 MiB, unless a sample's JSON is larger still.
+    MAX_BODY_BYTES: largest > OWN_MAX_BODY_BYTES ? String(largest) : undefined,
   }).filter(([, v]) => v));
   const k6 = {
     RPC: rpc.name, REQUESTS: requestsFile, SCENARIO: scenario,

@@ -10,6 +10,14 @@ import { tlsMaterial } from './tls.js';
 // setTimeout fires at once for delays past 2^31-1 ms, so no duration may exceed it.
 const durationMs = wholeNumber(1, 2 ** 31 - 1);
 
+/** MAX_BODY_BYTES of the demo: its requests are a few bytes, so a small bound is the hardened one (bytes). */
+export const DEMO_MAX_BODY_BYTES = 65536;
+/**
+ * MAX_BODY_BYTES of an own service: gRPC's default maximum receive message size (grpc-js and grpc-go
+ * `grpc.max_receive_message_length`, 4 × 1024 × 1024 bytes), which an OTLP collector's export batches live within.
+ */
+export const OWN_MAX_BODY_BYTES = 4 * 1024 * 1024;
+
 /**
  * Names of the listeners a mode opens.
  * @param {string} mode a value of MODE, validated by readSettings
@@ -143,11 +151,14 @@ export function serverSettingSpecs(cores = os.availableParallelism()) {
       desc: 'open connections one worker keeps on each listener, HTTP/1.1 and HTTP/2 (gRPC) alike (1 to 1,000,000); '
         + 'a connection past it is closed at once, before any byte is read',
     }),
-    // grpc-js takes a signed 32-bit length.
-    MAX_BODY_BYTES: wholeNumber(1, 2 ** 31 - 1)({
-      default: 65536,
-      desc: 'largest HTTP request body (413 past it) and largest gRPC request message (RESOURCE_EXHAUSTED past it), in bytes',
-    }),
+    // grpc-js takes a signed 32-bit length. Unset, it follows what is served (readSettings).
+    MAX_BODY_BYTES: withDefaultText(wholeNumber(1, 2 ** 31 - 1)({
+      default: undefined,
+      desc: 'largest HTTP request body (413 past it) and largest gRPC request message (RESOURCE_EXHAUSTED past it), in bytes, '
+        + 'on every listener',
+      example: '1048576',
+    }), `unset: ${DEMO_MAX_BODY_BYTES} (64 KiB) for the demo; ${OWN_MAX_BODY_BYTES} (4 MiB, gRPC's default maximum receive message `
+      + 'size) with RPC, an own service'),
     HEADERS_TIMEOUT_MS: durationMs({
       default: 10000,
       desc: 'how long (ms) an HTTP client may take to send a request\'s head before it gets 408 and the connection is closed '
@@ -328,5 +339,6 @@ export function readSettings(env = process.env) {
         + 'no TLS (the peers stay as their library\'s users run them); leave TLS_CERT/TLS_KEY unset or drop them from MODE');
     }
   }
-  return settings;
+  // Unset, the body limit follows what is served: envalid's settings are read-only, so the one derived value is added here.
+  return Object.freeze({ ...settings, MAX_BODY_BYTES: settings.MAX_BODY_BYTES ?? (settings.RPC ? OWN_MAX_BODY_BYTES : DEMO_MAX_BODY_BYTES) });
 }

@@ -3,12 +3,14 @@
 // or 400 with the reason, and kills no worker.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import grpc from '@grpc/grpc-js';
+import { fromJson } from '../../proto/own/samples.js';
+import { loadOwnService } from '../../proto/own/service.js';
 import { freePort, ROOT, startServer } from '../helpers/server.js';
 
 const run = promisify(execFile);
@@ -135,5 +137,51 @@ describe('at run time, a request that does not decode', () => {
     const ok = await post('{"orderId":"1"}');
     assert.equal(ok.status, 200);
     assert.deepEqual(server.workerPids(), [pid]);
+  });
+});
+
+// What a real exporter sends a collector: a logs export of 64 records (an OpenTelemetry SDK's batch processor exports up
+// to 512 a call), pretty-printed, about 80 KB. An own service takes up to 4 MiB, gRPC's own default, with no setting.
+describe('an own service\'s request limit: 4 MiB with no setting', () => {
+  const otlp = path.join(ROOT, 'proto/otlp');
+  const LOGS = { PROTO: path.join(otlp, 'opentelemetry/proto/collector/logs/v1/logs_service.proto'), PROTO_PATH: otlp,
+    RPC: 'opentelemetry.proto.collector.logs.v1.LogsService/Export' };
+  const route = '/opentelemetry.proto.collector.logs.v1.LogsService/Export';
+  /** The example export with its one scope's records repeated to `n`, indented as a person would write it. */
+  const batch = async (n) => {
+    const example = JSON.parse(await readFile(path.join(otlp, 'examples/logs.json'), 'utf8'));
+    const scope = example.resourceLogs[0].scopeLogs[0];
+    scope.logRecords = Array.from({ length: n }, (_, i) => ({ ...scope.logRecords[0], body: { stringValue: `record ${i}: ${'x'.repeat(900)}` } }));
+    return JSON.stringify(example, null, 2);
+  };
+  const post = (server, body) => fetch(`http://127.0.0.1:${server.ports.http}${route}`,
+    { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+
+  test('node server takes a 64-record logs export over both twins; MAX_BODY_BYTES lowers the limit', async () => {
+    const body = await batch(64);
+    assert.ok(body.length > 64 * 1024, `${body.length} bytes: more than the demo's 64 KiB`);
+    const server = await startServer({ MODE: 'http,grpc', ...LOGS });
+    try {
+      const res = await post(server, body);
+      assert.equal(res.status, 200, await res.clone().text());
+      // The same export as protobuf over gRPC: what the JSON twin decoded, encoded again by the server's own schema.
+      const { rpc } = loadOwnService(LOGS);
+      const bytes = Buffer.from(rpc.requestType.encode(fromJson(rpc.requestType, body)).finish());
+      assert.ok(bytes.length > 64 * 1024, `${bytes.length} bytes of protobuf`);
+      const client = new grpc.Client(`127.0.0.1:${server.ports.grpc}`, grpc.credentials.createInsecure());
+      const status = await new Promise((resolve) => {
+        client.makeUnaryRequest(route, (b) => b, (b) => b, bytes, (err) => resolve(err ?? null));
+      });
+      client.close();
+      assert.equal(status, null, status?.details);
+    } finally {
+      await server.stop();
+    }
+    const small = await startServer({ MODE: 'http', ...LOGS, MAX_BODY_BYTES: '65536' });
+    try {
+      assert.equal((await post(small, body)).status, 413);
+    } finally {
+      await small.stop();
+    }
   });
 });

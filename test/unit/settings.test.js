@@ -162,6 +162,10 @@ test('the limits have safe defaults', () => {
   assert.equal(settings.SHUTDOWN_TIMEOUT_MS, 10000);
   assert.equal(settings.MAX_CONNECTIONS, 4096);
   assert.equal(settings.MAX_BODY_BYTES, 65536);
+  // An own service: gRPC's default maximum receive message size, 4 MiB; a set value holds either way.
+  assert.equal(readSettings({ PROTO: 'a.proto', RPC: 'a.S/M' }).MAX_BODY_BYTES, 4 * 1024 * 1024);
+  assert.equal(readSettings({ PROTO: 'a.proto', RPC: 'a.S/M', MAX_BODY_BYTES: '1024' }).MAX_BODY_BYTES, 1024);
+  assert.equal(readSettings({ MAX_BODY_BYTES: '1048576' }).MAX_BODY_BYTES, 1048576);
   assert.equal(settings.HEADERS_TIMEOUT_MS, 10000);
   assert.equal(settings.REQUEST_TIMEOUT_MS, 30000);
 });
