@@ -166,7 +166,7 @@ async function serveHttpRules(app, { rpc, refusal }, codec, pick) {
           let decoded;
           try {
             const query = q < 0 ? NO_QUERY : new URLSearchParams(url.slice(q + 1));
-            decoded = decodeBound(/** @type {any} */ (requestOf(binding, match, query, request.body)));
+            decoded = decodeBound(/** @type {any} */ (requestOf(binding, match, query, request.body, rpc.requestType, decodeBound)));
           } catch (err) {
             throw badRequest(rpc, err.message);
           }

@@ -5,6 +5,8 @@
 // and the query binds the others; without a body, the query binds every field the path does not.
 // Source: https://github.com/googleapis/googleapis/blob/master/google/api/http.proto (HttpRule's documentation).
 
+import { bodyHolds, protoPath, queryKeys, setField } from './http-query.js';
+
 const VERBS = ['get', 'put', 'post', 'delete', 'patch'];
 
 /**
@@ -42,8 +44,19 @@ export function httpBindingsOf(method) {
 
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** One segment pattern of a template (`*`, `**` or a literal) as a regular expression. */
-const segmentPattern = (segment) => (segment === '**' ? '.+' : segment === '*' ? '[^/]+' : escape(segment));
+/**
+ * Path segments of a template (`*`, `**` or literals) as a regular expression, each after a slash but the first of a
+ * variable's: `**`, the last segment where it is one, matches zero or more segments (http.proto; grpc-gateway's OpPushM:
+ * `{name=o/**}` matches `o`, `o/a` and `o/a/b`).
+ * @param {string[]} segments
+ * @param {boolean} leading the first segment comes after a slash too
+ * @returns {string}
+ */
+const segmentsPattern = (segments, leading) => segments.map((segment, i) => {
+  const slash = leading || i > 0;
+  if (segment === '**') return slash ? '(?:/.*)?' : '.*';
+  return `${slash ? '/' : ''}${segment === '*' ? '[^/]+' : escape(segment)}`;
+}).join('');
 
 /**
  * Compiles a path template: `/v1/{name=shelves/*}/books:publish`.
@@ -64,9 +77,9 @@ function binding(method, template, body, responseBody) {
       const [field, pattern = '*'] = variable.split('=');
       const group = `v${variables.length}`;
       variables.push({ group, field: field.trim() });
-      source += `/(?<${group}>${pattern.split('/').map(segmentPattern).join('/')})`;
+      source += `/(?<${group}>${segmentsPattern(pattern.split('/'), false)})`;
     } else {
-      source += `/${segmentPattern(segment)}`;
+      source += segmentsPattern([segment], true);
     }
   }
   const open = pathPart.search(/[{*]/);
@@ -78,48 +91,73 @@ function binding(method, template, body, responseBody) {
   };
 }
 
-/** A template's `:verb` suffix, after the last segment. */
-function splitVerb(template) {
-  const last = template.lastIndexOf('/');
-  const colon = template.indexOf(':', last);
-  return colon > last && !template.slice(last).includes('}') ? [template.slice(0, colon), template.slice(colon + 1)] : [template, ''];
-}
-
 /**
- * Sets a dotted field path in a JSON object: `a.b` → {a: {b: value}}.
- * @param {Record<string, any>} object
- * @param {string} dotted
- * @param {unknown} value
- * @param {boolean} [append] a query parameter given twice binds a repeated field; a path variable replaces
+ * A template's `:verb` suffix: a colon after the last segment, outside any variable (`/v1/{name=shelves/*}:move`,
+ * `/v1/**:verb` and `/v1/books:create` alike).
  */
-function setPath(object, dotted, value, append = false) {
-  const keys = dotted.split('.');
-  let at = object;
-  for (const key of keys.slice(0, -1)) at = at[key] ??= {};
-  const last = keys.at(-1);
-  at[last] = append && at[last] !== undefined ? [...[at[last]].flat(), value] : value;
+function splitVerb(template) {
+  let depth = 0;
+  let lastSlash = -1;
+  let colon = -1;
+  for (let i = 0; i < template.length; i++) {
+    const c = template[i];
+    if (c === '{') depth++;
+    else if (c === '}') depth--;
+    else if (depth === 0 && c === '/') {
+      lastSlash = i;
+      colon = -1;
+    } else if (depth === 0 && c === ':' && colon < 0) colon = i;
+  }
+  return colon > lastSlash ? [template.slice(0, colon), template.slice(colon + 1)] : [template, ''];
 }
 
 /**
- * The request message of a matched route, in the proto3 JSON mapping (for a strict parse): the path's variables, the
- * body as the binding says, and the query for the fields neither binds.
+ * The request message of a matched route, in the proto3 JSON mapping (for a strict parse), as grpc-gateway v2 makes it:
+ * the body as the binding says; then the path's variables, each read by its field's type (proto/own/http-query.js), in
+ * place of what the body gave the field; then, where the body is not the whole request, the query for the fields
+ * neither the path nor the body binds. A query key that names no field is ignored.
  * @param {HttpBinding} b
  * @param {RegExpMatchArray} match b.pattern's match of the path
  * @param {URLSearchParams} query
  * @param {unknown} body the parsed JSON body (undefined when none)
+ * @param {any} type the request's protobufjs Type, resolved
+ * @param {(body: unknown) => void} [checkBody] parses the body as the request strictly, throwing where it does not: called
+ *   when a path variable would replace a field the body gives, since grpc-gateway decodes the body before the path binds
  * @returns {Record<string, unknown>}
- * @throws {Error} when the body is not a JSON object where `body: "*"` needs one
+ * @throws {Error} when the body is not a JSON object where `body: "*"` needs one, or a value does not parse for its field
  */
-export function requestOf(b, match, query, body) {
-  /** @type {Record<string, unknown>} */
+export function requestOf(b, match, query, body, type, checkBody = () => {}) {
+  /** @type {Record<string, any>} */
   const request = {};
   if (b.body === '*') {
     if (body !== undefined && (body === null || typeof body !== 'object' || Array.isArray(body))) throw new Error('the body must be a JSON object');
     Object.assign(request, body ?? {});
-  } else {
-    if (b.body && body !== undefined) setPath(request, b.body, body);
-    for (const [key, value] of query) setPath(request, key, value, true);
+    if (b.variables.some(({ field }) => bodyHolds(type, body, field))) checkBody(body);
+  } else if (b.body && body !== undefined) {
+    // The body is one field's JSON, set where its path leads (by JSON names, the spelling every other key gets).
+    const path = protoPath(type, b.body.split('.'));
+    let at = request;
+    let on = type;
+    for (const [i, name] of path.entries()) {
+      const field = on?.fieldsArray.find((f) => (f.protoName ?? f.name) === name);
+      const key = field?.jsonName ?? name;
+      if (i === path.length - 1) at[key] = body;
+      else at = at[key] ??= {};
+      on = field?.resolvedType;
+    }
   }
-  for (const { group, field } of b.variables) setPath(request, field, decodeURIComponent(match.groups[group]));
+  for (const { group, field } of b.variables) {
+    const text = decodeURIComponent(match.groups[group]);
+    setField(type, request, field.split('.'), [text], { replace: true });
+  }
+  if (b.body !== '*') {
+    // grpc-gateway's filter: a key under the body's field or a path variable's is not the query's to bind.
+    const bound = [b.body, ...b.variables.map((v) => v.field)].filter(Boolean).map((p) => protoPath(type, p.split('.')));
+    for (const { path, values } of queryKeys(query)) {
+      const named = protoPath(type, path);
+      if (bound.some((prefix) => prefix.every((segment, i) => named[i] === segment))) continue;
+      setField(type, request, path, values);
+    }
+  }
   return request;
 }
