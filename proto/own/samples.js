@@ -110,10 +110,63 @@ function jsonSamples(where, text, type, limits) {
     try {
       return fromJson(type, value);
     } catch (err) {
-      throw new OwnServiceError(`${where}: sample ${i}: ${err.message}`);
+      const at = pathText(failingPath(type, value));
+      // protobufjs names the type and field it failed in (`.pkg.Msg.field: `): the path from the sample's root says more.
+      throw new OwnServiceError(`${where}: sample ${i}: ${at ? `${at}: ${err.message.replace(/^\.[\w.]+: /, '')}` : err.message}`);
     }
   });
 }
+
+/** The field of a type a sample's key names: its name, its JSON name or its .proto name, resolved. */
+const fieldByKey = (type, key) => type.fieldsArray.find((f) => f.name === key || f.jsonName === key || f.protoName === key)?.resolve();
+
+/** A message field whose JSON is an object of its fields: not an enum, not a well-known type (those have JSON of their own). */
+const plainMessage = (field) => field.resolvedType && !field.resolvedType.values && !field.resolvedType.fullName.startsWith('.google.protobuf.');
+
+const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * Where the proto3 JSON mapping refuses a JSON sample: the keys as the sample writes them, and list indices and map keys,
+ * from its root to the first value that does not parse on its own. Called only once the whole sample was refused.
+ * @param {protobuf.Type} type
+ * @param {Record<string, unknown>} json
+ * @returns {string[]} e.g. ['resourceSpans', '[0]', 'scopeSpans', '[2]', 'spans', '[0]', 'traceId']; [] where no one key fails alone
+ */
+export function failingPath(type, json) {
+  for (const [key, value] of Object.entries(json)) {
+    try {
+      fromJson(type, { [key]: value });
+      continue;
+    } catch { /* this key: where inside it */ }
+    const field = fieldByKey(type, key);
+    if (!field) return [key];
+    const inner = (v) => (plainMessage(field) && isObject(v) ? failingPath(/** @type {protobuf.Type} */ (field.resolvedType), v) : []);
+    if (field.map && isObject(value)) {
+      for (const [k, v] of Object.entries(value)) {
+        try {
+          fromJson(type, { [key]: { [k]: v } });
+        } catch {
+          return [key, `[${JSON.stringify(k)}]`, ...inner(v)];
+        }
+      }
+    } else if (field.repeated && Array.isArray(value)) {
+      for (const [i, v] of value.entries()) {
+        try {
+          fromJson(type, { [key]: [v] });
+        } catch {
+          return [key, `[${i}]`, ...inner(v)];
+        }
+      }
+    } else if (isObject(value)) {
+      return [key, ...inner(value)];
+    }
+    return [key];
+  }
+  return [];
+}
+
+/** A failing path as one text: `resourceSpans[0].scopeSpans[2].spans[0].traceId`. */
+const pathText = (path) => path.reduce((text, segment) => (segment.startsWith('[') || !text ? `${text}${segment}` : `${text}.${segment}`), '');
 
 /** Length-delimited messages: each a varint length, then that many bytes (protobuf's writeDelimited). */
 function binarySamples(where, bytes, type, limits) {

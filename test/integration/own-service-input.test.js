@@ -79,10 +79,10 @@ describe('bad input: one line before anything starts, from the server and the jo
 
   test('a sample not valid for its message: file, sample index, field and reason', async () => {
     const cases = [
-      ['{"orderId":"a"}\n{"nope":1}\n', /sample 1: \.shop\.v1\.Order: unknown field: "nope"/],
-      ['[{"itemCount":"x"}]', /sample 0: \.shop\.v1\.Order\.itemCount: /],
-      ['[{"orderId":"a"},{"customerId":"99999999999999999999"}]', /sample 1: .*out of range for int64/],
-      ['{"createdAt":"2024-13-01T00:00:00Z"}', /sample 0: .*invalid timestamp/],
+      ['{"orderId":"a"}\n{"nope":1}\n', /sample 1: nope: unknown field: "nope"/],
+      ['[{"itemCount":"x"}]', /sample 0: itemCount: /],
+      ['[{"orderId":"a"},{"customerId":"99999999999999999999"}]', /sample 1: customerId: .*out of range for int64/],
+      ['{"createdAt":"2024-13-01T00:00:00Z"}', /sample 0: createdAt: invalid timestamp/],
     ];
     for (const [i, [text, pattern]] of cases.entries()) {
       const response = await file(`bad-${i}.json`, text);
@@ -91,7 +91,7 @@ describe('bad input: one line before anything starts, from the server and the jo
     const request = await file('bad-request.ndjson', '{"orderId":"1"}\n{"orderId":5}\n');
     const { code, stderr } = await stops(['bench/cli.js', 'run', '--check-settings'], { ...GOOD, REQUEST: request, K6_BIN: process.execPath, CAPACITY: '0' });
     assert.equal(code, 1);
-    assert.match(stderr, new RegExp(`^bench: REQUEST=${request}: sample 1: \\.shop\\.v1\\.GetOrderRequest\\.orderId: .*\\n$`));
+    assert.match(stderr, new RegExp(`^bench: REQUEST=${request}: sample 1: orderId: .*\\n$`));
   });
 
   test('an empty sample file, and a sample over the size limit', async () => {
