@@ -129,7 +129,85 @@ export function loadSchema({ proto, protoPath = [] }) {
   } catch (err) {
     throw new OwnServiceError(`PROTO=${proto}: ${err.message}`);
   }
+  if (!DESCRIPTOR_SET.test(proto)) checkCustomOptions(root);
   return { root, files };
+}
+
+/**
+ * The options message each kind of declaration takes its options from (google/protobuf/descriptor.proto).
+ * @type {Array<[any, string]>}
+ */
+const OPTIONS_MESSAGE = [
+  [protobuf.Type, 'MessageOptions'], [protobuf.Field, 'FieldOptions'], [protobuf.OneOf, 'OneofOptions'],
+  [protobuf.Enum, 'EnumOptions'], [protobuf.Service, 'ServiceOptions'], [protobuf.Method, 'MethodOptions'],
+];
+
+/**
+ * Checks every custom option of a schema parsed from .proto files as protoc does, where protobufjs takes any: the
+ * option's extension must resolve, from the declaration's scope outwards, and extend the options message of the kind
+ * of declaration it is set on (an old googleapis library.proto puts `(google.api.resource)`, which today's
+ * google/api/resource.proto declares on MessageOptions, on a field; protoc refuses it, protobufjs kept it, and k6's
+ * own parser refused the schema 25 s into the run). protoc's wording, with the file and the line of the option.
+ * A FileDescriptorSet was compiled by protoc or buf, which checked it.
+ * @param {protobuf.Root} root resolved
+ * @returns {void}
+ * @throws {OwnServiceError} `file:line: Option "(name)" unknown.` or `... is an extension of "google.protobuf.X", not of
+ *   the "google.protobuf.Y" a <kind> takes.`
+ */
+function checkCustomOptions(root) {
+  const check = (object) => {
+    const expected = OPTIONS_MESSAGE.find(([kind]) => object instanceof kind)?.[1];
+    for (const option of object.parsedOptions ?? []) {
+      for (const key of Object.keys(option ?? {})) {
+        const name = /^\((.+)\)/.exec(key)?.[1];
+        if (!name || !expected) continue;
+        const scope = object instanceof protobuf.Namespace ? object : object.parent;
+        // protobufjs names a field, an extension too, in lowerCamelCase: `resource_reference` is `resourceReference`.
+        const found = [name, name.replace(/[^.]*$/, (last) => last.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase()))].map((n) => (n.startsWith('.')
+          ? root.lookup(n, [protobuf.Field]) : scope?.lookup(n, [protobuf.Field]))).find(Boolean);
+        const extension = found instanceof protobuf.Field && found.extend ? found : null;
+        const where = `${declarationLine(object, name)}`;
+        if (!extension) throw new OwnServiceError(`${where}: Option "(${name})" unknown. Ensure that your proto definition file imports the proto which defines the option.`);
+        const target = extension.parent?.lookup(extension.extend)?.fullName ?? extension.extend;
+        if (target.replace(/^\./, '') !== `google.protobuf.${expected}`) {
+          throw new OwnServiceError(`${where}: Option "(${name})" is an extension of "${target.replace(/^\./, '')}", not of the `
+            + `"google.protobuf.${expected}" a ${kindName(object)} takes.`);
+        }
+      }
+    }
+  };
+  const walk = (ns) => {
+    for (const nested of ns.nestedArray) {
+      check(nested);
+      if (nested instanceof protobuf.Type) {
+        for (const field of nested.fieldsArray) check(field);
+        for (const oneof of nested.oneofsArray) check(oneof);
+      }
+      if (nested instanceof protobuf.Service) for (const method of nested.methodsArray) check(method);
+      if (nested instanceof protobuf.Namespace) walk(nested);
+    }
+  };
+  walk(root);
+}
+
+/** What protoc calls a declaration, in its messages. */
+const kindName = (object) => (object instanceof protobuf.Type ? 'message' : object instanceof protobuf.Field ? 'field'
+  : object instanceof protobuf.OneOf ? 'oneof' : object instanceof protobuf.Enum ? 'enum' : object instanceof protobuf.Service ? 'service' : 'method');
+
+/**
+ * `file:line` of a declaration's option, for a message: protobufjs keeps a declaration's file, not its line, so the line
+ * is the first of the file that sets the option (`(name)`) at or after the declaration's own name.
+ * @param {any} object a protobufjs reflection object
+ * @param {string} name the option's name, without its parentheses
+ * @returns {string} the file alone where no line is found
+ */
+function declarationLine(object, name) {
+  const file = object.filename ?? object.parent?.filename;
+  if (!file || !existsSync(file)) return file ?? object.fullName;
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const declared = lines.findIndex((l) => new RegExp(`\\b${object.name}\\b`).test(l));
+  const at = lines.findIndex((l, i) => i >= Math.max(0, declared) && l.includes(`(${name})`));
+  return at < 0 ? file : `${file}:${at + 1}`;
 }
 
 /**
