@@ -6,7 +6,7 @@
 import { PerformanceObserver } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import client from 'prom-client';
-import { servedRequests } from './served.js';
+import { rejectedRequests, servedRequests } from './served.js';
 import { HANDSHAKE_LABELS, tlsHandshakes } from './tls.js';
 
 const { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Registry } = client;
@@ -136,7 +136,8 @@ function registerProcessMetrics(registry, prefix) {
 
 /**
  * Starts a worker's accounting: registers its metrics, including
- * `server_requests_served_total{handlers}` read from server/served.js at scrape time and
+ * `server_requests_served_total{handlers}` and `server_requests_rejected_total{listener,reason}` read from
+ * server/served.js at scrape time and
  * `server_tls_handshakes_total{version,cipher,alpn,resumed}` from server/tls.js,
  * and answers the primary's requests for them over cluster IPC. Call once, in a worker.
  */
@@ -146,13 +147,30 @@ export function startWorkerAccounting() {
   const reported = {};
   new Counter({
     name: 'server_requests_served_total',
-    help: 'Requests that reached a route or RPC handler (server/served.js); handlers: http (fastify) or grpc (grpc-js).',
+    help: 'Requests a route or RPC handler answered (server/served.js); handlers: http (fastify), grpc (grpc-js) or connect '
+      + '(connect-node). A refused one is in server_requests_rejected_total.',
     labelNames: ['handlers'],
     registers: [registry],
     collect() {
       for (const [handlers, count] of Object.entries(servedRequests)) {
         this.inc({ handlers }, count - (reported[handlers] ?? 0));
         reported[handlers] = count;
+      }
+    },
+  });
+  const rejectedReported = new Map();
+  new Counter({
+    name: 'server_requests_rejected_total',
+    help: 'Requests a route or RPC handler refused (server/served.js), by listener and reason: invalid_argument (the request '
+      + 'does not decode, or a value does not fit its field), no_answer (it picks none of the answers), over_budget (the memory '
+      + 'budget refused the answer). Absent until one is refused.',
+    labelNames: ['listener', 'reason'],
+    registers: [registry],
+    collect() {
+      for (const [key, count] of rejectedRequests) {
+        const [listener, reason] = key.split(' ');
+        this.inc({ listener, reason }, count - (rejectedReported.get(key) ?? 0));
+        rejectedReported.set(key, count);
       }
     },
   });

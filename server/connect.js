@@ -23,7 +23,7 @@ import { Health, HealthCheckResponse_ServingStatus as ServingStatus } from '../p
 import { GRPC_HEALTH_SERVICES } from './health.js';
 import { guardedHttp1Server } from './h1-guard.js';
 import { guardHttp2Server, h2Settings } from './h2-guard.js';
-import { servedRequests } from './served.js';
+import { reject, REJECTED, servedRequests } from './served.js';
 import { admitAnswer } from './memory-budget.js';
 
 // The proto3 JSON the other listeners send: every field, its default value included (proto/index.js PROTO3_JSON).
@@ -31,15 +31,28 @@ const JSON_OPTIONS = Object.freeze({ alwaysEmitImplicit: true });
 
 const OVER_BUDGET = 'the server is past its memory budget; retry later';
 
+
+/** The listener each protocol of connect-node is served on, its refusals' label (server/served.js). */
+const LISTENER_OF = { grpc: 'connect-grpc', connect: 'connect-json' };
+
+/**
+ * An error a handler throws, counted as a refusal of the listener. A request connect-node itself cannot decode is
+ * answered before any handler, and is not counted (server/served.js).
+ */
+const refused = (/** @type {string} */ listener, /** @type {string} */ reason, /** @type {Error} */ err) => {
+  reject(listener, reason);
+  return err;
+};
 /**
  * connect-node's implementation of user.v1.UserService for one listener: each of the demo's methods
  * (proto/methods.js demoMethods) answers the scenario its request selects with a message built once, from the same
  * proto3 JSON the other listeners serve; a request that selects none gets INVALID_ARGUMENT with the method's refusal
  * (e.g. 'count must be one of 100').
  * @param {{port: number, workerPid: number}} who the listener's port and the worker's pid, as the payload carries them
+ * @param {string} [listener] the name its refusals are counted under (server/served.js); default 'connect-grpc'
  * @returns {Record<string, (request: object) => object>} by the method's local name (getUser, listUsers, getBlob)
  */
-export function userServiceImpl(who) {
+export function userServiceImpl(who, listener = 'connect-grpc') {
   /** @type {Record<string, (request: any) => any>} */
   const impl = {};
   for (const method of demoMethods(who)) {
@@ -47,10 +60,10 @@ export function userServiceImpl(who) {
     const toMessage = esMessageOf(method.rpc, desc.output, undefined);
     const pick = answerPicker(method, method.responses.messages.map((m, i) => ({ message: toMessage(m), bytes: method.responses.protobufBytes[i] })));
     impl[desc.localName] = (request) => {
-      servedRequests.connect++;
       const hit = pick(request);
-      if (!hit) throw new ConnectError(method.refusal, Code.InvalidArgument);
-      if (!admitAnswer(hit.bytes)) throw new ConnectError(OVER_BUDGET, Code.ResourceExhausted);
+      if (!hit) throw refused(listener, REJECTED.NO_ANSWER, new ConnectError(method.refusal, Code.InvalidArgument));
+      if (!admitAnswer(hit.bytes)) throw refused(listener, REJECTED.OVER_BUDGET, new ConnectError(OVER_BUDGET, Code.ResourceExhausted));
+      servedRequests.connect++;
       return hit.message;
     };
   }
@@ -78,9 +91,9 @@ export function ownServiceImpl({ rpc, responses }, proto, protocol) {
   const next = answersInTurn(responses, sizes, esMessageOf(rpc, method.output, registry));
   const impl = {
     [method.localName]: () => {
-      servedRequests.connect++;
       const answer = next();
-      if (!admitAnswer(answer.bytes)) throw new ConnectError(OVER_BUDGET, Code.ResourceExhausted);
+      if (!admitAnswer(answer.bytes)) throw refused(LISTENER_OF[protocol], REJECTED.OVER_BUDGET, new ConnectError(OVER_BUDGET, Code.ResourceExhausted));
+      servedRequests.connect++;
       return answer.message;
     },
   };
@@ -113,7 +126,7 @@ export function healthImpl(health) {
  * @returns {ReturnType<typeof connectNodeAdapter>}
  */
 function handlerOf(protocol, { port, health, settings, own }) {
-  const impl = userServiceImpl({ port, workerPid: process.pid });
+  const impl = userServiceImpl({ port, workerPid: process.pid }, LISTENER_OF[protocol]);
   const options = {
     grpc: protocol === 'grpc',
     grpcWeb: false,

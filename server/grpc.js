@@ -13,7 +13,7 @@ import { guardHttp2Server } from './h2-guard.js';
 import { bindInsecure } from './grpc-bind.js';
 import { gzipResponses } from './grpc-gzip.js';
 import { GRPC_HEALTH_SERVICES } from './health.js';
-import { servedRequests } from './served.js';
+import { reject, REJECTED, servedRequests } from './served.js';
 import { admitAnswer } from './memory-budget.js';
 import { ownDescriptors, reflectedFiles } from '../proto/own/descriptors.js';
 
@@ -109,16 +109,18 @@ function protobufjsDefinition({ rpc }) {
  * A method as a grpc-js service (proto/methods.js): each request decoded, the answer it picks (the demo's scenario, or
  * the next response sample in turn) encoded from its message object. A request that does not decode is answered
  * INVALID_ARGUMENT with the decoder's reason; one that picks no answer INVALID_ARGUMENT with the method's refusal; a
- * large answer the memory budget refuses, RESOURCE_EXHAUSTED. Each call counts in servedRequests.grpc.
+ * large answer the memory budget refuses, RESOURCE_EXHAUSTED. An answered call counts in servedRequests.grpc, a refused
+ * one in rejectedRequests under the listener and its reason (server/served.js), and is logged at debug with its code.
  * @param {import('../proto/methods.js').ServiceMethod} method
- * @param {{log?: import('pino').Logger, loader?: boolean}} [options] `log`: each call's peer at debug; `loader`
+ * @param {{log?: import('pino').Logger, loader?: boolean, listener?: string}} [options] `log`: each call's peer at debug,
+ *   and each refusal; `listener`: the name refusals are counted under (default 'grpc'); `loader`
  *   (GRPC_CODEC=proto-loader): @grpc/proto-loader's definition, answering plain objects that its codec converts
  *   (fromObject) before encoding, instead of protobufjs messages (default false)
  * @returns {{definition: grpc.ServiceDefinition, implementation: grpc.UntypedServiceImplementation}} both keyed by the
  *   RPC's method name, as grpc-js's addService takes them
  * @throws {Error} with `loader`, when proto-loader cannot load the method's schema
  */
-export function methodService(method, { log, loader = false } = {}) {
+export function methodService(method, { log, loader = false, listener = 'grpc' } = {}) {
   const { rpc, responses, refusal } = method;
   const { requestType, responseType } = rpc;
   // GRPC_CODEC=proto-loader answers plain objects through @grpc/proto-loader's codec, which converts each one
@@ -132,12 +134,18 @@ export function methodService(method, { log, loader = false } = {}) {
   const debug = log?.isLevelEnabled('debug') ? log : null;
   const implementation = {
     [rpc.method](call, callback) {
-      servedRequests.grpc++;
       if (debug) debug.debug({ peer: call.getPeer() }, rpc.method);
-      if (call.request[UNDECODABLE] !== undefined) return callback(invalid(call.request[UNDECODABLE]));
+      const refuse = (reason, status) => {
+        reject(listener, reason);
+        if (debug) debug.debug({ peer: call.getPeer(), code: status.code, details: status.details }, `${rpc.method} refused`);
+        return callback(status);
+      };
+      if (call.request[UNDECODABLE] !== undefined) return refuse(REJECTED.INVALID_ARGUMENT, invalid(call.request[UNDECODABLE]));
       const answer = pick(call.request);
-      if (!answer) return callback(unanswerable);
-      return admitAnswer(answer.bytes) ? callback(null, answer.message) : callback(OVER_BUDGET);
+      if (!answer) return refuse(REJECTED.NO_ANSWER, unanswerable);
+      if (!admitAnswer(answer.bytes)) return refuse(REJECTED.OVER_BUDGET, OVER_BUDGET);
+      servedRequests.grpc++;
+      return callback(null, answer.message);
     },
   };
   return { definition, implementation };
@@ -159,7 +167,8 @@ function loaderDefinition({ proto, protoPath, rpc }) {
  * Builds and starts the gRPC server of one worker.
  * @param {{host: string, port: number, log: import('pino').Logger,
  *   health: import('./health.js').Health, settings: import('./settings.js').ServerSettings, tls: ReturnType<typeof import('./tls.js').tlsServerOptions>,
- *   own?: import('../proto/own/service.js').OwnService|null}} options `own` (RPC set): the user's RPC is served too (methodService)
+ *   own?: import('../proto/own/service.js').OwnService|null, listener?: string}} options `own` (RPC set): the user's RPC
+ *   is served too (methodService); `listener` the name its refusals are counted under (default 'grpc')
  *   `tls` (the worker's: TLS_CERT/TLS_KEY with ALPN h2) serves TLS, null h2c; `settings` gives the limit MAX_BODY_BYTES (largest request message), GRPC_CODEC, GRPC_CHANNELZ,
  *   COMPRESSION (gzip: responses gzipped for clients that list gzip in grpc-accept-encoding, server/grpc-gzip.js)
  *   and the HTTP/2 bounds (H2_*)
@@ -169,7 +178,7 @@ function loaderDefinition({ proto, protoPath, rpc }) {
  * @throws {Error & {code: string}} EADDRINUSE (or the bind's reason) when the port cannot be bound; EGZIP when
  *   COMPRESSION=gzip and this grpc-js cannot be made to compress
  */
-export async function startGrpc({ host, port, log, health, settings, tls, own = null }) {
+export async function startGrpc({ host, port, log, health, settings, tls, own = null, listener = 'grpc' }) {
   // grpc-js compresses no response itself; with COMPRESSION=gzip its first interceptor does (server/grpc-gzip.js).
   const gzip = settings.COMPRESSION === 'gzip' ? gzipResponses() : null;
   // Larger messages are refused with RESOURCE_EXHAUSTED before they are decoded.
@@ -190,7 +199,7 @@ export async function startGrpc({ host, port, log, health, settings, tls, own = 
   const loader = settings.GRPC_CODEC === 'proto-loader';
   // One service per method: grpc-js routes on the method's path, whichever service it adds it with.
   for (const method of serviceMethods({ port, workerPid: process.pid, own })) {
-    const { definition, implementation } = methodService(method, { log, loader });
+    const { definition, implementation } = methodService(method, { log, loader, listener });
     server.addService(definition, implementation);
   }
   // One reflection service for the demo's files and the user's: @grpc/reflection reads only the fileDescriptorProtos of

@@ -5,7 +5,7 @@ import { guardHttp2Server } from './h2-guard.js';
 import { HEALTH_PATH } from './health.js';
 import { replyErrorsAsJson } from './http-errors.js';
 import { logsRequests } from './log.js';
-import { servedRequests } from './served.js';
+import { reject, REJECTED, servedRequests } from './served.js';
 import { guardedHttp1Server } from './h1-guard.js';
 import { GZIP_LEVEL } from './compression.js';
 import { admitAnswer } from './memory-budget.js';
@@ -74,6 +74,18 @@ const badRequest = (/** @type {import('../proto/own/schema.js').Rpc} */ rpc, /**
 /** A request that decodes but selects no answer (a demo RPC's parameter outside its scenarios): 400 saying which it takes. */
 const unanswerable = (/** @type {string} */ refusal) => Object.assign(new Error(refusal), { statusCode: 400, code: 'ERR_NO_ANSWER' });
 
+/** An error a handler answers, counted as a refusal of the listener (server/served.js). */
+const refused = (/** @type {string} */ listener, /** @type {string} */ reason, /** @type {Error} */ err) => {
+  reject(listener, reason);
+  return err;
+};
+
+/** The memory budget's 503, counted as a refusal of the listener. */
+const refusedOverBudget = (/** @type {string} */ listener, /** @type {import('fastify').FastifyReply} */ reply) => {
+  reject(listener, REJECTED.OVER_BUDGET);
+  return overBudget(reply);
+};
+
 /**
  * Serves one method (proto/methods.js): `POST /package.Service/Method` (the shape of Connect's unary call), the request
  * decoded from the encoding's content type (400 naming the field when it does not decode; 415 for another content
@@ -84,7 +96,7 @@ const unanswerable = (/** @type {string} */ refusal) => Object.assign(new Error(
  * @param {'json'|'protobuf'} encoding
  * @returns {Promise<void>}
  */
-async function serveMethod(app, method, encoding) {
+async function serveMethod(app, method, encoding, listener) {
   const { rpc, refusal } = method;
   const codec = CODECS[encoding](method);
   const { type, parseAs, decode, encode } = codec;
@@ -96,18 +108,19 @@ async function serveMethod(app, method, encoding) {
       try {
         done(null, decode(/** @type {any} */ (body)));
       } catch (err) {
+        reject(listener, REJECTED.INVALID_ARGUMENT);
         done(badRequest(rpc, err.message));
       }
     });
     scope.post(rpc.path, (request, reply) => {
-      servedRequests.http++;
       const answer = pick(/** @type {any} */ (request.body));
-      if (!answer) throw unanswerable(refusal);
-      if (!admitAnswer(answer.bytes)) return overBudget(reply);
+      if (!answer) throw refused(listener, REJECTED.NO_ANSWER, unanswerable(refusal));
+      if (!admitAnswer(answer.bytes)) return refusedOverBudget(listener, reply);
+      servedRequests.http++;
       return reply.type(type).send(encode(/** @type {any} */ (answer.message)));
     });
   });
-  if (rpc.bindings.length) await serveHttpRules(app, method, codec, pick);
+  if (rpc.bindings.length) await serveHttpRules(app, method, codec, pick, listener);
 }
 
 // What a request without a query, or a route without variables, hands requestOf.
@@ -124,7 +137,7 @@ const NO_VARIABLES = /** @type {RegExpMatchArray} */ (/** @type {unknown} */ ({ 
  * @param {(request: object) => {message: any, bytes: number}|null} pick the answers
  * @returns {Promise<void>}
  */
-async function serveHttpRules(app, { rpc, refusal }, codec, pick) {
+async function serveHttpRules(app, { rpc, refusal }, codec, pick, listener) {
   const { decodeBound, boundType } = codec;
   // Each binding's encoder, made once; a binding the encoding cannot answer (null) is not served.
   const encoders = new Map();
@@ -141,6 +154,7 @@ async function serveHttpRules(app, { rpc, refusal }, codec, pick) {
       try {
         done(null, body === '' ? undefined : JSON.parse(/** @type {string} */ (body)));
       } catch (err) {
+        reject(listener, REJECTED.INVALID_ARGUMENT);
         done(badRequest(rpc, err.message));
       }
     });
@@ -162,17 +176,17 @@ async function serveHttpRules(app, { rpc, refusal }, codec, pick) {
             for (binding of sharing) if ((match = pathname.match(binding.pattern))) break;
             if (!match) return reply.callNotFound();
           }
-          servedRequests.http++;
           let decoded;
           try {
             const query = q < 0 ? NO_QUERY : new URLSearchParams(url.slice(q + 1));
             decoded = decodeBound(/** @type {any} */ (requestOf(binding, match, query, request.body, rpc.requestType, decodeBound)));
           } catch (err) {
-            throw badRequest(rpc, err.message);
+            throw refused(listener, REJECTED.INVALID_ARGUMENT, badRequest(rpc, err.message));
           }
           const answer = pick(decoded);
-          if (!answer) throw unanswerable(refusal);
-          if (!admitAnswer(answer.bytes)) return overBudget(reply);
+          if (!answer) throw refused(listener, REJECTED.NO_ANSWER, unanswerable(refusal));
+          if (!admitAnswer(answer.bytes)) return refusedOverBudget(listener, reply);
+          servedRequests.http++;
           return reply.type(boundType).send(encoders.get(binding)(answer.message));
         },
       });
@@ -188,12 +202,13 @@ async function serveHttpRules(app, { rpc, refusal }, codec, pick) {
  * plugin is registered.
  * @param {import('fastify').FastifyInstance} app
  * @param {{port: number, health: import('./health.js').Health, encoding?: 'json'|'protobuf',
- *   own?: import('../proto/own/service.js').OwnService|null}} options `port`: the one the answers name (the User's
- *   `port` field); `encoding` default 'json'; `own` default null
+ *   own?: import('../proto/own/service.js').OwnService|null, listener?: string}} options `port`: the one the answers name
+ *   (the User's `port` field); `encoding` default 'json'; `own` default null; `listener` the name its refusals are counted
+ *   under (server/served.js), default 'http'
  * @returns {Promise<void>}
  */
-export async function httpRoutes(app, { port, health, encoding = 'json', own = null }) {
-  for (const method of serviceMethods({ port, workerPid: process.pid, own })) await serveMethod(app, method, encoding);
+export async function httpRoutes(app, { port, health, encoding = 'json', own = null, listener = 'http' }) {
+  for (const method of serviceMethods({ port, workerPid: process.pid, own })) await serveMethod(app, method, encoding, listener);
   app.get(HEALTH_PATH, (request, reply) => (health.serving
     ? reply.send({ status: 'SERVING' })
     : reply.code(503).send({ status: 'NOT_SERVING' })));
@@ -214,6 +229,8 @@ export async function httpRoutes(app, { port, health, encoding = 'json', own = n
  * @property {'json'|'protobuf'} [encoding] 'protobuf' serves the protobuf message as application/x-protobuf instead of
  *   its proto3 JSON mapping; default 'json'
  * @property {import('../proto/own/service.js').OwnService|null} [own] the user's RPC, served too (serveOwnRpc)
+ * @property {string} [listener] the listener's name (server/listeners.js), its refusals' label (server/served.js);
+ *   default 'http'
  * @property {import('fastify').FastifyServerFactory} [serverFactory] HTTP/1.1 only: builds the node server (startHttp's
  *   guarded one); default fastify's own
  */
@@ -227,7 +244,7 @@ export async function httpRoutes(app, { port, health, encoding = 'json', own = n
  *   it so)
  * @throws {Error} from a plugin's registration (fastify's FST_ERR_* codes)
  */
-export async function buildHttpApp({ port, log, health, settings, tls = null, http2 = false, encoding = 'json', own = null, serverFactory }) {
+export async function buildHttpApp({ port, log, health, settings, tls = null, http2 = false, encoding = 'json', own = null, listener = 'http', serverFactory }) {
   // fastify logs each request and its listen address at info; keep those for debug runs only.
   const requestLogging = logsRequests(log.level);
   const fastifyLog = log.child({ listener: 'http' }, { level: requestLogging ? log.level : 'warn' });
@@ -260,7 +277,7 @@ export async function buildHttpApp({ port, log, health, settings, tls = null, ht
   // Before the routes: the plugin adds its onSend hook to each route as it is declared.
   // Loaded only where it serves (40 ms of a worker's start on this VM).
   if (settings.COMPRESSION === 'gzip') await app.register((await import('@fastify/compress')).default, GZIP_OPTIONS);
-  await app.register(httpRoutes, { port, health, encoding, own });
+  await app.register(httpRoutes, { port, health, encoding, own, listener });
   return app;
 }
 
@@ -274,7 +291,7 @@ export async function buildHttpApp({ port, log, health, settings, tls = null, ht
  *   connections left
  * @throws {NodeJS.ErrnoException} from listen (EADDRINUSE, EACCES, ...)
  */
-export async function startHttp({ host, port, log, health, settings, tls = null, http2 = false, encoding = 'json', own = null }) {
+export async function startHttp({ host, port, log, health, settings, tls = null, http2 = false, encoding = 'json', own = null, listener = 'http' }) {
   let h1Drain = null; // the HTTP/1.1 guard's drain, set by the serverFactory below
   let h1Drained = null; // and its counts
   // HTTP/1.1: the server is built by the guard every HTTP/1.1 listener shares, with what fastify would set.
@@ -287,7 +304,7 @@ export async function startHttp({ host, port, log, health, settings, tls = null,
     h1Drained = drained;
     return server;
   };
-  const app = await buildHttpApp({ port, log, health, settings, tls, http2, encoding, own, serverFactory });
+  const app = await buildHttpApp({ port, log, health, settings, tls, http2, encoding, own, listener, serverFactory });
   // The HTTP/2 bounds and defences every HTTP/2 listener shares.
   const guard = http2 ? guardHttp2Server(/** @type {any} */ (app.server), { settings, log, listener: 'json-h2' }) : null;
   await app.listen({ host, port });

@@ -27,9 +27,10 @@
  *   listeners that take the comparison apart are for benchmarks, not deployments): 'http' GET /health, 'grpc'
  *   grpc.health.v1.Health/Check over gRPC, 'connect' the same Check with the Connect protocol (POST, JSON)
  * @property {(options: {host: string, port: number, log: object, health: object, settings: object,
- *   tls: ReturnType<typeof import('./tls.js').tlsServerOptions>, own: import('../proto/own/service.js').OwnService|null}) =>
- *   Promise<{close: () => Promise<import('./h1-guard.js').DrainCounts|void>, forceClose: () => void}>} start binds it and serves
- *   (over TLS when `tls` is set: the worker makes it from `alpn` and TLS_CERT/TLS_KEY; the user's RPC too when `own` is set); a hardened listener's close resolves
+ *   tls: ReturnType<typeof import('./tls.js').tlsServerOptions>, own: import('../proto/own/service.js').OwnService|null,
+ *   listener?: string}) => Promise<{close: () => Promise<import('./h1-guard.js').DrainCounts|void>, forceClose: () => void}>}
+ *   start binds it and serves (over TLS when `tls` is set: the worker makes it from `alpn` and TLS_CERT/TLS_KEY; the user's
+ *   RPC too when `own` is set; `listener` its name, under which its refusals are counted); a hardened listener's close resolves
  *   with how the requests in flight when it began, and those that came during it, ended
  */
 

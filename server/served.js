@@ -1,13 +1,37 @@
-// Requests served by this process, by kind of handler: plain numbers the handlers bump
-// with `++`. Nothing else happens on the request path; server/accounting.js reads them
-// when the admin endpoint is scraped.
+// Requests served and refused by this process's handlers: plain counters the handlers bump. Nothing else happens on
+// the request path; server/accounting.js reads them when the admin endpoint is scraped.
 
 /**
- * Requests that reached a route or RPC handler of this process since it started:
- * `http` counts fastify's scenario routes (on every listener startHttp serves: http,
- * json-h2, protobuf-h1), `grpc` the grpc-js scenario RPCs, `connect` connect-node's (connect-grpc, connect-json). Health checks, reflection,
- * and requests refused before a handler (404, 413, malformed) are not counted; a
- * handler's 400 answer is. A listener of another kind adds its own key.
+ * Requests a route or RPC handler of this process answered with a message since it started: `http` counts fastify's
+ * routes (on every listener startHttp serves: http, json-h2, protobuf-h1), `grpc` the grpc-js RPCs, `connect`
+ * connect-node's (connect-grpc, connect-json). A request a handler refuses is counted in rejectedRequests instead; health
+ * checks, reflection, and requests refused before any handler (404, a body or message past MAX_BODY_BYTES, which fastify,
+ * grpc-js and connect-node refuse themselves) are in neither. A listener of another kind adds its own key.
  * @type {Record<string, number>}
  */
 export const servedRequests = { http: 0, grpc: 0, connect: 0 };
+
+/**
+ * Why a handler refused a request, the same on every listener: the request does not decode as the method's message or
+ * holds a value its field cannot take (HTTP 400 ERR_BAD_REQUEST_MESSAGE, gRPC and Connect INVALID_ARGUMENT); it picks
+ * none of the method's answers (HTTP 400 ERR_NO_ANSWER, INVALID_ARGUMENT); or the worker's memory budget refused the
+ * answer (HTTP 503, RESOURCE_EXHAUSTED; server/memory-budget.js).
+ */
+export const REJECTED = Object.freeze({ INVALID_ARGUMENT: 'invalid_argument', NO_ANSWER: 'no_answer', OVER_BUDGET: 'over_budget' });
+
+/**
+ * Requests a handler refused since the process started, by listener and reason: `listener reason` → count.
+ * @type {Map<string, number>}
+ */
+export const rejectedRequests = new Map();
+
+/**
+ * Counts one refused request.
+ * @param {string} listener the listener's name (server/listeners.js), e.g. `json-h2`
+ * @param {string} reason one of REJECTED
+ * @returns {void}
+ */
+export function reject(listener, reason) {
+  const key = `${listener} ${reason}`;
+  rejectedRequests.set(key, (rejectedRequests.get(key) ?? 0) + 1);
+}

@@ -199,7 +199,8 @@ export function serverSettingSpecs(cores = os.availableParallelism()) {
     ADMIN_PORT: withDefaultText(port({
       default: undefined,
       desc: 'TCP port of the primary\'s admin endpoint, `GET /metrics`: Prometheus text (prom-client) of every worker\'s '
-        + 'requests served, CPU time, memory, event-loop delay and GC pauses, labelled by pid (server/accounting.js); '
+        + 'requests served and refused (`server_requests_rejected_total{listener,reason}`: invalid_argument, no_answer, '
+        + 'over_budget; server/served.js), CPU time, memory, event-loop delay and GC pauses, labelled by pid (server/accounting.js); '
         + '`POST /profile/start` and `POST /profile/stop`: every worker\'s V8 CPU profile in between (server/profiling.js)',
       example: '9100',
     }), 'unset: no endpoint, and no accounting runs'),

@@ -126,7 +126,7 @@ export async function runWorker(settings) {
       try {
         // TLS_CERT/TLS_KEY with the one ALPN protocol the registry names; settings.js refused TLS for a listener with none.
         const tls = alpn ? tlsServerOptions(settings, alpn) : null;
-        listener = await start({ host: settings.HOST, port, log, health, settings, tls, own });
+        listener = await start({ host: settings.HOST, port, log, health, settings, tls, own, listener: name });
       } catch (err) {
         // Only the address's own errors read as "cannot be bound"; anything else is named as what it is.
         if (BIND_ERRORS.has(err.code)) throw new ListenError(protocol, `${settings.HOST}:${port}`, err.code);

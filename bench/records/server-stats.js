@@ -29,6 +29,8 @@ const MIB = 2 ** 20;
  * @property {string} [node] the Node release it runs on (`process.version`, prom-client's `nodejs_version_info`)
  * @property {Record<string, number>} [tls_handshakes] TLS handshakes completed since it started, by
  *   `<version>|<cipher>|<ALPN>|<resumed>` (server/tls.js); absent or empty without TLS
+ * @property {Record<string, number>} [rejected] requests its handlers refused since it started, by `<listener>|<reason>`
+ *   (server/served.js); absent until one is
  */
 
 /** @typedef {{at_ms: number, primary: ProcessReading|null, workers: ProcessReading[]}} ServerScrape */
@@ -57,6 +59,8 @@ const MIB = 2 ** 20;
  * @property {string|null} node the Node release it reported (e.g. `v24.21.0`; null: a server that does not say)
  * @property {Record<string, number>} tls_handshakes TLS handshakes it completed in the window, by
  *   `<version>|<cipher>|<ALPN>|<resumed>` ({} without TLS)
+ * @property {Record<string, number>} [rejected] requests its handlers refused in the window, by `<listener>|<reason>`
+ *   ({} when none; absent in a record written before it was counted)
  */
 
 /**
@@ -90,10 +94,11 @@ const OWN = {
   gc_runs_total: 'gc_runs',
   heap_allocated_bytes_total: 'heap_allocated_bytes',
   requests_served_total: 'served', // by its `handlers` label; workers only
+  requests_rejected_total: 'rejected', // by its `listener` and `reason` labels, as `listener|reason`; workers only
   tls_handshakes_total: 'tls_handshakes', // by its four labels, as server/tls.js keys them; workers only
 };
 /** Fields kept by label (a record, not a number), which a process may not have yet: none served, no TLS handshake. */
-export const BY_LABEL = new Set(['served', 'tls_handshakes']);
+export const BY_LABEL = new Set(['served', 'tls_handshakes', 'rejected']);
 // The labels of server_tls_handshakes_total, in the order of a tls_handshakes key (server/tls.js HANDSHAKE_LABELS).
 const HANDSHAKE_KEY = ['version', 'cipher', 'alpn', 'resumed'];
 const PRIMARY = 'server_primary_';
@@ -131,6 +136,7 @@ export function parseScrape(text, atMs) {
       const reading = readingOf(Number(labels.pid), read.primary);
       if (read.field === 'served') reading.served[labels.handlers] = Number(value);
       else if (read.field === 'tls_handshakes') (reading.tls_handshakes ??= {})[HANDSHAKE_KEY.map((l) => labels[l]).join('|')] = Number(value);
+      else if (read.field === 'rejected') (reading.rejected ??= {})[`${labels.listener}|${labels.reason}`] = Number(value);
       else reading[read.field] = Number(value);
     }
   }
@@ -174,6 +180,8 @@ export function serverWindow(start, end) {
       node: w.node ?? null,
       tls_handshakes: Object.fromEntries(Object.entries(w.tls_handshakes ?? {})
         .map(([k, n]) => /** @type {[string, number]} */ ([k, n - (b.tls_handshakes?.[k] ?? 0)])).filter(([, n]) => n > 0)),
+      rejected: Object.fromEntries(Object.entries(w.rejected ?? {})
+        .map(([k, n]) => /** @type {[string, number]} */ ([k, n - (b.rejected?.[k] ?? 0)])).filter(([, n]) => n > 0)),
     };
   });
   const primary = end.primary && start.primary?.pid === end.primary.pid ? {
@@ -197,6 +205,9 @@ const releaseOf = (releases) => [...new Set(releases.filter(Boolean))].join(' | 
 /**
  * @typedef {object} ServerFigures the report's figures of a ServerWindow (all null without one)
  * @property {number|null} server_requests requests the server's handlers served in the window
+ * @property {number|null} server_requests_rejected requests its handlers refused in the window, every listener and
+ *   reason (server/served.js); 0 when none
+ * @property {string|null} server_rejected_by those by `<listener> <reason>: <count>`, the most first (null when none)
  * @property {number|null} server_cpu_us_per_request server CPU time (user + system, workers and
  *   primary) in the window / requests served in it (µs); null when none was served
  * @property {number|null} server_cpu_user_us_per_request the user part of it (µs)
@@ -229,6 +240,10 @@ const releaseOf = (releases) => [...new Set(releases.filter(Boolean))].join(' | 
 export const SERVER_ROWS = Object.freeze([
   { label: 'requests served, server count', field: 'server_requests', digits: 0, how: 'median', source: 'server',
     what: 'the server\'s own count of requests over the measured window, warm-up left out (should equal k6\'s `requests`)' },
+  { label: 'requests rejected, server count', field: 'server_requests_rejected', digits: 0, how: 'median', source: 'server',
+    what: 'requests the server\'s handlers refused in the window (`server_requests_rejected_total`): a request that does not '
+      + 'decode or whose value does not fit its field, one that picks no answer, an answer past the memory budget. The '
+      + 'listeners and reasons are in the notes' },
   { label: 'server CPU per request (µs)', field: 'server_cpu_us_per_request', digits: 1, how: 'median', source: 'server', checkSpread: true,
     what: 'CPU time (user + system) of the workers and the primary over the window / requests served' },
   { label: 'server user CPU per request (µs)', field: 'server_cpu_user_us_per_request', digits: 1, how: 'median', source: 'server',
@@ -268,7 +283,8 @@ export const SERVER_ROWS = Object.freeze([
 ]);
 
 /** Names of the figures serverFigures gives: its rows' fields, and the TLS parameters the notes give (`server_tls`). */
-export const SERVER_FIELDS = Object.freeze(SERVER_ROWS.flatMap(({ field }) => (field === 'server_tls_resumed_pct' ? [field, 'server_tls'] : [field])));
+export const SERVER_FIELDS = Object.freeze(SERVER_ROWS.flatMap(({ field }) => (field === 'server_tls_resumed_pct' ? [field, 'server_tls']
+  : field === 'server_requests_rejected' ? [field, 'server_rejected_by'] : [field])));
 
 /**
  * The report's figures of one measured window.
@@ -296,8 +312,11 @@ export function serverFigures(window) {
   const gcMs = sum((w) => w.gc_pause_ms);
   const shares = workers.map((w) => (requests > 0 ? (w.requests / requests) * 100 : null));
   const tls = handshakesOf(workers);
+  const rejected = rejectedOf(workers);
   return {
     server_requests: requests,
+    server_requests_rejected: rejected.total,
+    server_rejected_by: rejected.by,
     server_cpu_us_per_request: perRequest(user === null || system === null ? null : (user + system) * 1e6),
     server_cpu_user_us_per_request: perRequest(scaled(user, 1e6)),
     server_cpu_system_us_per_request: perRequest(scaled(system, 1e6)),
@@ -316,6 +335,18 @@ export function serverFigures(window) {
     server_worker_share_min_pct: requests > 0 ? Math.min(...shares) : null,
     server_worker_share_max_pct: requests > 0 ? Math.max(...shares) : null,
   };
+}
+
+/**
+ * The workers' refused requests in a window, added up.
+ * @param {Array<{rejected?: Record<string, number>}>} workers
+ * @returns {{total: number, by: string|null}} by: `<listener> <reason>: <count>`, the most first, joined by `; `
+ */
+function rejectedOf(workers) {
+  const by = new Map();
+  for (const [key, n] of workers.flatMap((w) => Object.entries(w.rejected ?? {}))) by.set(key, (by.get(key) ?? 0) + n);
+  const total = [...by.values()].reduce((a, n) => a + n, 0);
+  return { total, by: total ? [...by].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k.replace('|', ' ')}: ${n}`).join('; ') : null };
 }
 
 /**

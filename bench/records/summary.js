@@ -80,6 +80,8 @@ const PERCENTILES = { p50: 'med', p90: 'p(90)', p95: 'p(95)', p99: 'p(99)' };
  * @property {number|null} server_tls_handshakes_per_1k_requests TLS handshakes in the window × 1000 ÷ requests (null: none)
  * @property {number|null} server_tls_resumed_pct share of them that resumed a session (%)
  * @property {string|null} server_tls what they negotiated: `<version> · <cipher> · ALPN <protocol>` (server-stats.js)
+ * @property {number|null} server_requests_rejected requests the server's handlers refused in the window (server-stats.js)
+ * @property {string|null} server_rejected_by those by `<listener> <reason>: <count>` (null: none)
  * @property {number|null} server_worker_share_min_pct smallest share of the window's requests one worker served (%)
  * @property {number|null} server_worker_share_max_pct largest such share (%)
  * @property {number|null} server_replica_share_min_pct with SERVERS > 1, through the balancer: the smallest share of

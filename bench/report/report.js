@@ -322,6 +322,8 @@ function notesOf(modes, clientBound) {
       notes.push(`${key}: TLS, as the server negotiated it: ${mode.server_tls}. Bytes sent and received count TLS records `
         + '(headers, tags and handshakes included), as they cross the wire.');
     }
+    // Requests the servers' handlers refused, by listener and reason: answered, but with no message (server/served.js).
+    if (mode.server_rejected_by) notes.push(`${key}: the server refused requests (listener, reason: count): ${mode.server_rejected_by}.`);
   }
   for (const [key, mode] of Object.entries(modes)) {
     // What the column lacks (rows.js MEASUREMENTS), one note per reason: its cells in the table say only NOT_MEASURED.

@@ -307,6 +307,8 @@ export function aggregate(runs) {
     node_release: first.node_release ?? null,
     // What the servers' TLS handshakes negotiated (bench/records/server-stats.js server_tls), each run's that made any, once each.
     server_tls: [...new Set(runs.map((r) => r.server_tls).filter(Boolean))].join(' | ') || null,
+    // What the servers' handlers refused, each run's that refused any (bench/records/server-stats.js server_rejected_by).
+    server_rejected_by: runs.map((r, i) => (r.server_rejected_by ? `run ${i + 1}: ${r.server_rejected_by}` : null)).filter(Boolean).join('; ') || null,
   };
   for (const { field, how } of ROWS) {
     const values = runs.map((r) => valueAt(r, field));

@@ -157,6 +157,33 @@ describe('with ADMIN_PORT set and two workers', () => {
     assert.equal(Math.round(figures.server_worker_share_min_pct + figures.server_worker_share_max_pct), 100, 'two workers share all');
   });
 
+  test('a refused request counts as rejected, by listener and reason, and not as served: HTTP and gRPC alike', async () => {
+    const start = await scrapeServer(admin);
+    // A request that does not decode, and one that picks no answer, on each of the two listeners.
+    const post = (body) => fetch(`http://127.0.0.1:${server.httpPort}/user.v1.UserService/GetBlob`,
+      { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    assert.equal((await post('{"sizeBytes":"many"}')).status, 400);
+    assert.equal((await post('{"sizeBytes":7}')).status, 400);
+    const client = new grpc.Client(`127.0.0.1:${server.grpcPort}`, grpc.credentials.createInsecure());
+    const call = (bytes) => new Promise((resolve) => {
+      client.makeUnaryRequest('/user.v1.UserService/GetBlob', (b) => b, (b) => b, bytes, (err) => resolve(err?.code));
+    });
+    try {
+      assert.equal(await call(Buffer.from([0x08, 0xff])), grpc.status.INVALID_ARGUMENT, 'a truncated varint');
+      assert.equal(await call(Buffer.from([0x08, 0x07])), grpc.status.INVALID_ARGUMENT, 'size_bytes 7');
+    } finally {
+      client.close();
+    }
+    const window = serverWindow(start, await scrapeServer(admin));
+    const rejected = {};
+    for (const w of window.workers) for (const [k, n] of Object.entries(w.rejected)) rejected[k] = (rejected[k] ?? 0) + n;
+    assert.deepEqual(rejected, { 'http|invalid_argument': 1, 'http|no_answer': 1, 'grpc|invalid_argument': 1, 'grpc|no_answer': 1 });
+    assert.equal(servedOf(window, 'http') + servedOf(window, 'grpc'), 0, 'a refused request is not served');
+    const figures = serverFigures(window);
+    assert.equal(figures.server_requests_rejected, 4);
+    assert.match(figures.server_rejected_by, /^(http|grpc) (invalid_argument|no_answer): 1(; (http|grpc) (invalid_argument|no_answer): 1){3}$/);
+  });
+
   test('POST /profile/start and /stop: one V8 CPU profile per worker, with its CPU time; a stop without a start is refused', async () => {
     const post = (what) => fetch(`http://${admin}/profile/${what}`, { method: 'POST' });
     const refused = await post('stop');
