@@ -12,6 +12,24 @@
  * @property {string|null} response the response samples (null: the empty message)
  */
 
+/** The OTLP export of each kind, as opentelemetry-proto ships its schema. */
+const OTLP = {
+  traces: { proto: 'otlp/opentelemetry/proto/collector/trace/v1/trace_service.proto', rpc: 'opentelemetry.proto.collector.trace.v1.TraceService/Export', items: 'spans' },
+  logs: { proto: 'otlp/opentelemetry/proto/collector/logs/v1/logs_service.proto', rpc: 'opentelemetry.proto.collector.logs.v1.LogsService/Export', items: 'log records' },
+  metrics: { proto: 'otlp/opentelemetry/proto/collector/metrics/v1/metrics_service.proto', rpc: 'opentelemetry.proto.collector.metrics.v1.MetricsService/Export', items: 'histogram data points' },
+};
+
+/**
+ * The OTLP exports as SDKs send them: one request of n items, 1, 64 or 512 (the batch processors' default
+ * maxExportBatchSize), from one service's resource and two instrumentation scopes (proto/otlp/batches, made by
+ * scripts/otlp-batches.js); an empty response.
+ * @type {Record<string, BuiltInService>}
+ */
+const OTLP_BATCHES = Object.fromEntries(Object.entries(OTLP).flatMap(([kind, { proto, rpc, items }]) => [1, 64, 512].map((n) => [`otlp-${kind}-${n}`, {
+  description: `OTLP ${kind} export as an SDK batches it: ${n} ${n === 1 ? items.replace(/s( |$)/, '$1') : items} a request, an empty response`,
+  proto, protoPath: ['otlp'], rpc, request: `otlp/batches/${kind}-${n}.json`, response: null,
+}])));
+
 /** @type {Readonly<Record<string, Readonly<BuiltInService>>>} */
 export const BUILT_IN_SERVICES = Object.freeze({
   // OTLP export: what an OpenTelemetry SDK sends a collector, over OTLP/gRPC (port 4317) or OTLP/HTTP (4318, protobuf or
@@ -50,4 +68,5 @@ export const BUILT_IN_SERVICES = Object.freeze({
     request: 'examples/catalog/requests.json',
     response: 'examples/catalog/responses.ndjson',
   },
+  ...OTLP_BATCHES,
 });

@@ -178,7 +178,9 @@ test('server reflection serves the own schema: grpcurl, given no .proto, lists t
 // base64 (proto/otlp/SOURCE.md): the project must read each as Python reads it, and both twins must take it. A collector
 // answers an empty response, or a partial success: the response samples are both, the count past 2^53, which the
 // mapping writes as a string and a JavaScript number would round.
-const REJECTED = { 'otlp-traces': 'rejectedSpans', 'otlp-metrics': 'rejectedDataPoints', 'otlp-logs': 'rejectedLogRecords' };
+// And the batches of 64 as SDKs send them (scripts/otlp-batches.js), the same way.
+const REJECTED = { 'otlp-traces': 'rejectedSpans', 'otlp-metrics': 'rejectedDataPoints', 'otlp-logs': 'rejectedLogRecords',
+  'otlp-traces-64': 'rejectedSpans', 'otlp-metrics-64': 'rejectedDataPoints', 'otlp-logs-64': 'rejectedLogRecords' };
 for (const [name, rejected] of Object.entries(REJECTED)) {
   test(`${name}: the project reads the example request as Python does, and both twins answer response sample i at call i`, async (t) => {
     const builtIn = BUILT_IN_SERVICES[name];
