@@ -2,7 +2,7 @@
 // the ratios that isolate encoding, transport and framework, and the profiles beside their bare baselines.
 import { markdownTable } from 'markdown-table';
 import { formatNumber, NOT_MEASURED } from '../format.js';
-import { medianInterval, spread } from './stats.js';
+import { ratiosInterval, spread } from './stats.js';
 import { NOT_SETTLED_MARK } from './render.js';
 import { PERFORMANCE_TARGETS } from '../performance-targets.js';
 import { profileBreakdown, renderBreakdown } from './profile.js';
@@ -82,9 +82,9 @@ export function decompositionReport(scenario, runs, load = 'wrk/h2load') {
     const ratios = pairedRatios(runs, a, b);
     // No finite ratio (a listener that served nothing): null, said NOT_MEASURED in the table.
     const { median: ratio = null, min = null, max = null } = spread(ratios) ?? {};
-    // The median's 95% interval over the repeats (stats.js medianInterval, as npm run targets gives its rows), settled when
+    // The median's 95% interval over the repeats (stats.js ratiosInterval, as npm run targets gives its rows), settled when
     // it excludes the target, or 1 for an effect without one.
-    const interval = medianInterval(ratios, target ?? 1);
+    const interval = ratiosInterval(ratios, target ?? 1);
     return { effect, of: `${a}/${b}`, ratio, min, max, runs: ratios, interval, target, met: target === null || ratio === null ? null : ratio >= target };
   });
   // PROFILE=1: where each framework's CPU goes beside the bare server it is measured against.
@@ -131,7 +131,7 @@ export function renderDecomposition(report) {
   ])], { align: ['l', 'r', 'r', 'l'] });
   // What the interval column says, where some effect has one (3 repeats or more).
   const legend = report.effects.some((e) => typeof e.interval?.low === 'number')
-    ? `\nThe 95% interval is the median's, a percentile bootstrap over the repeats (docs/report.md); \`${NOT_SETTLED_MARK}\`: it includes the `
+    ? `\nThe 95% interval is that of the repeats' ratios, Student's t of their logarithms (docs/report.md); \`${NOT_SETTLED_MARK}\`: it includes the `
       + 'target, or 1 for an effect without one, so these repeats do not settle it.\n' : '';
   const { repeats } = Object.values(report.listeners)[0];
   const heap = report.initial_heap_mb ? ` (initial heap ${report.initial_heap_mb} MiB per worker)` : '';

@@ -56,7 +56,7 @@ export function ratioCell(ratio, ci) {
  * @returns {string}
  */
 function ratioLegend(marked) {
-  return `Ratios: [low–high] is the ratio's 95% interval, a percentile bootstrap over the repeats paired by run (docs/report.md)`
+  return `Ratios: [low–high] is the ratio's 95% interval over the repeats paired by run, Student's t of their log ratios (docs/report.md)`
     + `${marked ? `; \`${NOT_SETTLED_MARK}\`: the interval includes 1, so these repeats do not settle which column is higher` : ''}.`;
 }
 

@@ -269,8 +269,8 @@ export function renderSweep(report) {
     + 'server µs include toxiproxy\'s (it runs on the server\'s cores); client µs are k6\'s CPU per request. "pred." is the model\'s '
     + 'RPS: the least of the bandwidth, latency (or offered rate), server, client and, for gRPC past 64 KiB responses, window ceilings, '
     + 'from the medians of these per-request figures over the cells of the same scenario and RTT (docs/sweep.md).'
-    + (report.cells.some((c) => typeof c.ratio_ci?.low === 'number') ? ` A measured ratio's [low–high] is its 95% interval, a percentile `
-      + `bootstrap over the repeats paired by run (docs/report.md); \`${NOT_SETTLED_MARK}\`: the interval includes 1, and the verdict names no direction there.` : ''), '');
+    + (report.cells.some((c) => typeof c.ratio_ci?.low === 'number') ? ` A measured ratio's [low–high] is its 95% interval over the repeats `
+      + `paired by run, Student's t of their log ratios (docs/report.md); \`${NOT_SETTLED_MARK}\`: the interval includes 1, and the verdict names no direction there.` : ''), '');
   const checks = report.cells.filter((c) => c.link_check?.warnings?.length);
   if (checks.length) lines.push('## Link check warnings', '', ...checks.map((c) => `- ${formatRate(c.bandwidth_bps)}, ${c.rtt_ms} ms: ${c.link_check.warnings.join('; ')}`), '');
   lines.push('## What the emulation cannot show', '', `- ${TOXIPROXY_NOTE}`,

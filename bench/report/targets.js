@@ -3,7 +3,7 @@
 import { markdownTable } from 'markdown-table';
 import { renderDecomposition } from './decomposition.js';
 import { NOT_SETTLED_MARK, provenanceLine } from './render.js';
-import { medianInterval, spread } from './stats.js';
+import { ratiosInterval, spread } from './stats.js';
 import { NOT_MEASURED } from '../format.js';
 
 /**
@@ -17,14 +17,14 @@ import { NOT_MEASURED } from '../format.js';
  * @returns {{target: string, median: number|null, min: number|null, max: number|null, runs: number[], required: number|null,
  *   met: boolean|null, interval: import('./stats.js').Interval, group: string|null, control: boolean, caveat: string|null}} median, min, max null
  *   (and met null) when no ratio was measured; interval: the median's 95% interval over the repeats, each repeat's ratio
- *   pairing two runs measured side by side (stats.js medianInterval, the percentile bootstrap of the main report's ratios),
+ *   pairing two runs measured side by side (stats.js ratiosInterval, the t interval of the main report's ratios),
  *   settled when it excludes `required` (1 for a row without a target); no ends with fewer than 3 repeats
  */
 export const targetRow = (target, ratios, required, { group = null, control = false, caveat = null } = {}) => {
   const { median = null, min = null, max = null } = spread(ratios) ?? {};
   return {
     target, median, min, max, runs: ratios, required, met: required === null || median === null ? null : median >= required,
-    interval: medianInterval(ratios, required ?? 1), group, control, caveat,
+    interval: ratiosInterval(ratios, required ?? 1), group, control, caveat,
   };
 };
 
@@ -63,7 +63,7 @@ export function renderTargets({ results, setup, decompositions, provenance }) {
     ...results.map((r) => [r.target, ratio(r), r.required === null ? '' : `≥ ${r.required}`, result(r), interval(r)])],
   { align: ['l', 'r', 'r', 'l', 'r'] });
   const marked = results.some((r) => typeof r.interval?.low === 'number' && !r.interval.settled)
-    ? `\n\nThe 95% interval is the median's, a percentile bootstrap over the repeats (docs/report.md); \`${NOT_SETTLED_MARK}\`: it includes the `
+    ? `\n\nThe 95% interval is that of the repeats' ratios, Student's t of their logarithms (docs/report.md); \`${NOT_SETTLED_MARK}\`: it includes the `
       + 'required ratio (1 where none is required), so these repeats do not settle the result.'
     : '';
   const aa = results.some((r) => r.control)

@@ -19,7 +19,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { cpuPerIteration, runK6 } from '../../bench/k6/runner.js';
-import { medianInterval, spread } from '../../bench/report/stats.js';
+import { ratiosInterval, spread } from '../../bench/report/stats.js';
 import { startScriptServer } from './k6-script-server.js';
 
 const [repeatsArg, secondsArg, vusArg, ...variantArgs] = process.argv.slice(2);
@@ -93,9 +93,9 @@ const show = (values, digits) => {
   const { median, min, max } = spread(values);
   return `${median.toFixed(digits)} (${min.toFixed(digits)}–${max.toFixed(digits)})`;
 };
-// The 95% interval of the median per-repeat ratio (medianInterval, as npm run targets reads its rows), against 0.95.
+// The 95% interval of the median per-repeat ratio (ratiosInterval, as npm run targets reads its rows), against 0.95.
 const interval = (ratios) => {
-  const ci = medianInterval(ratios, 0.95);
+  const ci = ratiosInterval(ratios, 0.95);
   return ci.low === null ? ci.why : `95% CI ${ci.low.toFixed(3)}–${ci.high.toFixed(3)}${ci.settled ? '' : ', includes 0.95: not settled'}`;
 };
 for (const [label, x] of Object.entries(results)) {
