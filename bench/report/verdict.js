@@ -3,6 +3,7 @@
 // (rows.js MEASUREMENTS) is said to be NOT_MEASURED, with why, where the sentence would have used it.
 import { boundNames, CLIENT_BOUND_PCT, CLIENT_BOUND_SHARE, ratioClaim, stated } from './reading.js';
 import { formatNumber, NOT_MEASURED } from '../format.js';
+import { MIN_PAIRS } from './stats.js';
 import { carriedBy } from './carried.js';
 
 /** The most sentences a verdict has. */
@@ -97,6 +98,9 @@ function limitName(m) {
  * @property {import('./reading.js').RatioClaim|null} rpsClaim the k6 RPS ratio's claim, closed model only
  * @property {string|null} rpsRatio that ratio as a sentence states it: `0.49 (95% interval …)` or `not settled at …`
  * @property {object|null} link the emulated link (null on loopback and to a remote machine)
+ * @property {number[]} disturbed the runs (1-based, the pair's repeats) in which either column's pinned cores lost
+ *   machine-noise.js DISTURBED or more of their time
+ * @property {number} quiet the pair's runs that were not
  */
 
 /**
@@ -118,9 +122,11 @@ export function verdictFacts(report) {
   const rpsClaim = num(a.rps) && num(b.rps) && a.rps > 0 && a.model === 'closed' ? claim('RPS (req/s)', 'rps', fixed2) : null;
   const rpsRatio = rpsClaim && (rpsClaim.settled === false ? rpsClaim.note
     : `${fixed2(b.rps / a.rps)}${rpsClaim.note ? ` (${rpsClaim.note})` : ''}`);
+  const disturbed = [...new Set([a, b].flatMap((m) => (m.disturbed ?? []).map((d) => d.run)))].sort((x, y) => x - y);
   return {
     report, a, b, named: [[a, 'HTTP'], [b, 'gRPC']], claim, carried: carriedBy(report, a, b), rpsClaim, rpsRatio,
     link: report.link && report.link.name !== 'remote' ? report.link : null,
+    disturbed, quiet: Math.min(a.repeats, b.repeats) - disturbed.length,
   };
 }
 
@@ -145,12 +151,25 @@ const boundModes = (f) => [[f.a, 'http'], [f.b, 'grpc']].filter(([m]) => m.clien
 /** The client-bound sentences: closed model, on loopback, with both columns judged. */
 const judgedLocal = (f) => Boolean(f.rpsRatio) && !f.report.link && unjudged(f).length === 0;
 
+/** Too few quiet runs to conclude anything: fewer than an interval needs, or none at all for one or two repeats. */
+const tooBusy = (f) => f.disturbed.length > 0 && f.quiet < Math.min(MIN_PAIRS, Math.min(f.a.repeats, f.b.repeats));
+
 /**
- * The verdict's rules, in the order of their sentences: each says when it applies and the sentence it writes. The last
- * four are exclusive: what the k6 RPS row measures is said once.
+ * The verdict's rules, in the order of their sentences: each says when it applies and the sentence it writes. The
+ * first defers to a busy machine: with too few quiet runs it is the whole verdict. The last four are exclusive: what
+ * the k6 RPS row measures is said once, and that the servers set the limit is not said of runs a busy machine slowed.
  * @type {Array<{name: string, applies: (f: VerdictFacts) => boolean, says: (f: VerdictFacts) => string}>}
  */
 export const VERDICT_RULES = [
+  {
+    name: 'a busy machine',
+    applies: (f) => f.disturbed.length > 0,
+    says: (f) => `The machine was busy in ${f.disturbed.length === 1 ? 'run' : 'runs'} ${andList(f.disturbed.map(String))} `
+      + `of ${Math.min(f.a.repeats, f.b.repeats)} (DISTURBED, under the table): other processes or the hypervisor took time from `
+      + `the cores the server or k6 ran on, which k6's figures do not show${tooBusy(f)
+        ? '. Too few quiet runs are left to conclude anything: rerun on a quiet machine.'
+        : '. What follows rests on those runs too: rerun on a quiet machine to be sure.'}`,
+  },
   {
     name: 'per request',
     applies: (f) => perRequestParts(f).length > 0 || serverMissing(f) !== null,
@@ -215,7 +234,7 @@ export const VERDICT_RULES = [
   },
   {
     name: 'k6 below its ceiling',
-    applies: (f) => judgedLocal(f) && boundModes(f).length === 0 && f.a.client_bound_by === 'ceiling' && f.b.client_bound_by === 'ceiling'
+    applies: (f) => judgedLocal(f) && f.disturbed.length === 0 && boundModes(f).length === 0 && f.a.client_bound_by === 'ceiling' && f.b.client_bound_by === 'ceiling'
       && !wide(f.a, 'rps') && !wide(f.b, 'rps'),
     says: (f) => {
       const shares = `HTTP ${f.a.client_share.toFixed(2)}, gRPC ${f.b.client_share.toFixed(2)}`;
@@ -229,7 +248,7 @@ export const VERDICT_RULES = [
   },
   {
     name: 'k6 below its CPU limit',
-    applies: (f) => judgedLocal(f) && boundModes(f).length === 0 && f.a.client_bound_by !== 'ceiling' && f.b.client_bound_by !== 'ceiling'
+    applies: (f) => judgedLocal(f) && f.disturbed.length === 0 && boundModes(f).length === 0 && f.a.client_bound_by !== 'ceiling' && f.b.client_bound_by !== 'ceiling'
       && (f.a.k6_cpu_runs?.client_bound ?? 0) + (f.b.k6_cpu_runs?.client_bound ?? 0) === 0 && !wide(f.a, 'rps') && !wide(f.b, 'rps'),
     says: (f) => `k6 stayed below ${CLIENT_BOUND_PCT}% of its core in every run; the k6 RPS ratio gRPC/HTTP is ${f.rpsRatio}.`,
   },
@@ -247,5 +266,6 @@ export const VERDICT_RULES = [
 export function verdictOf(report) {
   const facts = verdictFacts(report);
   if (!facts) return [];
-  return VERDICT_RULES.filter((rule) => rule.applies(facts)).map((rule) => rule.says(facts)).slice(0, VERDICT_LINES);
+  const rules = tooBusy(facts) ? VERDICT_RULES.slice(0, 1) : VERDICT_RULES;
+  return rules.filter((rule) => rule.applies(facts)).map((rule) => rule.says(facts)).slice(0, VERDICT_LINES);
 }

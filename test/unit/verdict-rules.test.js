@@ -25,24 +25,48 @@ const SERVICES = {
 };
 
 /**
- * A report of one service: one run per column (REPEATS=1), HTTP at 6,900 and gRPC at 2,900 req/s, with what a case adds.
+ * One run of a column of a service, HTTP at 6,900 and gRPC at 2,900 req/s, with what a case adds.
  * @param {keyof typeof SERVICES} service
+ * @param {'http'|'grpc'} mode
  * @param {{http?: object, grpc?: object, both?: object}} [add] more figures of a column's run (both: of each)
  */
-function reportOf(service, add = {}) {
+function runOf(service, mode, add = {}) {
   const { own, ...bytes } = SERVICES[service];
-  const run = (mode, rps) => {
-    const extra = { ...add.both, ...add[mode] };
-    return {
-      mode, target: 'local', host: '127.0.0.1:1', file: `${mode}.json`, scenario: own ? own.name : 'user', connections: 'reuse',
-      model: 'closed', rate: null, vus: 32, rps, requests: rps * 8, failed: 0, checks_failed: 0, duration_s: 8,
-      latency_ms: { p50: 1, p90: 2, p95: 3, p99: 4 }, data_sent_bytes: 1, data_received_bytes: 1, k6_cpu_pct: 50,
-      server_cpu_us_per_request: mode === 'http' ? 90 : 300, server_gc_ms_per_1k_requests: 1, server_eventloop_p99_ms: 1,
-      server_rss_peak_mib: 90, server_worker_share_min_pct: 100, server_worker_share_max_pct: 100,
-      ...bytes[mode], ...extra, run: { ...(own ? { own } : {}), ...extra.run },
-    };
+  const extra = { ...add.both, ...add[mode] };
+  const rps = mode === 'http' ? 6900 : 2900;
+  return {
+    mode, target: 'local', host: '127.0.0.1:1', file: `${mode}.json`, scenario: own ? own.name : 'user', connections: 'reuse',
+    model: 'closed', rate: null, vus: 32, rps, requests: rps * 8, failed: 0, checks_failed: 0, duration_s: 8,
+    latency_ms: { p50: 1, p90: 2, p95: 3, p99: 4 }, data_sent_bytes: 1, data_received_bytes: 1, k6_cpu_pct: 50,
+    server_cpu_us_per_request: mode === 'http' ? 90 : 300, server_gc_ms_per_1k_requests: 1, server_eventloop_p99_ms: 1,
+    server_rss_peak_mib: 90, server_worker_share_min_pct: 100, server_worker_share_max_pct: 100,
+    ...bytes[mode], ...extra, run: { ...(own ? { own } : {}), ...extra.run },
   };
-  return buildReport([{ key: 'http', runs: [run('http', 6900)] }, { key: 'grpc', runs: [run('grpc', 2900)] }]);
+}
+
+/**
+ * A report of one service: one run per column (REPEATS=1), with what a case adds.
+ * @param {keyof typeof SERVICES} service
+ * @param {{http?: object, grpc?: object, both?: object}} [add]
+ */
+const reportOf = (service, add = {}) => buildReport(['http', 'grpc'].map((key) => ({ key, runs: [runOf(service, /** @type {any} */ (key), add)] })));
+
+/**
+ * A report of one service over several repeats, each run as reportOf's, with the server's cores busy (a CPU hog on them:
+ * 63% to other processes, machine-noise.js DISTURBED) in the runs listed, in both columns.
+ * @param {keyof typeof SERVICES} service
+ * @param {number} repeats
+ * @param {number[]} busy 1-based runs
+ * @param {{http?: object, grpc?: object, both?: object}} [add]
+ */
+function busyReportOf(service, repeats, busy, add = {}) {
+  const noise = (cpus, pct) => ({ cpus, other_pct: pct, steal_pct: 0.5 });
+  const runsOf = (mode) => Array.from({ length: repeats }, (_, i) => {
+    const run = runOf(service, mode, add);
+    const machine = { server: noise('0', busy.includes(i + 1) ? 63 : 1), k6: noise('1', 1) };
+    return { ...run, file: `${mode}-${i + 1}.json`, run: { ...run.run, machine } };
+  });
+  return buildReport(['http', 'grpc'].map((key) => ({ key, runs: runsOf(/** @type {any} */ (key)) })));
 }
 
 /** Whether a rule applies to a report, and what it says there. */
@@ -190,5 +214,25 @@ test('reading: the server\'s accounting, each worker\'s share, and a connection 
       /^Each worker served 48–52% of the requests for grpc and 48–52% for http\.$/);
     assert.equal(read('a connection per request', reportOf(service)), null);
     assert.match(read('a connection per request', reportOf(service, { both: { connections: 'per-request' } }))[0], /^Every request opened a new connection/);
+  }
+});
+
+test('a busy machine: named first; with too few quiet runs the whole verdict, and never that the servers set the limit', () => {
+  const ceiling = (rps, ceilingRps) => ({ client_ceiling_rps: ceilingRps, client_share: rps / ceilingRps, k6_cpu_pct: 60 });
+  const belowCeiling = { http: ceiling(6900, 10000), grpc: ceiling(2900, 5000) };
+  for (const service of ALL) {
+    // One run of three on a busy server core: two quiet runs are too few for an interval, so nothing else is concluded.
+    const busy = busyReportOf(service, 3, [2], belowCeiling);
+    assert.equal(busy.verdict.length, 1, busy.verdict.join('\n'));
+    assert.match(busy.verdict[0], /^The machine was busy in run 2 of 3 \(DISTURBED, under the table\): .*Too few quiet runs are left to conclude anything: rerun on a quiet machine\.$/);
+    // One of five: the verdict goes on, after saying so, but does not say that the servers set the limit.
+    const five = busyReportOf(service, 5, [4], belowCeiling);
+    assert.match(five.verdict[0], /^The machine was busy in run 4 of 5 .*What follows rests on those runs too: rerun on a quiet machine to be sure\.$/);
+    assert.match(five.verdict[1], /^Per request, gRPC used /);
+    assert.ok(!five.verdict.some((v) => /the servers set the limit|stayed below/.test(v)), five.verdict.join('\n'));
+    // The same five runs on a quiet machine: that sentence is said.
+    const quiet = busyReportOf(service, 5, [], belowCeiling);
+    assert.ok(quiet.verdict.some((v) => /so the servers set the limit/.test(v)), quiet.verdict.join('\n'));
+    assert.ok(!quiet.verdict.some((v) => /busy/.test(v)));
   }
 });
