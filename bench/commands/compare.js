@@ -9,6 +9,7 @@ import { renderMarkdown } from '../report/render.js';
 import { writeReports } from '../report/files.js';
 import { readSummary } from '../records/summary.js';
 import { columnKey } from '../modes.js';
+import { fileStamp } from '../format.js';
 
 /**
  * Groups figures into report columns, in the order first seen. A compressed run is never a repeat of a raw
@@ -28,8 +29,27 @@ export function columnsOf(figures) {
     if (!columns.has(keyOf(f))) columns.set(keyOf(f), []);
     columns.get(keyOf(f)).push(f);
   }
-  if (columns.size > 1) return [...columns].map(([key, runs]) => ({ key, runs }));
+  // Run i of one column pairs with run i of another (the ratios' intervals): in the order they were measured, not given.
+  if (columns.size > 1) return [...columns].map(([key, runs]) => ({ key, runs: inRecordedOrder(runs) }));
   return figures.map((f, i) => ({ key: columnKey(`${f.mode}-${i + 1}`, f.compression, f.node_release), runs: [f] }));
+}
+
+/**
+ * A column's runs in the order they were measured: by the time each record gives (`bench.run.measured_at`), else by the
+ * job's file stamp and repeat in the summary's name (`…-2026-11-28T10-43-17-123Z-r2.json`), else as given. Runs that
+ * say neither keep their place after those that do.
+ * @param {import('../records/summary.js').ModeFigures[]} runs
+ * @returns {import('../records/summary.js').ModeFigures[]}
+ */
+export function inRecordedOrder(runs) {
+  // One text form for both, which sorts in time order: the file stamp's (format.js fileStamp), repeats zero-padded.
+  const keyOf = (f) => (f.run?.measured_at ? fileStamp(f.run.measured_at)
+    : /(\d{4}-\d\d-\d\dT[\d-]+Z)-r(\d+)\.json$/.exec(f.file ?? '')?.slice(1).map((part, i) => (i === 1 ? part.padStart(6, '0') : part)).join('-r') ?? null);
+  const keyed = runs.map((f, i) => ({ f, i, key: keyOf(f) }));
+  return keyed.sort((x, y) => {
+    if (x.key === null || y.key === null) return Number(x.key === null) - Number(y.key === null) || x.i - y.i;
+    return x.key < y.key ? -1 : x.key > y.key ? 1 : x.i - y.i;
+  }).map(({ f }) => f);
 }
 
 /**

@@ -127,6 +127,8 @@ export async function measureCell({ mode, scenario, label, compression = 'off', 
         provenance: plan.provenance({ pinning, serverEnv: cell.env, node: node?.version }),
         // What the job started the server with (null: a server it did not start); bench.run.server.node is what the server said.
         node: cell.env ? { release: node?.release ?? null, version: node?.version ?? process.version, path: node?.path ?? process.execPath } : null,
+        // When the measured run began: npm run compare pairs two columns' runs in this order, whatever its arguments'.
+        measured_at: new Date(measuredAt).toISOString(),
         k6_cpu: run.cpu,
         k6_interrupted: k6Interrupted(run.output),
         client_ceiling: clientCeiling?.ended_at

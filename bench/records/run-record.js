@@ -17,6 +17,7 @@ export const RUN_RECORD_VERSION = 1;
  * @property {{release: string|null, version: string, path: string}|null} node the Node release the job started the server
  *   on: release as NODE_VERSIONS lists it (null without NODE_VERSIONS), version as `node --version` says it (`v24.21.0`),
  *   path of its binary; null for a server the job did not start (TARGET=remote)
+ * @property {string} [measured_at] when the measured run began (ISO 8601); absent in a record from before it was kept
  * @property {{seconds: number, wall_s: number, utilization: number}|null} k6_cpu k6's CPU over the measured run: CPU time
  *   (s), wall time (s), and their ratio over k6's cores (0..1); null when not read
  * @property {number|null} k6_interrupted iterations k6 interrupted at the end of the run (null: its output did not say)

@@ -162,7 +162,7 @@ test('a figure measured in fewer runs than the repeats (CAPACITY=auto: once per 
     + '(0.66; one run cannot say: both columns have it in 1 of 5 runs, and the interval needs 3).'), report.verdict.join('\n'));
 });
 
-test('the JSON holds ratio_ci beside ratios; compare pairs interleaved summaries by their order; a verdict pair outside the ratios has its own', async (t) => {
+test('the JSON holds ratio_ci beside ratios; compare pairs summaries in the order they were measured, whatever their order given; a verdict pair outside the ratios has its own', async (t) => {
   const report = reportOf(TIE);
   const written = await writeReports([report], path.join(await tempDir(t, 'ratio-ci-'), 'out'));
   const json = JSON.parse(await readFile(written.json, 'utf8'));
@@ -171,6 +171,18 @@ test('the JSON holds ratio_ci beside ratios; compare pairs interleaved summaries
   // npm run compare: the summaries of a job, interleaved, group into columns in their order, so run i pairs with run i.
   const figures = HTTP.rps.flatMap((rps, i) => [run('http', rps, HTTP.cpu[i]), run('grpc', CLEAR.rps[i], CLEAR.cpu[i])]);
   assert.deepEqual(buildReport(columnsOf(figures)).ratio_ci, reportOf(CLEAR).ratio_ci);
+  // Given in another order, summaries that say when they were measured pair as measured (bench.run.measured_at), and
+  // the main job's file names say it too (its stamp and repeat): the same intervals whatever the order of the files.
+  const at = (i, mode) => new Date(Date.UTC(2026, 10, 28, 10, 0, 2 * i + (mode === 'grpc' ? 1 : 0))).toISOString();
+  const timed = HTTP.rps.flatMap((rps, i) => [run('http', rps, HTTP.cpu[i], { run: { measured_at: at(i, 'http') } }),
+    run('grpc', CLEAR.rps[i], CLEAR.cpu[i], { run: { measured_at: at(i, 'grpc') } })]);
+  const named = HTTP.rps.flatMap((rps, i) => [run('http', rps, HTTP.cpu[i], { file: `k6-http-local-user-2026-11-28T10-00-00-000Z-r${i + 1}.json` }),
+    run('grpc', CLEAR.rps[i], CLEAR.cpu[i], { file: `k6-grpc-local-user-2026-11-28T10-00-00-000Z-r${i + 1}.json` })]);
+  for (const given of [timed, named]) {
+    // HTTP first, so that the columns stand in the same order; the runs of each out of theirs.
+    const shuffled = [given[6], given[7], given[2], given[9], given[0], given[4], given[1], given[8], given[3], given[5]];
+    assert.deepEqual(buildReport(columnsOf(shuffled)).ratio_ci, reportOf(CLEAR).ratio_ci);
+  }
   // MODES=grpc,http: the table divides HTTP by gRPC; the verdict, on gRPC/HTTP, gets that pair's intervals too.
   const reversed = buildReport([
     { key: 'grpc', runs: CLEAR.rps.map((rps, i) => run('grpc', rps, CLEAR.cpu[i])) },
