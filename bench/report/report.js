@@ -10,7 +10,7 @@ import { replicaShares } from '../records/summary.js';
 import { disturbedNotes } from './machine-noise.js';
 import { formatNumber } from '../format.js';
 
-import { ROWS, aggregate, notMeasured, valueAt } from './rows.js';
+import { ROWS, UNTRUSTED_SHARE, aggregate, notMeasured, valueAt } from './rows.js';
 import { medianOrNull, ratioInterval } from './stats.js';
 
 /**
@@ -343,6 +343,11 @@ function notesOf(modes, clientBound) {
           + `${mode.runs[0].run?.client_ceiling?.listener ?? 'listener'})`
         : `k6 used ${CLIENT_BOUND_PCT}% or more of its core in the median run (${atLimit} of ${measured} runs)`;
       notes.push(`${key}: ${sign}, so the RPS is client-bound: the load generator, not the server, set the limit.`);
+    }
+    if (mode.client_ceiling_untrusted) {
+      notes.push(`${key}: the median run reached ${mode.client_share.toFixed(2)} of the client's ceiling, more than ${UNTRUSTED_SHARE}: a run `
+        + 'cannot outrun its load generator\'s own ceiling, so that ceiling was measured low, on a busy machine, and is not '
+        + `trusted; k6's CPU judges whether the column is client-bound instead. Rerun on a quiet machine.`);
     }
     // How far apart the ceiling and the run it is read against were taken: the share's row reads the machine as it was then.
     const gap = medianOrNull(mode.runs.map((r) => r.run?.client_ceiling?.before_run_s));

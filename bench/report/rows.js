@@ -1,6 +1,13 @@
 // The report's rows, each a figure of a column with its JSON field, and how a column's repeated runs combine
 // into them (median and spread, or sum): the registry the table, the JSON and docs/report.md derive from.
 import { CLIENT_BOUND_PCT, CLIENT_BOUND_SHARE } from './reading.js';
+
+/**
+ * A share of the client's ceiling past which the ceiling is not trusted: a run cannot outrun the load generator's own
+ * ceiling by more than the runs' noise, 10% (the share's ceiling and run were measured a few seconds apart), so a
+ * ceiling that low was measured on a busy machine (issue 50: 528 req/s with k6 at 3% of its core, a share of 1.48).
+ */
+export const UNTRUSTED_SHARE = 1.1;
 import { SERVER_FIELDS, SERVER_ROWS } from '../records/server-stats.js';
 import { spread, wideSpread } from './stats.js';
 import { DISTURBED, disturbedRuns } from './machine-noise.js';
@@ -57,7 +64,8 @@ export const ROWS = Object.freeze([
       + 'on this machine. Not measured for gzip columns (the bare listeners send no gzip) or with `K6_INSTANCES` > 1; with `TLS=1` the bare listener serves TLS too' },
   { label: 'share of the client\'s ceiling', field: 'client_share', digits: 2, how: 'median', source: 'calibration',
     what: 'RPS ÷ the client\'s ceiling; 0.9 or more in the median run marks the column client-bound (`client_bound`, '
-      + '`client_bound_by`: `ceiling`); without a ceiling, k6\'s CPU decides (`cpu`)' },
+      + '`client_bound_by`: `ceiling`); without a ceiling, k6\'s CPU decides (`cpu`), as it does past 1.1, where the run outran the '
+      + 'ceiling, which was then measured on a busy machine and is not trusted (`client_ceiling_untrusted`, and a note)' },
   { label: 'requests', field: 'requests', digits: 0, how: 'median', source: 'k6',
     what: 'requests made, answered or not (`http_reqs`; for gRPC the calls of `grpc_req_failed`, which the script derives at the end from the iterations, one call each, and `setup()`\'s: k6\'s `grpc_req_duration` leaves out calls that reached their deadline), including the one request `setup()` makes' },
   { label: 'failed requests', field: 'failed', digits: 0, how: 'sum', source: 'k6',
@@ -330,7 +338,10 @@ export function aggregate(runs) {
   // The client's ceiling decides where it was measured; k6's CPU, a weaker sign, where not (bench/passes/calibrate.js).
   const cpu = runs.map((r) => r.k6_cpu_pct).filter((v) => typeof v === 'number');
   combined.client_bound_cpu = typeof combined.k6_cpu_pct === 'number' && combined.k6_cpu_pct >= CLIENT_BOUND_PCT;
-  const share = combined.client_share;
+  // A share above UNTRUSTED_SHARE: the run outran its ceiling, so the ceiling was measured low (a busy machine then) and is
+  // no ceiling; k6's CPU judges the column instead, and a note says why.
+  const share = typeof combined.client_share === 'number' && combined.client_share <= UNTRUSTED_SHARE ? combined.client_share : null;
+  combined.client_ceiling_untrusted = typeof combined.client_share === 'number' && combined.client_share > UNTRUSTED_SHARE;
   combined.client_bound_by = typeof share === 'number' ? 'ceiling' : typeof combined.k6_cpu_pct === 'number' ? 'cpu' : null;
   combined.client_bound = typeof share === 'number' ? share >= CLIENT_BOUND_SHARE : combined.client_bound_cpu;
   combined.k6_cpu_runs = { measured: cpu.length, client_bound: cpu.filter((v) => v >= CLIENT_BOUND_PCT).length };

@@ -527,3 +527,19 @@ test('a k6 row gives k6\'s CPU per iteration beside its verdict, and says when t
   const text = renderTargets({ results, setup: '3 repeat(s)', decompositions: [], provenance });
   assert.match(text, /\| k6 http-tests\/local\.js \/ own-http\.js \| +0\.920 \(0\.900–0\.940\) \| +≥ 0\.95 \| MISSED \(k6 used 93% of its cores: the server limited these runs, so the ratio is not the scripts' cost alone\) +\|/);
 });
+
+test('a client\'s ceiling the run outran by more than 10% is not trusted: k6\'s CPU judges the column, and a note says why', () => {
+  // Issue 50's reading: a ceiling of 528 req/s measured on a busy machine (k6 at 3% of its core), a run at 780.
+  const busy = buildReport([{ key: 'http', runs: [run('http', 780, { k6_cpu_pct: 40, client_ceiling_rps: 528, client_share: 780 / 528 })] },
+    { key: 'grpc', runs: [run('grpc', 500, { k6_cpu_pct: 95, client_ceiling_rps: 8000, client_share: 500 / 8000 })] }]);
+  assert.equal(busy.modes.http.client_ceiling_untrusted, true);
+  assert.equal(busy.modes.http.client_bound_by, 'cpu');
+  assert.equal(busy.modes.http.client_bound, false, 'not client-bound at 40% of its core');
+  assert.ok(busy.notes.some((n) => n.startsWith('http: the median run reached 1.48 of the client\'s ceiling, more than 1.1: ')), busy.notes.join('\n'));
+  // A share of 1.1 or less is the ceiling as measured: client-bound at 0.9 or more.
+  const near = buildReport([{ key: 'http', runs: [run('http', 1080, { k6_cpu_pct: 40, client_ceiling_rps: 1000, client_share: 1.08 })] },
+    { key: 'grpc', runs: [run('grpc', 500, { k6_cpu_pct: 40, client_ceiling_rps: 8000, client_share: 500 / 8000 })] }]);
+  assert.equal(near.modes.http.client_ceiling_untrusted, false);
+  assert.equal(near.modes.http.client_bound_by, 'ceiling');
+  assert.equal(near.modes.http.client_bound, true);
+});
