@@ -19,8 +19,9 @@ const IN_SHAPE = new Set(['server.COMPRESSION', 'versions.node']);
  * What differs between the provenance of the columns of a report.
  * @param {Record<string, Array<Provenance|undefined>>} byColumn each column's runs' provenance
  * @returns {{missing: string[], differences: Array<{field: string, values: Record<string, string>}>}}
- *   missing: columns with a run that recorded none; differences: each field whose value is not the same in
- *   every run, with the values by column (`a | b` when a column's runs differ among themselves)
+ *   missing: columns with a run that recorded none; differences: each field whose recorded values are not all the same,
+ *   with the values by column (`a | b` when a column's runs differ among themselves, `(not recorded)` for a column
+ *   whose runs lack the field); a field only some columns record, with one value, is none
  */
 export function provenanceDifferences(byColumn) {
   const missing = Object.entries(byColumn).filter(([, list]) => list.some((p) => !p)).map(([k]) => k);
@@ -37,11 +38,13 @@ export function provenanceDifferences(byColumn) {
     }
   }
   const differences = [];
+  const columns = Object.keys(byColumn).filter((c) => !missing.includes(c));
   for (const [field, values] of fields) {
     const all = new Set([...values.values()].flatMap((s) => [...s]));
-    const everywhere = values.size === Object.keys(byColumn).length - missing.length;
-    if (all.size > 1 || !everywhere) {
-      differences.push({ field, values: Object.fromEntries([...values].map(([c, s]) => [c, [...s].join(' | ')])) });
+    // A field some columns do not record (summaries of an older version) is a difference of record, not of setup: only
+    // where the recorded values differ is it one, and then the columns without it say so.
+    if (all.size > 1) {
+      differences.push({ field, values: Object.fromEntries(columns.map((c) => [c, values.has(c) ? [...values.get(c)].join(' | ') : '(not recorded)'])) });
     }
   }
   return { missing, differences };

@@ -10,6 +10,15 @@ export const CLIENT_BOUND_PCT = 90;
 export const CLIENT_BOUND_SHARE = 0.9;
 
 /**
+ * A share of the client's ceiling as a sentence prints it beside CLIENT_BOUND_SHARE: two decimals, or three where two
+ * would round it onto the threshold it is compared with (0.896 reads 0.896, not 0.90, which would be client-bound).
+ * @param {number} share
+ * @returns {string}
+ */
+export const shareText = (share) => (Number(share.toFixed(2)) === CLIENT_BOUND_SHARE && share !== CLIENT_BOUND_SHARE
+  ? share.toFixed(3) : share.toFixed(2));
+
+/**
  * Client-bound columns with why, e.g. 'HTTP (0.97 of k6's ceiling) and gRPC (0.92 of k6's ceiling)', or with one reason
  * for all where all were judged by k6's CPU: 'http and grpc (k6 at 90% of its core or more)'.
  * @param {Array<[object, string]>} columns [aggregated column, name] of each client-bound column
@@ -28,7 +37,7 @@ export function boundNames(columns) {
  * @returns {string} e.g. '0.97 of k6's ceiling'
  */
 const boundSign = (m) => (m.client_bound_by === 'ceiling' && typeof m.client_share === 'number'
-  ? `${m.client_share.toFixed(2)} of k6's ceiling` : `k6 at ${CLIENT_BOUND_PCT}% of its core or more`);
+  ? `${shareText(m.client_share)} of k6's ceiling` : `k6 at ${CLIENT_BOUND_PCT}% of its core or more`);
 
 const finite = (v) => typeof v === 'number' && Number.isFinite(v);
 const pct = (ratio) => (finite(ratio) ? `${ratio < 1 ? '−' : '+'}${Math.abs((ratio - 1) * 100).toFixed(0)}%` : 'n/a');
@@ -278,7 +287,7 @@ function clientLimit(report, base, key) {
     && mode(c).client_bound !== mode(c).client_bound_cpu)) {
     const m = mode(k);
     sentences.push(`For ${k}, k6's CPU (${m.k6_cpu_pct.toFixed(0)}%) says ${m.client_bound_cpu ? 'client-bound' : 'not client-bound'} `
-      + `but the RPS is ${m.client_share.toFixed(2)} of the client's ceiling, which says ${m.client_bound ? 'client-bound' : 'not'}; the ceiling decides`
+      + `but the RPS is ${shareText(m.client_share)} of the client's ceiling, which says ${m.client_bound ? 'client-bound' : 'not'}; the ceiling decides`
       + `${!m.client_bound && capacity ? ', and the capacity pass ran all the same: its row, under RPS, shows the servers\' ceilings' : ''}.`);
   }
   for (const k of columns.filter((c) => !mode(c).client_bound && mode(c).client_bound_by !== 'ceiling' && mode(c).k6_cpu_runs?.client_bound > 0)) {

@@ -1,7 +1,7 @@
 // The side-by-side report: a table of one column per mode (each the median of its
 // repeated runs, with their min-max spread) and the ratio of each column to the first, with the notes that say
 // when a ratio means less than it seems. Rows: rows.js; rendering: render.js; files: files.js.
-import { CLIENT_BOUND_PCT, readingOf } from './reading.js';
+import { CLIENT_BOUND_PCT, readingOf, shareText } from './reading.js';
 import { verdictOf, verdictPair } from './verdict.js';
 import { columnKey, nodeOfKey, onNode } from '../modes.js';
 import { provenanceDifferences } from './provenance.js';
@@ -339,7 +339,7 @@ function notesOf(modes, clientBound) {
     const { measured, client_bound: atLimit } = mode.k6_cpu_runs;
     if (clientBound.includes(key)) {
       const sign = mode.client_bound_by === 'ceiling'
-        ? `the median run reached ${mode.client_share.toFixed(2)} of the client's ceiling (${formatNumber(mode.client_ceiling_rps, 0)} req/s against the bare `
+        ? `the median run reached ${shareText(mode.client_share)} of the client's ceiling (${formatNumber(mode.client_ceiling_rps, 0)} req/s against the bare `
           + `${mode.runs[0].run?.client_ceiling?.listener ?? 'listener'})`
         : `k6 used ${CLIENT_BOUND_PCT}% or more of its core in the median run (${atLimit} of ${measured} runs)`;
       notes.push(`${key}: ${sign}, so the RPS is client-bound: the load generator, not the server, set the limit.`);

@@ -1,7 +1,7 @@
 // The verdict: at most four plain sentences above the table, on the first gRPC/HTTP pair of a report, each
 // built only from figures that support it (and left out when they contradict it); a figure a run did not measure
 // (rows.js MEASUREMENTS) is said to be NOT_MEASURED, with why, where the sentence would have used it.
-import { boundNames, CLIENT_BOUND_PCT, CLIENT_BOUND_SHARE, ratioClaim, stated } from './reading.js';
+import { boundNames, CLIENT_BOUND_PCT, CLIENT_BOUND_SHARE, ratioClaim, shareText, stated } from './reading.js';
 import { formatNumber, NOT_MEASURED } from '../format.js';
 import { MIN_PAIRS } from './stats.js';
 import { carriedBy } from './carried.js';
@@ -237,7 +237,7 @@ export const VERDICT_RULES = [
     applies: (f) => judgedLocal(f) && f.disturbed.length === 0 && boundModes(f).length === 0 && f.a.client_bound_by === 'ceiling' && f.b.client_bound_by === 'ceiling'
       && !wide(f.a, 'rps') && !wide(f.b, 'rps'),
     says: (f) => {
-      const shares = `HTTP ${f.a.client_share.toFixed(2)}, gRPC ${f.b.client_share.toFixed(2)}`;
+      const shares = `HTTP ${shareText(f.a.client_share)}, gRPC ${shareText(f.b.client_share)}`;
       // Below the ceiling's threshold but with k6 at its CPU limit: near the client's limit, not clearly the servers'.
       const near = [[f.a, 'http'], [f.b, 'grpc']].filter(([m]) => m.client_bound_cpu).map(([, mode]) => SHORT[mode]);
       return near.length

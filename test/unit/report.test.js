@@ -543,3 +543,15 @@ test('a client\'s ceiling the run outran by more than 10% is not trusted: k6\'s 
   assert.equal(near.modes.http.client_bound_by, 'ceiling');
   assert.equal(near.modes.http.client_bound, true);
 });
+
+test('NOT THE SAME SETUP lists only fields whose recorded values differ; a field an older summary lacks is none', () => {
+  const older = { commit: 'a', bench: { VUS: 32, DURATION: '8s' } };
+  const newer = { commit: 'a', bench: { VUS: 32, DURATION: '8s', CALIBRATE: '2s' } };
+  assert.deepEqual(provenanceDifferences({ http: [older], grpc: [newer] }).differences, []);
+  const other = { commit: 'a', bench: { VUS: 64, DURATION: '8s', CALIBRATE: '2s' } };
+  assert.deepEqual(provenanceDifferences({ http: [older], grpc: [other] }).differences,
+    [{ field: 'bench.VUS', values: { http: '32', grpc: '64' } }]);
+  const recordedByOne = { commit: 'a', bench: { VUS: 32, DURATION: '8s', CALIBRATE: '5s' } };
+  assert.deepEqual(provenanceDifferences({ http: [older, recordedByOne], grpc: [newer] }).differences,
+    [{ field: 'bench.CALIBRATE', values: { http: '"5s"', grpc: '"2s"' } }]);
+});

@@ -236,3 +236,9 @@ test('a busy machine: named first; with too few quiet runs the whole verdict, an
     assert.ok(!quiet.verdict.some((v) => /busy/.test(v)));
   }
 });
+
+test('a share next to the 0.9 threshold is printed so that the comparison shows: 0.896, not 0.90', () => {
+  const ceiling = (rps, ceilingRps) => ({ client_ceiling_rps: ceilingRps, client_share: rps / ceilingRps, k6_cpu_pct: 60 });
+  const report = reportOf('demo', { http: ceiling(6900, 6900 / 0.896), grpc: ceiling(2900, 5000) });
+  assert.match(ruled('k6 below its ceiling', report), /^k6 stayed below 0\.9 of its ceiling \(HTTP 0\.896, gRPC 0\.58\)/);
+});
