@@ -11,7 +11,9 @@ import { serverEnv } from '../invoke.js';
 import { k6Args, k6Tls } from '../k6/command.js';
 import { jobCertificates, serverTlsSettings } from '../tls.js';
 import { MODES } from '../modes.js';
-import { cpuSecondsOf, startServer } from '../processes.js';
+import { clockTicks, cpuSecondsOf, startServer } from '../processes.js';
+import { coreSides, readMachine } from './machine-noise.js';
+import { machineWindow } from '../records/machine-noise.js';
 import { runK6 } from '../k6/runner.js';
 import { beforeAfter, serverRun } from './lifecycle.js';
 import { figuresOf } from '../records/summary.js';
@@ -19,6 +21,9 @@ import { readFile } from 'node:fs/promises';
 import { BenchError } from '../errors.js';
 import { formatNumber } from '../format.js';
 import { k6CpuPct, k6Reason } from '../k6/output.js';
+
+/** Where the bare server runs: on this machine, on loopback, whatever the measured runs' placement. */
+const LOOPBACK = /** @type {{target: 'local', link: null}} */ ({ target: 'local', link: null });
 
 /** The calibration's own warm-up (k6 duration): the bare server's JIT and k6's VUs, left out. */
 const WARMUP = '1s';
@@ -34,6 +39,8 @@ const WARMUP = '1s';
  * @property {number|null} server_cpu_pct the bare server's workers' CPU over the run, % of the server's cores: well
  *   below 90 shows the ceiling is the client's, not the bare server's
  * @property {string} [reason] why it was not measured
+ * @property {import('../records/machine-noise.js').MachineNoise} [machine] the pinned cores' noise over its measured run
+ *   (steal and other processes' CPU, as around a measured cell)
  * @property {string} [ended_at] when its measured run ended (ISO 8601): the measured run beside it records how long
  *   before itself that was (`before_run_s`, bench/passes/cell.js)
  */
@@ -107,11 +114,15 @@ async function clientCeiling({ mode, scenario, compression, own }, plan, cores, 
     }).catch(async (err) => { await certs?.remove(); throw err; }),
     warmup: (server) => run(server, WARMUP, path.join(scratch, `calibrate-${mode}-${scenario}-warmup.json`)),
     samplers: [beforeAfter('server', (server) => ({ cpu: server.workerPids().reduce((sum, pid) => sum + cpuSecondsOf(pid), 0), at: performance.now() }),
-      (before, after) => ((after.cpu - before.cpu) / ((after.at - before.at) / 1000) / cores.serverCoreCount) * 100)],
+      (before, after) => ((after.cpu - before.cpu) / ((after.at - before.at) / 1000) / cores.serverCoreCount) * 100),
+    // The machine's noise over the calibration too: a ceiling measured while other processes took the cores is low.
+    beforeAfter('machine', (server) => readMachine(server.pids()),
+      (before, after) => machineWindow(before, after, coreSides(cores, LOOPBACK), clockTicks()))],
     measure: (server) => run(server, plan.CALIBRATE, file),
     after: async (server, { run: measured, readings }) => {
       const { rps } = figuresOf(file, JSON.parse(await readFile(file, 'utf8')));
-      return { ...base, rps, k6_cpu_pct: k6CpuPct(measured.cpu), server_cpu_pct: readings.server, ended_at: new Date().toISOString() };
+      return { ...base, rps, k6_cpu_pct: k6CpuPct(measured.cpu), server_cpu_pct: readings.server, machine: readings.machine,
+        ended_at: new Date().toISOString() };
     },
     stop: async (server) => {
       await server.stop();

@@ -22,7 +22,8 @@ export const RUN_RECORD_VERSION = 1;
  *   (s), wall time (s), and their ratio over k6's cores (0..1); null when not read
  * @property {number|null} k6_interrupted iterations k6 interrupted at the end of the run (null: its output did not say)
  * @property {{rps: number|null, listener: string, duration: string, vus: number, k6_cpu_pct: number|null,
- *   server_cpu_pct: number|null, reason?: string, ended_at?: string, before_run_s?: number}|null} client_ceiling the same
+ *   server_cpu_pct: number|null, reason?: string, ended_at?: string, before_run_s?: number,
+ *   machine?: import('./machine-noise.js').MachineNoise}|null} client_ceiling the same
  *   k6 script's rate against the bare listener (bench/passes/calibrate.js ClientCeiling; rps in req/s, CPU in %), with
  *   how long before the measured run it ended (s); null without one
  * @property {Array<{segment: string, cpus: string|null, summary: string, dashboard: string, requests: number, rps: number,

@@ -344,10 +344,16 @@ function notesOf(modes, clientBound) {
         : `k6 used ${CLIENT_BOUND_PCT}% or more of its core in the median run (${atLimit} of ${measured} runs)`;
       notes.push(`${key}: ${sign}, so the RPS is client-bound: the load generator, not the server, set the limit.`);
     }
-    if (mode.client_ceiling_untrusted) {
+    if (mode.client_ceiling_untrusted && mode.client_share > UNTRUSTED_SHARE) {
       notes.push(`${key}: the median run reached ${mode.client_share.toFixed(2)} of the client's ceiling, more than ${UNTRUSTED_SHARE}: a run `
         + 'cannot outrun its load generator\'s own ceiling, so that ceiling was measured low, on a busy machine, and is not '
         + `trusted; k6's CPU judges whether the column is client-bound instead. Rerun on a quiet machine.`);
+    } else if (mode.client_ceiling_untrusted) {
+      const runs = [...new Set(mode.client_ceiling_disturbed.map((d) => d.run))];
+      notes.push(`${key}: the client's ceiling beside ${runs.length === 1 ? 'run' : 'runs'} ${runs.join(', ')} was measured on a busy machine `
+        + `(${mode.client_ceiling_disturbed.map((d) => `${d.pct.toFixed(0)}% of ${d.side === 'server' ? 'the bare server\'s' : 'k6\'s'} cores (cpu ${d.cpus}) `
+          + `went to ${d.what === 'steal' ? 'the hypervisor' : 'other processes'}`).join('; ')}), so it is not trusted; k6's CPU judges whether the `
+        + 'column is client-bound instead. Rerun on a quiet machine.');
     }
     // How far apart the ceiling and the run it is read against were taken: the share's row reads the machine as it was then.
     const gap = medianOrNull(mode.runs.map((r) => r.run?.client_ceiling?.before_run_s));

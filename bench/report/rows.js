@@ -65,7 +65,8 @@ export const ROWS = Object.freeze([
   { label: 'share of the client\'s ceiling', field: 'client_share', digits: 2, how: 'median', source: 'calibration',
     what: 'RPS ÷ the client\'s ceiling; 0.9 or more in the median run marks the column client-bound (`client_bound`, '
       + '`client_bound_by`: `ceiling`); without a ceiling, k6\'s CPU decides (`cpu`), as it does past 1.1, where the run outran the '
-      + 'ceiling, which was then measured on a busy machine and is not trusted (`client_ceiling_untrusted`, and a note)' },
+      + 'ceiling, and where the calibration\'s own machine reading was DISTURBED: such a ceiling was measured on a busy machine '
+      + 'and is not trusted (`client_ceiling_untrusted`, `client_ceiling_disturbed`, and a note)' },
   { label: 'requests', field: 'requests', digits: 0, how: 'median', source: 'k6',
     what: 'requests made, answered or not (`http_reqs`; for gRPC the calls of `grpc_req_failed`, which the script derives at the end from the iterations, one call each, and `setup()`\'s: k6\'s `grpc_req_duration` leaves out calls that reached their deadline), including the one request `setup()` makes' },
   { label: 'failed requests', field: 'failed', digits: 0, how: 'sum', source: 'k6',
@@ -340,8 +341,12 @@ export function aggregate(runs) {
   combined.client_bound_cpu = typeof combined.k6_cpu_pct === 'number' && combined.k6_cpu_pct >= CLIENT_BOUND_PCT;
   // A share above UNTRUSTED_SHARE: the run outran its ceiling, so the ceiling was measured low (a busy machine then) and is
   // no ceiling; k6's CPU judges the column instead, and a note says why.
-  const share = typeof combined.client_share === 'number' && combined.client_share <= UNTRUSTED_SHARE ? combined.client_share : null;
-  combined.client_ceiling_untrusted = typeof combined.client_share === 'number' && combined.client_share > UNTRUSTED_SHARE;
+  // A ceiling measured while other processes or the hypervisor took the cores (its own machine reading, DISTURBED) is
+  // not trusted either: the runs whose calibration was disturbed are named.
+  combined.client_ceiling_disturbed = disturbedRuns(runs.map((r) => ({ file: r.file, run: { machine: r.run?.client_ceiling?.machine } })));
+  combined.client_ceiling_untrusted = typeof combined.client_share === 'number'
+    && (combined.client_share > UNTRUSTED_SHARE || combined.client_ceiling_disturbed.length > 0);
+  const share = typeof combined.client_share === 'number' && !combined.client_ceiling_untrusted ? combined.client_share : null;
   combined.client_bound_by = typeof share === 'number' ? 'ceiling' : typeof combined.k6_cpu_pct === 'number' ? 'cpu' : null;
   combined.client_bound = typeof share === 'number' ? share >= CLIENT_BOUND_SHARE : combined.client_bound_cpu;
   combined.k6_cpu_runs = { measured: cpu.length, client_bound: cpu.filter((v) => v >= CLIENT_BOUND_PCT).length };

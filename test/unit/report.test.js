@@ -555,3 +555,19 @@ test('NOT THE SAME SETUP lists only fields whose recorded values differ; a field
   assert.deepEqual(provenanceDifferences({ http: [older, recordedByOne], grpc: [newer] }).differences,
     [{ field: 'bench.CALIBRATE', values: { http: '"5s"', grpc: '"2s"' } }]);
 });
+
+test('a client\'s ceiling measured on a busy machine is not trusted: the runs are named, and k6\'s CPU judges the column', () => {
+  const noise = (pct) => ({ server: { cpus: '0', other_pct: pct, steal_pct: 0.2 }, k6: { cpus: '1', other_pct: 1, steal_pct: 0.2 } });
+  const ceiling = (pct) => ({ run: { client_ceiling: { rps: 10000, listener: 'baseline-http', duration: '2s', vus: 32, k6_cpu_pct: 90, server_cpu_pct: 40, machine: noise(pct) } } });
+  const columns = (busyRun) => [{ key: 'http', runs: [1, 2, 3].map((i) => run('http', 9500, { k6_cpu_pct: 50, client_ceiling_rps: 10000, client_share: 0.95, ...ceiling(i === busyRun ? 40 : 1) })) },
+    { key: 'grpc', runs: [1, 2, 3].map(() => run('grpc', 500, { k6_cpu_pct: 50, client_ceiling_rps: 8000, client_share: 500 / 8000, ...ceiling(1) })) }];
+  const busy = buildReport(columns(2));
+  assert.equal(busy.modes.http.client_ceiling_untrusted, true);
+  assert.equal(busy.modes.http.client_bound_by, 'cpu');
+  assert.equal(busy.modes.http.client_bound, false, 'by k6\'s CPU, 50% of its core');
+  assert.ok(busy.notes.some((n) => /^http: the client's ceiling beside run 2 was measured on a busy machine \(40% of the bare server's cores \(cpu 0\) went to other processes\)/.test(n)),
+    busy.notes.join('\n'));
+  const quiet = buildReport(columns(0));
+  assert.equal(quiet.modes.http.client_ceiling_untrusted, false);
+  assert.equal(quiet.modes.http.client_bound, true, 'by the ceiling: 0.95 of it');
+});
