@@ -10,6 +10,7 @@ import { formatRate } from '../settings/network.js';
 import { renderBreakdown } from './profile.js';
 
 import { isNotMeasured, ROWS, WIDE_SPREAD, valueAt } from './rows.js';
+import { MIN_PAIRS } from './stats.js';
 
 
 const number = formatNumber;
@@ -51,13 +52,20 @@ export function ratioCell(ratio, ci) {
 }
 
 /**
- * The line under the table that says what the ratio cells' brackets are, and their mark where a cell has it.
- * @param {boolean} marked some cell has NOT_SETTLED_MARK
+ * The line under the table that says what the ratio cells' brackets are, over how many pairs of runs, their mark where
+ * a cell has it, and why a ratio shown without brackets has none.
+ * @param {Array<import('./stats.js').Interval>} cis the shown ratios' intervals that have ends
+ * @param {string[]} bare why each shown ratio without an interval has none
  * @returns {string}
  */
-function ratioLegend(marked) {
-  return `Ratios: [low–high] is the ratio's 95% interval over the repeats paired by run, Student's t of their log ratios (docs/report.md)`
-    + `${marked ? `; \`${NOT_SETTLED_MARK}\`: the interval includes 1, so these repeats do not settle which column is higher` : ''}.`;
+function ratioLegend(cis, bare) {
+  const ns = [...new Set(cis.map((ci) => ci.pairs))].sort((a, b) => a - b);
+  const over = ns.length === 1 ? `over ${ns[0]} pairs of runs` : `over the pairs of runs each rests on (${ns.join(' or ')})`;
+  const why = [...new Set(bare)];
+  return `Ratios: [low–high] is the ratio's 95% interval ${over}, each pair measured back to back, Student's t of their log ratios `
+    + '(docs/report.md)'
+    + `${cis.some((ci) => !ci.settled) ? `; \`${NOT_SETTLED_MARK}\`: the interval includes 1, so these repeats do not settle which column is higher` : ''}`
+    + `${why.length ? `; a ratio without brackets has no interval: ${why.join('; ')}` : ''}.`;
 }
 
 /**
@@ -84,8 +92,14 @@ export function renderMarkdown(report) {
     ...ratioKeys.map((r) => ratioCell(report.ratios[r][label], report.ratio_ci?.[r]?.[label])),
   ]);
   const table = markdownTable([header, ...rows], { align: ['l', ...header.slice(1).map(() => 'r')] });
-  const cis = shown.flatMap(({ label }) => ratioKeys.map((r) => report.ratio_ci?.[r]?.[label])).filter((ci) => typeof ci?.low === 'number');
-  const legend = cis.length ? `${ratioLegend(cis.some((ci) => !ci.settled))}\n\n` : '';
+  const shownRatios = shown.flatMap(({ label, how }) => ratioKeys.map((r) => ({ how, ratio: report.ratios[r][label], ci: report.ratio_ci?.[r]?.[label] })))
+    .filter(({ ratio }) => typeof ratio === 'number');
+  const cis = shownRatios.map(({ ci }) => ci).filter((ci) => typeof ci?.low === 'number');
+  // Why a shown ratio has no interval: its runs (the interval's own reason), a summed row, or a run at or below 0.
+  const bare = shownRatios.filter(({ ci }) => typeof ci?.low !== 'number')
+    .map(({ how, ci }) => (ci?.why ? `${ci.why}${ci.pairs < MIN_PAIRS ? ` (both columns have it in ${ci.pairs} run${ci.pairs === 1 ? '' : 's'})` : ''}`
+      : how === 'sum' ? 'a summed row (failures)' : 'a run measured 0 or less, whose ratio has no logarithm'));
+  const legend = cis.length ? `${ratioLegend(cis, bare)}\n\n` : '';
   const m = report.modes[keys[0]];
   const load = m.model === 'open' ? `open model, ${m.rate} req/s` : `closed model, ${m.vus} VUs`;
   const via = report.via ? ` · ${report.via.title}` : '';

@@ -44,7 +44,7 @@ function rowCells(text, label) {
 
 const RPS = 'RPS (req/s)';
 const CPU = 'server CPU per request (µs)';
-const LEGEND = /^Ratios: \[low–high\] is the ratio's 95% interval over the repeats paired by run, Student's t of their log ratios/m;
+const LEGEND = /^Ratios: \[low–high\] is the ratio's 95% interval over 5 pairs of runs, each pair measured back to back, Student's t of their log ratios/m;
 
 test('ratioInterval: paired by run, the same interval every time; settled when the interval excludes 1; no ends under 3 pairs', () => {
   const clear = ratioInterval(HTTP.rps, CLEAR.rps);
@@ -207,4 +207,16 @@ test('npm run targets: each median of per-repeat ratios gets the same interval, 
   assert.match(text, /\| grpc: ours ÷ bare \| +0\.510 \(0\.500–0\.520\) \| +≥ 0\.6 \| MISSED +\| +\[0\.48\d–0\.53\d\] \|/);
   assert.match(text, /\| k6 +\| +0\.990 \(0\.990–0\.990\) \| +≥ 0\.95 \| met +\| +\|/);
   assert.match(text, /`~`: it includes the required ratio \(1 where none is required\), so these repeats do not settle the result\./);
+});
+
+test('the legend says over how many pairs of runs, and why a ratio shown without brackets has none', () => {
+  // CAPACITY=auto's row: measured once per column, in the last run.
+  const report = reportOf(CLEAR);
+  const withCapacity = buildReport([
+    { key: 'http', runs: HTTP.rps.map((rps, i) => run('http', rps, HTTP.cpu[i], i === 4 ? { capacity_rps: 28155 } : {})) },
+    { key: 'grpc', runs: CLEAR.rps.map((rps, i) => run('grpc', rps, CLEAR.cpu[i], i === 4 ? { capacity_rps: 18536 } : {})) },
+  ]);
+  assert.match(renderMarkdown(report), /^Ratios: \[low–high\] is the ratio's 95% interval over 5 pairs of runs, /m);
+  const legend = renderMarkdown(withCapacity).split('\n').find((l) => l.startsWith('Ratios:'));
+  assert.match(legend, /; a ratio without brackets has no interval: one run cannot say \(both columns have it in 1 run\)/);
 });
