@@ -129,7 +129,7 @@ export function renderMarkdown(report) {
 function renderWideSpread(report) {
   const lines = report.order.flatMap((key) => report.modes[key].wide_spread.map((w) => {
     const runs = w.outliers.map((o) => `run ${o.run} (${number(o.value, w.digits)}, ${o.off_pct > 0 ? '+' : '−'}${Math.abs(o.off_pct).toFixed(0)}%)`);
-    return `> - ${w.label}, ${key}: ${number(w.min, w.digits)}–${number(w.max, w.digits)} over ${report.modes[key].repeats} runs, `
+    return `> - ${w.label}, ${key}: ${number(w.min, w.digits)}–${number(w.max, w.digits)} over ${w.runs ?? report.modes[key].repeats} runs, `
       + `${w.range_pct.toFixed(0)}% of the median ${number(w.median, w.digits)}; distrust ${runs.join(', ')}`;
   }));
   if (!lines.length) return '';

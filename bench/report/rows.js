@@ -210,7 +210,9 @@ export const MEASUREMENTS = Object.freeze([
   {
     what: 'k6\'s CPU', plural: false, sign: 'k6_cpu_pct', fields: ['k6_cpu_pct'], onDemand: false,
     // runK6 samples k6's CPU from 1 s into the run, every 250 ms (bench/k6/runner.js); a split run has it if every instance has.
-    reason: (run) => (!run ? BY_HAND : 'the k6 run was too short to sample it'),
+    // A record with no k6_cpu at all is older than the figure; null is a run too short to sample it.
+    reason: (run) => (!run ? BY_HAND : !('k6_cpu' in run) ? 'its summary records none (written before the job kept k6\'s CPU)'
+      : 'the k6 run was too short to sample it'),
   },
   {
     what: 'the server\'s own figures (CPU, memory, GC per request)', plural: true, sign: 'server_cpu_us_per_request', fields: SERVER_FIELDS, onDemand: false,
@@ -327,10 +329,13 @@ export function aggregate(runs) {
     combined.spread[field] = { min: range.min, max: range.max };
   }
   combined.wide_spread = ROWS.filter((row) => row.checkSpread).flatMap(({ label, field, digits }) => {
-    const wide = wideSpread(runs.map((r) => valueAt(r, field)), WIDE_SPREAD);
+    const values = runs.map((r) => valueAt(r, field));
+    const wide = wideSpread(values, WIDE_SPREAD);
     if (!wide) return [];
     return [{
       field, label, digits, median: wide.median, min: wide.min, max: wide.max, range_pct: wide.range * 100,
+      // The runs that measured it: fewer than the column's where one lacks the figure.
+      runs: values.filter((v) => typeof v === 'number' && Number.isFinite(v)).length,
       outliers: wide.outliers.map(({ index, value, off }) => ({ run: index + 1, file: runs[index].file, value, off_pct: off * 100 })),
     }];
   });

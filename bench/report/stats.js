@@ -43,8 +43,8 @@ export function wideSpread(values, limit) {
 /**
  * A seeded PRNG (mulberry32, Tommy Ettinger's public-domain generator:
  * https://gist.github.com/tommyettinger/46a874533244883189143505d203312c): the same seed gives the same sequence on every
- * platform. The ratio intervals draw their resamples from it, so that the same runs give the same report; the catalogue's
- * examples (scripts/catalog-examples.js) their content.
+ * platform. The intervals' coverage simulation (test/unit/ratio-coverage.test.js) draws its noise from it, and the
+ * generated examples (scripts/catalog-examples.js, scripts/otlp-batches.js) their content.
  * @param {number} seed 32-bit seed
  * @returns {() => number} uniform in [0, 1)
  */

@@ -571,3 +571,19 @@ test('a client\'s ceiling measured on a busy machine is not trusted: the runs ar
   assert.equal(quiet.modes.http.client_ceiling_untrusted, false);
   assert.equal(quiet.modes.http.client_bound, true, 'by the ceiling: 0.95 of it');
 });
+
+test('WIDE SPREAD counts the runs a figure rests on, fewer than the column\'s where a run lacks it', () => {
+  const cpu = [100, 160, null];
+  const report = buildReport([{ key: 'http', runs: [200, 210, 205].map((rps, i) => run('http', rps, { server_cpu_us_per_request: cpu[i] })) },
+    { key: 'grpc', runs: [100, 105, 102].map((rps) => run('grpc', rps, { server_cpu_us_per_request: 300 })) }]);
+  const wide = report.modes.http.wide_spread.find((w) => w.field === 'server_cpu_us_per_request');
+  assert.equal(wide.runs, 2);
+  assert.match(renderMarkdown(report), /> - server CPU per request \(µs\), http: 100\.0–160\.0 over 2 runs, /);
+});
+
+test('a figure a summary lacks gets its own reason: an older summary records no k6 CPU, a short run sampled none', () => {
+  const reasons = (record) => buildReport([{ key: 'http', runs: [{ ...run('http', 200), k6_cpu_pct: null, run: record }] },
+    { key: 'grpc', runs: [{ ...run('grpc', 100), k6_cpu_pct: null, run: record }] }]).modes.http.not_measured.find((n) => n.fields.includes('k6_cpu_pct')).reason;
+  assert.equal(reasons({ version: 1 }), 'its summary records none (written before the job kept k6\'s CPU)');
+  assert.equal(reasons({ version: 1, k6_cpu: null }), 'the k6 run was too short to sample it');
+});
