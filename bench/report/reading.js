@@ -124,6 +124,18 @@ const bothPositive = ({ a, b }, field) => finite(a[field]) && finite(b[field]) &
  */
 export const READING_RULES = [
   {
+    // A busy machine first: the figures below rest on runs it slowed (machine-noise.js DISTURBED).
+    name: 'a busy machine',
+    applies: ({ a, b }) => (a.disturbed ?? []).length + (b.disturbed ?? []).length > 0,
+    says: ({ base, key, a, b }) => {
+      const runs = (k, m) => [...new Set((m.disturbed ?? []).map((d) => d.run))].map((r) => `${k} run ${r}`);
+      const named = [...runs(base, a), ...runs(key, b)];
+      return [`The machine was busy in ${named.join(', ')} (DISTURBED, under the table): other processes or the hypervisor took `
+        + 'time from the cores the server or k6 ran on, so those runs measured less than this machine gives, and the figures '
+        + 'and ratios below rest on them too.'];
+    },
+  },
+  {
     name: 'failures',
     applies: ({ a, b }) => a.failed + b.failed + a.checks_failed + b.checks_failed > 0,
     says: ({ a, b }) => [`${a.failed + b.failed + a.checks_failed + b.checks_failed} request(s) or check(s) failed: read the figures below with that in mind.`],

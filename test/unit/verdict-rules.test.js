@@ -242,3 +242,11 @@ test('a share next to the 0.9 threshold is printed so that the comparison shows:
   const report = reportOf('demo', { http: ceiling(6900, 6900 / 0.896), grpc: ceiling(2900, 5000) });
   assert.match(ruled('k6 below its ceiling', report), /^k6 stayed below 0\.9 of its ceiling \(HTTP 0\.896, gRPC 0\.58\)/);
 });
+
+test('reading: a busy machine first, naming each column\'s disturbed runs', () => {
+  for (const service of ALL) {
+    const busy = busyReportOf(service, 5, [4]);
+    assert.match(busy.reading[0], /^The machine was busy in http run 4, grpc run 4 \(DISTURBED, under the table\): /);
+    assert.equal(read('a busy machine', busyReportOf(service, 5, [])), null);
+  }
+});
