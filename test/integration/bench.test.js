@@ -45,8 +45,16 @@ test('bash bench.sh measures both modes and writes the Markdown and JSON reports
     assert.ok(m.capacity_rps > 0, 'wrk/h2load capacity measured');
     // The client's ceiling: the same script against the mode's bare listener, before the runs; the share decides client-bound.
     assert.ok(m.client_ceiling_rps > 0, `${mode}: client's ceiling measured`);
-    assert.equal(m.client_bound_by, 'ceiling');
-    assert.equal(m.client_bound, m.client_share >= 0.9, `${mode}: share ${m.client_share}`);
+    // Beside two other test files the calibration may run on a busy machine: its ceiling is then not trusted, and k6's
+    // CPU decides (bench/report/rows.js UNTRUSTED_SHARE, the calibration's own machine reading).
+    if (m.client_ceiling_untrusted) {
+      assert.ok(m.client_share > 1.1 || m.client_ceiling_disturbed.length > 0, `${mode}: untrusted, but neither sign`);
+      assert.equal(m.client_bound_by, 'cpu');
+      assert.ok(report.notes.some((n) => n.startsWith(`${mode}: the `) && /not trusted/.test(n)), report.notes.join('\n'));
+    } else {
+      assert.equal(m.client_bound_by, 'ceiling');
+      assert.equal(m.client_bound, m.client_share >= 0.9, `${mode}: share ${m.client_share}`);
+    }
     assert.match(bench.stderr, new RegExp(`^client's ceiling · user · ${mode}: [\\d,]+ req/s against baseline-${mode}, k6 at \\d+% of its core, the bare server at \\d+% of its own$`, 'm'));
     const ceiling = m.runs[0].run.client_ceiling;
     assert.ok(ceiling.server_cpu_pct > 0 && ceiling.server_cpu_pct <= 105 && ceiling.k6_cpu_pct > 0, `${mode}: CPU of both sides during the ceiling`);
