@@ -48,7 +48,8 @@ const fixed = (v, digits) => (finite(v) ? v.toFixed(digits) : NOT_MEASURED);
 /**
  * @typedef {object} RatioClaim what a sentence may say of a ratio (ratioClaim)
  * @property {boolean|null} settled the ratio's 95% interval excludes 1 (true) or includes it (false); null without an interval
- * @property {string|null} note settled: the interval, to say beside the ratio ('95% interval 0.41× to 0.52×'); not settled:
+ * @property {string|null} note settled: the interval and its runs, to say beside the ratio ('95% interval 0.41× to 0.52× over
+ *   5 runs'); not settled:
  *   what to say instead of the ratio's direction ('not settled at 5 repeats: 0.98×, its 95% interval 0.91× to 1.06× includes
  *   no difference; about 12 repeats would likely settle it (an estimate: …)'); without an interval: why ('one run cannot
  *   say: the interval needs REPEATS ≥ 3'); null where the report gives the ratio no interval at all (a summed row)
@@ -82,7 +83,8 @@ export function ratioClaim(report, base, key, label, ratio, show) {
       : `${ci.why}: both columns have it in ${ci.pairs} of ${repeats} runs, and the interval needs ${MIN_PAIRS}` };
   }
   const interval = `${CONFIDENCE * 100}% interval ${show(ci.low)} to ${show(ci.high)}`;
-  if (ci.settled) return { settled: true, note: interval, few: false };
+  // A settled interval says the runs it rests on; an unsettled one's note says them already (`not settled at N repeats`).
+  if (ci.settled) return { settled: true, note: `${interval} over ${ci.pairs} runs`, few: false };
   // Every resample alike at 1 (the same figure in every run, as VUs): no difference, rather than a wait for more repeats.
   if (ci.low === 1 && ci.high === 1) return { settled: false, note: `${show(ratio)}, no difference at ${ci.pairs} repeats`, few: false };
   const n = repeatsToSettle(ci, ratio);

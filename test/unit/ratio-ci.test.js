@@ -84,12 +84,12 @@ test('a clear difference: the interval excludes 1, the table shows it without a 
   assert.match(rowCells(text, CPU)[2], /^2\.82 \[2\.\d\d–2\.\d\d\]$/);
   assert.match(text, LEGEND);
   const verdict = report.verdict.join('\n');
-  assert.match(verdict, /^Per request, gRPC used 2\.8× the server CPU and 0\.28× the received bytes of JSON over HTTP \(server CPU 95% interval 2\.\d× to 2\.\d×; received bytes 95% interval 0\.28× to 0\.28×\)\.$/m);
-  assert.match(verdict, /the k6 RPS ratio gRPC\/HTTP is 0\.49 \(95% interval 0\.49 to 0\.49\)\.$/m);
+  assert.match(verdict, /^Per request, gRPC used 2\.8× the server CPU and 0\.28× the received bytes of JSON over HTTP \(server CPU 95% interval 2\.\d× to 2\.\d× over 5 runs; received bytes 95% interval 0\.28× to 0\.28× over 5 runs\)\.$/m);
+  assert.match(verdict, /the k6 RPS ratio gRPC\/HTTP is 0\.49 \(95% interval 0\.49 to 0\.49 over 5 runs\)\.$/m);
   assert.doesNotMatch(verdict, /not settled|cannot say/);
   const reading = report.reading.join(' ');
-  assert.match(reading, /grpc served 0\.49× the RPS of http \(5,749 vs 11,737 req\/s, medians; 95% interval 0\.49× to 0\.49×\)\./);
-  assert.match(reading, /µs of server CPU per request \(2\.82×; 95% interval 2\.\d\d× to 2\.\d\d×\)/);
+  assert.match(reading, /grpc served 0\.49× the RPS of http \(5,749 vs 11,737 req\/s, medians; 95% interval 0\.49× to 0\.49× over 5 runs\)\./);
+  assert.match(reading, /µs of server CPU per request \(2\.82×; 95% interval 2\.\d\d× to 2\.\d\d× over 5 runs\)/);
 });
 
 test('a tie: the interval includes 1, the table marks it ~ with a legend, and no sentence states a direction: "not settled at 5 repeats"', () => {
@@ -108,7 +108,7 @@ test('a tie: the interval includes 1, the table marks it ~ with a legend, and no
   assert.match(verdict, new RegExp(`the k6 RPS ratio gRPC/HTTP is not settled at 5 repeats: 0\\.99, its 95% interval 0\\.\\d\\d to 1\\.\\d\\d includes no `
     + `difference; about ${n} repeats would likely settle it \\(an estimate: the interval narrows as 1/√n\\)\\.$`, 'm'));
   // The server CPU is not settled either, and said so; the bytes, which differ in every run, keep their direction.
-  assert.match(verdict, /^Per request, gRPC used 0\.28× the received bytes of JSON over HTTP \(95% interval 0\.28× to 0\.28×\); gRPC's server CPU against JSON over HTTP is not settled at 5 repeats: /m);
+  assert.match(verdict, /^Per request, gRPC used 0\.28× the received bytes of JSON over HTTP \(95% interval 0\.28× to 0\.28× over 5 runs\); gRPC's server CPU against JSON over HTTP is not settled at 5 repeats: /m);
   assert.doesNotMatch(verdict, /gRPC used [\d.]+× the server CPU/);
   const reading = report.reading.join(' ');
   assert.match(reading, /The RPS of grpc against http \(11,650 vs 11,737 req\/s, medians\) is not settled at 5 repeats: 0\.99×, its 95% interval /);
@@ -190,7 +190,7 @@ test('the JSON holds ratio_ci beside ratios; compare pairs summaries in the orde
   ]);
   assert.deepEqual(Object.keys(reversed.ratios), ['http/grpc']);
   assert.deepEqual(Object.keys(reversed.ratio_ci), ['http/grpc', 'grpc/http']);
-  assert.match(reversed.verdict.join('\n'), /the k6 RPS ratio gRPC\/HTTP is 0\.49 \(95% interval 0\.49 to 0\.49\)\./);
+  assert.match(reversed.verdict.join('\n'), /the k6 RPS ratio gRPC\/HTTP is 0\.49 \(95% interval 0\.49 to 0\.49 over 5 runs\)\./);
   assert.match(rowCells(renderMarkdown(reversed), RPS)[2], /^2\.04 \[2\.0\d–2\.0\d\]$/);
 });
 

@@ -363,14 +363,14 @@ test('verdict: a sentence whose figures contradict it is left out, and failures 
   // Server CPU runs that disagree (WIDE SPREAD): no CPU ratio.
   const spread = buildReport([{ key: 'http', runs: [50, 56, 90].map((cpu) => run('http', 11737, { ...SERVER, server_cpu_us_per_request: cpu, k6_cpu_pct: 99 })) },
     { key: 'grpc', runs: [158, 158, 158].map((cpu) => run('grpc', 5749, { ...SERVER, server_cpu_us_per_request: cpu, k6_cpu_pct: 80 })) }]);
-  assert.equal(spread.verdict[0], 'Per request, gRPC used 0.28× the received bytes of JSON over HTTP (95% interval 0.28× to 0.28×).');
+  assert.equal(spread.verdict[0], 'Per request, gRPC used 0.28× the received bytes of JSON over HTTP (95% interval 0.28× to 0.28× over 3 runs).');
   // Not client-bound, in no run: the ratio as measured; at the limit in one run but not the median: nothing on it.
   assert.deepEqual(verdictReport({ k6_cpu_pct: 70 }).verdict, [CPU_BYTES, `k6 stayed below 90% of its core in every run; the k6 RPS ratio gRPC/HTTP is 0.49 (${ONE_RUN}).`]);
   const some = buildReport([{ key: 'http', runs: [70, 80, 95].map((cpu) => run('http', 11737, { ...SERVER, server_cpu_us_per_request: 56, k6_cpu_pct: cpu })) },
     { key: 'grpc', runs: [70, 80, 80].map((cpu) => run('grpc', 5749, { ...SERVER, server_cpu_us_per_request: 158, k6_cpu_pct: cpu })) }]);
   // Three runs each: the intervals beside the ratios (every run alike here, so each interval is a point).
   assert.deepEqual(some.verdict, ['Per request, gRPC used 2.8× the server CPU and 0.28× the received bytes of JSON over HTTP '
-    + '(server CPU 95% interval 2.8× to 2.8×; received bytes 95% interval 0.28× to 0.28×).']);
+    + '(server CPU 95% interval 2.8× to 2.8× over 3 runs; received bytes 95% interval 0.28× to 0.28× over 3 runs).']);
   // Open model: the RPS row is the offered rate, nothing to say of it.
   assert.deepEqual(verdictReport({ model: 'open', rate: 2000, k6_cpu_pct: 70 }, { model: 'open', rate: 2000 }).verdict, [CPU_BYTES]);
   assert.deepEqual(verdictReport({ failed: 3 }).verdict, [], 'failed requests');
