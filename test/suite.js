@@ -17,6 +17,8 @@ const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
  * @type {Record<string, string>}
  */
 export const ALONE = {
+  'test/integration/faults-max.test.js': 'the honest client (k6) loses no gRPC call beside 64 slow readers at the stream limit '
+    + '(it lost 14 and 16 beside two other files, in CI\'s fresh container; none alone)',
   'test/integration/machine-noise.test.js': "a quiet run's CPU of other processes on the server's core below a disturbed run's "
     + "(70% against 63% beside two other files, in CI's fresh container)",
   'test/integration/heap-allocation.test.js': 'the bytes allocated per request agree with a sampling heap profile within 20% '
