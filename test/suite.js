@@ -24,7 +24,8 @@ export const ALONE = {
   'test/integration/heap-allocation.test.js': 'the bytes allocated per request agree with a sampling heap profile within 20% '
     + '(not beside two other files, in CI\'s fresh container)',
   'test/integration/profile.test.js': "the CPU profile's parts add up to the server's accounting within 20% (181% beside two other files)",
-  'test/integration/server-lifecycle.test.js': 'a killed worker is replaced within 1 s (1,007 ms beside two other files)',
+  'test/integration/server-lifecycle.test.js': 'its signals raced against a worker\'s death and start, 0 to 250 ms apart, which a '
+    + 'neighbour\'s load stretches (a killed worker was replaced in 1,007 ms beside two other files, against about 900 ms alone)',
   'test/integration/sweep.test.js': "the model's predictions, fed each mode's measured CPU and service time per request: "
     + 'its ratio at 2 Mbit/s (1.13, not above 1.2) and its verdict (a tie, not bandwidth) moved beside two other files',
   'test/integration/tls-idle.test.js': 'some of 4000 TLS handshakes complete within 500 ms (none did beside two other files)',

@@ -16,7 +16,11 @@ import { EVENT } from '../../server/events.js';
 // in microseconds, and a request not yet read when the drain starts would count as not in flight.
 const SETTLE_MS = 300;
 
-test('a worker killed with SIGKILL is replaced within 1 s, and the primary logs why', async () => {
+// What the restart policy decides is asserted (a first quick death is replaced at once, delayMs 0), not how fast the
+// replacement starts: a speed, which a loaded machine moves (1,004 ms in CI's fresh container, 2026-11-28, against
+// 900 ms here), is the benchmark's (test/manual/respawn-ab.js, the soak report's respawn row). The bound only says
+// that it listens.
+test('a worker killed with SIGKILL is replaced at once, and the primary logs why', async () => {
   const server = await startServer({ MODE: 'both' });
   try {
     const [victim] = server.workerPids();
@@ -25,9 +29,10 @@ test('a worker killed with SIGKILL is replaced within 1 s, and the primary logs 
     process.kill(victim, 'SIGKILL');
     const replacement = await server.waitForLine((l) => l.event === EVENT.WORKER_LISTENING && l.pid !== victim, { from });
     const tookMs = replacement.at - killedAt;
-    assert.ok(tookMs < 1000, `the replacement listened ${tookMs} ms after the kill`);
+    assert.ok(tookMs < 5000, `the replacement listened ${tookMs} ms after the kill`);
 
     const died = await server.waitForLine((l) => l.event === EVENT.WORKER_REPLACED, { from });
+    assert.equal(died.delayMs, 0, 'a first quick death is replaced at once, with no back-off');
     assert.equal(died.worker, victim);
     assert.equal(died.signal, 'SIGKILL');
     assert.equal(died.reason, 'killed by SIGKILL');
