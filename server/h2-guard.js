@@ -223,7 +223,7 @@ function limitPings(guard, session, state) {
  * Counted in the session's one 'stream' listener: Node's own (sessionOnStream, which passes the stream on to the
  * server's 'stream' listeners: grpc-js's handler, or Node's compatibility layer for fastify) is replaced by one that
  * counts, then calls it. A second listener beside Node's cost grpc-js about 11,000 instructions per call under
- * callgrind, 6% of its work (h2load -c8 -m32; docs/profiling.md, "Counting instructions"). A session that does not
+ * callgrind, 6% of its work (h2load -c8 -m32; docs/findings/2026-11-25-profiling.md, "Counting instructions"). A session that does not
  * start with exactly that one listener (another Node) gets a listener of its own, as before.
  * @param {import('node:http2').ServerHttp2Session} session
  * @param {SessionState} state

@@ -253,7 +253,7 @@ export async function buildHttpApp({ port, log, health, settings, tls = null, ht
     // With request logging off (LOG_LEVEL info or above) fastify gets no logger at all. Given one, it builds a child
     // logger per request and, per request, reads the clock twice and puts a 'finish' and an 'error' listener on the
     // response (lib/reply.js setupResponseListeners), for a log line that is off: about 4,000 instructions per request
-    // under callgrind, 6% of the listener's (docs/profiling.md, "Counting instructions"). What it would still have
+    // under callgrind, 6% of the listener's (docs/findings/2026-11-25-profiling.md, "Counting instructions"). What it would still have
     // logged at warn: a 5xx, which the error handler logs through the listener's logger (server/http-errors.js), and
     // its warnings about a route that replies twice, which none here does (its LogController's disableRequestLogging
     // silenced the rest before). LOG_LEVEL=debug brings back its logger, a child per request with fastify's reqId.

@@ -23,7 +23,7 @@ import { Supervisor } from './supervisor.js';
  */
 export function runPrimary(settings, { earlyHangups = 0 } = {}) {
   const log = createLogger(settings.LOG_LEVEL);
-  // V8 flags of the workers (docs/profiling.md, "Why ours ÷ peer swung"): each after the primary's own.
+  // V8 flags of the workers (docs/findings/2026-11-25-profiling.md, "Why ours ÷ peer swung"): each after the primary's own.
   const v8Flags = [
     ...(settings.WORKER_INITIAL_HEAP_MB > 0 ? [`--initial-heap-size=${settings.WORKER_INITIAL_HEAP_MB}`] : []),
     ...(settings.WORKER_PRETENURING ? [] : ['--no-allocation-site-pretenuring']),

@@ -120,14 +120,14 @@ export function serverSettingSpecs(cores = os.availableParallelism()) {
     WORKERS: withDefaultText(positiveInt({ default: cores, desc: 'cluster workers to fork' }),
       'one per core (`os.availableParallelism()`)'),
     LOG_LEVEL: str({ choices: LOG_LEVELS, default: 'info', desc: 'pino level; `debug` or `trace` also log every request' }),
-    // V8 flag --initial-heap-size; docs/profiling.md, "Why ours ÷ peer swung", has the runs that chose it.
+    // V8 flag --initial-heap-size; docs/findings/2026-11-25-profiling.md, "Why ours ÷ peer swung", has the runs that chose it.
     WORKER_INITIAL_HEAP_MB: wholeNumber(0, 65536)({
       default: 0,
       desc: 'initial V8 heap size of each worker, in MiB (V8\'s --initial-heap-size); 0 leaves V8\'s default. With the default, '
         + 'a gRPC worker under load settles in one of two garbage-collection regimes, 20–30% apart in RPS; 512 kept 12 of 12 runs '
         + 'of test/manual/gc-regimes.js in the fast one (docs/profiling.md)',
     }),
-    // V8 flag --no-allocation-site-pretenuring; docs/profiling.md, "The slow regime is V8's pretenuring", has the runs.
+    // V8 flag --no-allocation-site-pretenuring; docs/findings/2026-11-25-profiling.md, "The slow regime is V8's pretenuring", has the runs.
     WORKER_PRETENURING: bool({
       default: true,
       desc: 'V8\'s allocation-site pretenuring in each worker; `false` passes --no-allocation-site-pretenuring. With it a gRPC '

@@ -54,7 +54,7 @@ export function targetRuns(modes, others = []) {
  * What a k6 row's reader must know beside its RPS ratio:
  * - k6's CPU per iteration, the minimal script's ÷ the project's, median (min–max) of the repeats: the scripts' cost
  *   ratio without the scheduler's split of the core between the two runs, which moves their RPS ratio by a few points
- *   from run to run on a 2-vCPU VM (docs/profiling.md, "The HTTP script at the edge of what this machine resolves");
+ *   from run to run on a 2-vCPU VM (docs/findings/2026-11-25-profiling.md, "The HTTP script at the edge of what this machine resolves");
  * - when k6 was not the limit: the median share of k6's cores its two scripts used together, below K6_SATURATED
  *   (bench/passes/k6-overhead.js).
  * @param {(number|null)[]} busy per repeat, the share of k6's cores both runs used (null: not read)

@@ -21,7 +21,7 @@ import { listenerOf } from '../records/decomposition.js';
  * Each worker's initial V8 heap in the decomposition's servers (server setting WORKER_INITIAL_HEAP_MB), the same for
  * every listener: with V8's default a gRPC worker lands at random in a slow garbage-collection regime that costs 20–30%
  * of its RPS, and the regime, not the listener, then decides a ratio; at 512 MiB 12 of 12 runs stayed in the fast one
- * (docs/profiling.md, "Why ours ÷ peer swung").
+ * (docs/findings/2026-11-25-profiling.md, "Why ours ÷ peer swung").
  */
 export const DECOMPOSITION_HEAP_MB = 512;
 
@@ -30,7 +30,7 @@ export const DECOMPOSITION_HEAP_MB = 512;
  * listener: with it a grpc-js worker could tenure its per-call allocation sites in the first seconds of load, and each
  * call's young objects then outlived every scavenge, 11–20 ms of GC per 1000 calls against 1.5, whichever listener drew
  * it (with the 512 MiB initial heap, the gRPC listener in 17 of 17 runs and its peer in 3 of 21 on 2026-11-26;
- * docs/profiling.md, "The slow regime is V8's pretenuring").
+ * docs/findings/2026-11-25-profiling.md, "The slow regime is V8's pretenuring").
  */
 export const DECOMPOSITION_PRETENURING = false;
 
@@ -49,7 +49,7 @@ export const DECOMPOSITION = LISTENER_NAMES;
  * ratio; an even REPEATS balances it exactly), with the server's own accounting (its admin endpoint) read right before and right after the
  * measured load: its CPU and GC time per request. A server of its own per listener, because listeners in one process
  * share its heap: a gRPC listener measured after grpc-js with proto-loader inherited that one's old space and
- * mark-compacts and served 20% less (docs/profiling.md, "Why ours ÷ peer swung").
+ * mark-compacts and served 20% less (docs/findings/2026-11-25-profiling.md, "Why ours ÷ peer swung").
  * @param {{scenario: string, plan: Pick<import('../plans.js').DecompositionPlan, 'PROFILE'|'REPEATS'|'RESULTS_DIR'|'VUS'|'WORKERS'>, cores: ReturnType<import('../settings/cores.js').splitCores>,
  *   durationS: number, warmupS: number, listeners?: readonly string[], connections?: number, streams?: number,
  *   own?: import('../own-service.js').OwnRun|null}} options own: an own service, which every server serves and every

@@ -17,7 +17,7 @@ export const AUTO_RATE_SHARE = 0.8;
 /**
  * Under SOAK_RATE=auto, the most of k6's own open-model ceiling the rate may ask. k6 on one core does not start 80% of its
  * ceiling steadily: measured here (60 s, 64 VUs made up front, 1 worker), 8% of HTTP's and 8% of gRPC's iterations dropped at
- * 80% of it, k6 at 87% of its core, p99 21 and 30 ms; see docs/soak.md for the share that holds.
+ * 80% of it, k6 at 87% of its core, p99 21 and 30 ms; see docs/findings/2026-11-25-soak.md for the share that holds.
  */
 export const K6_RATE_SHARE = 0.5;
 // Within this share of what it was asked, k6 kept up: the server's ceiling is the lower.

@@ -1,4 +1,4 @@
-// The gRPC listeners' two garbage-collection regimes (docs/profiling.md, "Why ours ÷ peer swung"): per round one
+// The gRPC listeners' two garbage-collection regimes (docs/findings/2026-11-25-profiling.md, "Why ours ÷ peer swung"): per round one
 // MODE=grpc,peer-grpc server (SEPARATE=1: a server per listener, as the decomposition runs them; 1 worker, pinned to the
 // first core, V8's --trace-gc and the given flags on), each listener loaded in turn by h2load (pinned to the second;
 // -c8 -m32), the order alternating per round, after a 1 s warm-up. Per load: req/s and the worker's scavenges and

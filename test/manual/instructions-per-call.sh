@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Instructions the server's worker executes per request, counted by valgrind's callgrind instead of timed: a count
-# does not move with a noisy machine the way req/s does (docs/profiling.md, "Counting instructions"). Not part of npm test.
+# does not move with a noisy machine the way req/s does (docs/findings/2026-11-25-profiling.md, "Counting instructions"). Not part of npm test.
 #
 # One launch of a one-worker server (512 MiB initial heap, as `npm run targets` runs it) under callgrind, without the
 # accounting (ADMIN_PORT unset): its samplers run by the clock, and valgrind's clock runs some 50 times longer per request.
