@@ -23,7 +23,7 @@ import { Health, HealthCheckResponse_ServingStatus as ServingStatus } from '../p
 import { GRPC_HEALTH_SERVICES } from './health.js';
 import { guardedHttp1Server } from './h1-guard.js';
 import { guardHttp2Server, h2Settings } from './h2-guard.js';
-import { reject, REJECTED, servedRequests } from './served.js';
+import { refused, REJECTED, servedRequests } from './served.js';
 import { admitAnswer } from './memory-budget.js';
 
 // The proto3 JSON the other listeners send: every field, its default value included (proto/index.js PROTO3_JSON).
@@ -35,14 +35,6 @@ const OVER_BUDGET = 'the server is past its memory budget; retry later';
 /** The listener each protocol of connect-node is served on, its refusals' label (server/served.js). */
 const LISTENER_OF = { grpc: 'connect-grpc', connect: 'connect-json' };
 
-/**
- * An error a handler throws, counted as a refusal of the listener. A request connect-node itself cannot decode is
- * answered before any handler, and is not counted (server/served.js).
- */
-const refused = (/** @type {string} */ listener, /** @type {string} */ reason, /** @type {Error} */ err) => {
-  reject(listener, reason);
-  return err;
-};
 /**
  * connect-node's implementation of user.v1.UserService for one listener: each of the demo's methods
  * (proto/methods.js demoMethods) answers the scenario its request selects with a message built once, from the same

@@ -132,18 +132,19 @@ export function methodService(method, { log, loader = false, listener = 'grpc' }
   const unanswerable = { code: grpc.status.INVALID_ARGUMENT, details: refusal };
   // The level is fixed at start; pino's isLevelEnabled on every call was a lookup and a comparison more.
   const debug = log?.isLevelEnabled('debug') ? log : null;
+  // Made once, not per call: a refusal counted, logged at debug with its code, and answered.
+  const refuse = (call, callback, reason, status) => {
+    reject(listener, reason);
+    if (debug) debug.debug({ peer: call.getPeer(), code: status.code, details: status.details }, `${rpc.method} refused`);
+    return callback(status);
+  };
   const implementation = {
     [rpc.method](call, callback) {
       if (debug) debug.debug({ peer: call.getPeer() }, rpc.method);
-      const refuse = (reason, status) => {
-        reject(listener, reason);
-        if (debug) debug.debug({ peer: call.getPeer(), code: status.code, details: status.details }, `${rpc.method} refused`);
-        return callback(status);
-      };
-      if (call.request[UNDECODABLE] !== undefined) return refuse(REJECTED.INVALID_ARGUMENT, invalid(call.request[UNDECODABLE]));
+      if (call.request[UNDECODABLE] !== undefined) return refuse(call, callback, REJECTED.INVALID_ARGUMENT, invalid(call.request[UNDECODABLE]));
       const answer = pick(call.request);
-      if (!answer) return refuse(REJECTED.NO_ANSWER, unanswerable);
-      if (!admitAnswer(answer.bytes)) return refuse(REJECTED.OVER_BUDGET, OVER_BUDGET);
+      if (!answer) return refuse(call, callback, REJECTED.NO_ANSWER, unanswerable);
+      if (!admitAnswer(answer.bytes)) return refuse(call, callback, REJECTED.OVER_BUDGET, OVER_BUDGET);
       servedRequests.grpc++;
       return callback(null, answer.message);
     },

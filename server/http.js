@@ -5,7 +5,7 @@ import { guardHttp2Server } from './h2-guard.js';
 import { HEALTH_PATH } from './health.js';
 import { replyErrorsAsJson } from './http-errors.js';
 import { logsRequests } from './log.js';
-import { reject, REJECTED, servedRequests } from './served.js';
+import { refused, reject, REJECTED, servedRequests } from './served.js';
 import { guardedHttp1Server } from './h1-guard.js';
 import { GZIP_LEVEL } from './compression.js';
 import { admitAnswer } from './memory-budget.js';
@@ -73,12 +73,6 @@ const badRequest = (/** @type {import('../proto/own/schema.js').Rpc} */ rpc, /**
 
 /** A request that decodes but selects no answer (a demo RPC's parameter outside its scenarios): 400 saying which it takes. */
 const unanswerable = (/** @type {string} */ refusal) => Object.assign(new Error(refusal), { statusCode: 400, code: 'ERR_NO_ANSWER' });
-
-/** An error a handler answers, counted as a refusal of the listener (server/served.js). */
-const refused = (/** @type {string} */ listener, /** @type {string} */ reason, /** @type {Error} */ err) => {
-  reject(listener, reason);
-  return err;
-};
 
 /** The memory budget's 503, counted as a refusal of the listener. */
 const refusedOverBudget = (/** @type {string} */ listener, /** @type {import('fastify').FastifyReply} */ reply) => {

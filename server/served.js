@@ -35,3 +35,16 @@ export function reject(listener, reason) {
   const key = `${listener} ${reason}`;
   rejectedRequests.set(key, (rejectedRequests.get(key) ?? 0) + 1);
 }
+
+/**
+ * Counts one refused request and hands back the error the handler answers it with.
+ * @template {Error} E
+ * @param {string} listener
+ * @param {string} reason one of REJECTED
+ * @param {E} err
+ * @returns {E}
+ */
+export function refused(listener, reason, err) {
+  reject(listener, reason);
+  return err;
+}

@@ -5,8 +5,7 @@
 // encoding, which from the transport and which from the frameworks (bench/report/decomposition.js).
 import { measureCapacity } from './capacity.js';
 import { beforeAfter, serverRun } from './lifecycle.js';
-import { BenchError } from '../errors.js';
-import { freePort, startServer } from '../processes.js';
+import { freePort, launchServer } from '../processes.js';
 import { serverEnv } from '../invoke.js';
 import { fileStamp } from '../format.js';
 import { startProfiles, stopProfiles } from './profile.js';
@@ -78,12 +77,12 @@ export async function measureDecomposition({
       const admin = `127.0.0.1:${await freePort()}`;
       const loadOf = (server) => ({ listener, scenario, host: `127.0.0.1:${server.ports[listener]}`, connections, streams, cpus: cores.k6Cpus, own });
       runs[run].push(await serverRun({
-        start: () => startServer({
+        start: () => launchServer(`the server (MODE=${listener})`, {
           env: serverEnv({ listener }, {
             workers: plan.WORKERS, adminPort: Number(admin.split(':')[1]), settings: { ...DECOMPOSITION_SERVER_SETTINGS, ...own?.server },
           }),
           cpus: cores.serverCpus,
-        }).catch((err) => { throw new BenchError(`the server (MODE=${listener}) did not start: ${err.message}`); }),
+        }),
         warmup: warmupS > 0 ? async (server) => { await measureCapacity({ ...loadOf(server), durationS: warmupS }); } : undefined,
         samplers: [
           plan.PROFILE && { name: 'profile', open: async () => { await startProfiles([admin]); return () => stopProfiles([admin], profilePrefix(run, repeat), PROFILE_INTERVAL_US); } },

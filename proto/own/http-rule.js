@@ -111,6 +111,14 @@ function splitVerb(template) {
   return colon > lastSlash ? [template.slice(0, colon), template.slice(colon + 1)] : [template, ''];
 }
 
+// grpc-gateway's filter of each binding: a query key under the body's field or a path variable's is not the query's to
+// bind. The same for every request of the binding: worked out on its first.
+const FILTERS = new WeakMap();
+const filterOf = (b, type) => {
+  if (!FILTERS.has(b)) FILTERS.set(b, [b.body, ...b.variables.map((v) => v.field)].filter(Boolean).map((p) => protoPath(type, p.split('.'))));
+  return FILTERS.get(b);
+};
+
 /**
  * The request message of a matched route, in the proto3 JSON mapping (for a strict parse), as grpc-gateway v2 makes it:
  * the body as the binding says; then the path's variables, each read by its field's type (proto/own/http-query.js), in
@@ -150,9 +158,9 @@ export function requestOf(b, match, query, body, type, checkBody = () => {}) {
     const text = decodeURIComponent(match.groups[group]);
     setField(type, request, field.split('.'), [text], { replace: true });
   }
-  if (b.body !== '*') {
-    // grpc-gateway's filter: a key under the body's field or a path variable's is not the query's to bind.
-    const bound = [b.body, ...b.variables.map((v) => v.field)].filter(Boolean).map((p) => protoPath(type, p.split('.')));
+  // The demo's GET routes have no query: nothing to build on their path.
+  if (b.body !== '*' && query.size > 0) {
+    const bound = filterOf(b, type);
     for (const { path, values } of queryKeys(query)) {
       const named = protoPath(type, path);
       if (bound.some((prefix) => prefix.every((segment, i) => named[i] === segment))) continue;
