@@ -6,7 +6,7 @@ import { writeFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import path from 'node:path';
 import { sizeSpread, toJsonText } from '../proto/own/samples.js';
-import { DESCRIPTOR_SET } from '../proto/own/schema.js';
+import { DESCRIPTOR_SET, OwnServiceError } from '../proto/own/schema.js';
 import { BUILT_IN_SERVICES } from '../proto/own/builtins.js';
 import { loadOwnService } from '../proto/own/service.js';
 import { ROOT } from './root.js';
@@ -94,6 +94,23 @@ export function scenariosOf(settings) {
 export const scenarioVars = (scenario, own) => (own ? own.k6 : { SCENARIO: scenario });
 
 /**
+ * Loads an own service the job can measure: a unary RPC. `node server` serves a server stream (docs/streaming.md); the
+ * job's k6 scripts and report measure unary calls only, so far.
+ * @param {OwnSource} source
+ * @returns {import('../proto/own/service.js').OwnService}
+ * @throws {OwnServiceError} one line for a bad schema, RPC or sample, or a streaming RPC
+ */
+export function loadMeasurable(source) {
+  const service = loadOwnService(source);
+  const { kind } = service.rpc;
+  if (kind !== 'unary') {
+    throw new OwnServiceError(`RPC=${source.RPC}: is a ${kind} RPC; node server serves it (docs/streaming.md), but the job `
+      + 'measures unary RPCs only so far');
+  }
+  return service;
+}
+
+/**
  * Loads an own service and prepares its runs: the k6 request file (the request samples in the proto3 JSON mapping,
  * binary ones converted) in `scratch`, the server settings and the record.
  * @param {OwnSource} source
@@ -103,7 +120,7 @@ export const scenarioVars = (scenario, own) => (own ? own.k6 : { SCENARIO: scena
  * @throws {import('../proto/own/schema.js').OwnServiceError} one line for a bad schema, RPC or sample
  */
 export async function prepareOwn(source, scratch, scenario) {
-  const service = loadOwnService(source);
+  const service = loadMeasurable(source);
   const { rpc, requests, responses } = service;
   const requestsFile = path.join(scratch, `requests-${scenario}.json`);
   await writeFile(requestsFile, `[${requests.messages.map((m) => toJsonText(rpc.requestType, m)).join(',\n')}]\n`);

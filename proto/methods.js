@@ -127,3 +127,16 @@ export function answerPicker(method, answers) {
   if (!select) return inTurn(answers);
   return (request) => answers[select(request)] ?? null;
 }
+
+/**
+ * How a listener answers a server-streaming method: each call the next response stream in turn (the samples'
+ * `streams`), as the listener's answers.
+ * @template A
+ * @param {ServiceMethod} method
+ * @param {A[]} answers the response samples as the listener answers them, in the samples' order
+ * @returns {() => A[]}
+ */
+export function streamPicker(method, answers) {
+  const streams = method.responses.streams ?? [answers.map((_, i) => i)];
+  return inTurn(streams.map((stream) => stream.map((i) => answers[i])));
+}

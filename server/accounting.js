@@ -6,7 +6,7 @@
 import { PerformanceObserver } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import client from 'prom-client';
-import { rejectedRequests, servedRequests } from './served.js';
+import { rejectedRequests, servedRequests, streamMessages, streamsEnded } from './served.js';
 import { HANDSHAKE_LABELS, tlsHandshakes } from './tls.js';
 
 const { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Registry } = client;
@@ -135,8 +135,30 @@ function registerProcessMetrics(registry, prefix) {
 }
 
 /**
+ * A counter read at scrape time from a map of counts the request path bumps: each key its labels' values, joined by
+ * `separator` in `labelNames`' order; each scrape adds what was counted since the last.
+ * @param {InstanceType<typeof Registry>} registry
+ * @param {{name: string, help: string, labelNames: string[], counts: Map<string, number>, separator: string}} counter
+ * @returns {void}
+ */
+function countsOf(registry, { name, help, labelNames, counts, separator }) {
+  const reported = new Map();
+  new Counter({
+    name, help, labelNames, registers: [registry],
+    collect() {
+      for (const [key, count] of counts) {
+        const labels = Object.fromEntries(key.split(separator).map((v, i) => [labelNames[i], v]));
+        this.inc(labels, count - (reported.get(key) ?? 0));
+        reported.set(key, count);
+      }
+    },
+  });
+}
+
+/**
  * Starts a worker's accounting: registers its metrics, including
- * `server_requests_served_total{handlers}` and `server_requests_rejected_total{listener,reason}` read from
+ * `server_requests_served_total{handlers}`, `server_requests_rejected_total{listener,reason}`,
+ * `server_stream_messages_sent_total{listener}` and `server_streams_ended_total{listener,how}` read from
  * server/served.js at scrape time and
  * `server_tls_handshakes_total{version,cipher,alpn,resumed}` from server/tls.js,
  * and answers the primary's requests for them over cluster IPC. Call once, in a worker.
@@ -158,36 +180,29 @@ export function startWorkerAccounting() {
       }
     },
   });
-  const rejectedReported = new Map();
-  new Counter({
+  countsOf(registry, {
     name: 'server_requests_rejected_total',
     help: 'Requests a route or RPC handler refused (server/served.js), by listener and reason: invalid_argument (the request '
       + 'does not decode, or a value does not fit its field), no_answer (it picks none of the answers), over_budget (the memory '
       + 'budget refused the answer). Absent until one is refused.',
-    labelNames: ['listener', 'reason'],
-    registers: [registry],
-    collect() {
-      for (const [key, count] of rejectedRequests) {
-        const [listener, reason] = key.split(' ');
-        this.inc({ listener, reason }, count - (rejectedReported.get(key) ?? 0));
-        rejectedReported.set(key, count);
-      }
-    },
+    labelNames: ['listener', 'reason'], counts: rejectedRequests, separator: ' ',
   });
-  const handshakesReported = new Map();
-  new Counter({
+  countsOf(registry, {
+    name: 'server_stream_messages_sent_total',
+    help: 'Messages sent on server streams (server/streams.js), by listener. Absent until a stream sends one.',
+    labelNames: ['listener'], counts: streamMessages, separator: ' ',
+  });
+  countsOf(registry, {
+    name: 'server_streams_ended_total',
+    help: 'Server streams ended (server/streams.js), by listener and how: completed (every message sent), or cut (the client '
+      + 'went away first). Absent until one ends.',
+    labelNames: ['listener', 'how'], counts: streamsEnded, separator: ' ',
+  });
+  countsOf(registry, {
     name: 'server_tls_handshakes_total',
     help: 'TLS handshakes completed (one per TLS connection; server/tls.js), by version, cipher, ALPN protocol and whether the '
       + 'session was resumed. Absent without TLS_CERT.',
-    labelNames: [...HANDSHAKE_LABELS],
-    registers: [registry],
-    collect() {
-      for (const [key, count] of tlsHandshakes) {
-        const labels = Object.fromEntries(key.split('|').map((v, i) => [HANDSHAKE_LABELS[i], v]));
-        this.inc(labels, count - (handshakesReported.get(key) ?? 0));
-        handshakesReported.set(key, count);
-      }
-    },
+    labelNames: [...HANDSHAKE_LABELS], counts: tlsHandshakes, separator: '|',
   });
   AggregatorRegistry.setRegistries(registry);
   // Constructing it is what makes a worker answer the primary's requests (prom-client's cluster.js).

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import protoLoader from '@grpc/proto-loader';
 import { reflectionPackageDefinition } from '../proto/index.js';
-import { answerPicker, serviceMethods } from '../proto/methods.js';
+import { answerPicker, serviceMethods, streamPicker } from '../proto/methods.js';
 import { DESCRIPTOR_SET } from '../proto/own/schema.js';
 import { guardHttp2Server } from './h2-guard.js';
 import { bindInsecure } from './grpc-bind.js';
@@ -15,6 +15,7 @@ import { gzipResponses } from './grpc-gzip.js';
 import { GRPC_HEALTH_SERVICES } from './health.js';
 import { reject, REJECTED, servedRequests } from './served.js';
 import { admitAnswer } from './memory-budget.js';
+import { firstOf, sendStream } from './streams.js';
 import { ownDescriptors, reflectedFiles } from '../proto/own/descriptors.js';
 
 /**
@@ -91,7 +92,7 @@ const UNDECODABLE = Symbol('undecodable');
 function protobufjsDefinition({ rpc }) {
   const { requestType, responseType } = rpc;
   return {
-    path: rpc.path, originalName: rpc.method, requestStream: false, responseStream: false,
+    path: rpc.path, originalName: rpc.method, requestStream: rpc.requestStream, responseStream: rpc.responseStream,
     requestSerialize: (message) => /** @type {Buffer} */ (requestType.encode(message).finish()),
     requestDeserialize: (bytes) => {
       try {
@@ -112,7 +113,9 @@ function protobufjsDefinition({ rpc }) {
  * large answer the memory budget refuses, RESOURCE_EXHAUSTED. An answered call counts in servedRequests.grpc, a refused
  * one in rejectedRequests under the listener and its reason (server/served.js), and is logged at debug with its code.
  * @param {import('../proto/methods.js').ServiceMethod} method
- * @param {{log?: import('pino').Logger, loader?: boolean, listener?: string}} [options] `log`: each call's peer at debug,
+ * A server-streaming method answers each call with the next response stream (serverStream).
+ * @param {{log?: import('pino').Logger, loader?: boolean, listener?: string, intervalMs?: number}} [options] `intervalMs`:
+ *   STREAM_INTERVAL, ms between a server stream's messages (default 0); `log`: each call's peer at debug,
  *   and each refusal; `listener`: the name refusals are counted under (default 'grpc'); `loader`
  *   (GRPC_CODEC=proto-loader): @grpc/proto-loader's definition, answering plain objects that its codec converts
  *   (fromObject) before encoding, instead of protobufjs messages (default false)
@@ -120,7 +123,7 @@ function protobufjsDefinition({ rpc }) {
  *   RPC's method name, as grpc-js's addService takes them
  * @throws {Error} with `loader`, when proto-loader cannot load the method's schema
  */
-export function methodService(method, { log, loader = false, listener = 'grpc' } = {}) {
+export function methodService(method, { log, loader = false, listener = 'grpc', intervalMs = 0 } = {}) {
   const { rpc, responses, refusal } = method;
   const { requestType, responseType } = rpc;
   // GRPC_CODEC=proto-loader answers plain objects through @grpc/proto-loader's codec, which converts each one
@@ -138,6 +141,7 @@ export function methodService(method, { log, loader = false, listener = 'grpc' }
     if (debug) debug.debug({ peer: call.getPeer(), code: status.code, details: status.details }, `${rpc.method} refused`);
     return callback(status);
   };
+  if (rpc.responseStream) return { definition, implementation: serverStream(method, answers, { refuse, invalid, debug, listener, intervalMs }) };
   const implementation = {
     [rpc.method](call, callback) {
       if (debug) debug.debug({ peer: call.getPeer() }, rpc.method);
@@ -150,6 +154,38 @@ export function methodService(method, { log, loader = false, listener = 'grpc' }
     },
   };
   return { definition, implementation };
+}
+
+/**
+ * A server-streaming method's grpc-js implementation: each call answered with the next response stream in turn, its
+ * messages sent by server/streams.js (paced, with back-pressure: grpc-js's server stream is an object-mode Writable, so
+ * `write` returns false past 16 queued messages), then the OK status. A request that does not decode is answered
+ * INVALID_ARGUMENT before any message; a call the client cancels stops at the next message and counts as cut.
+ * @param {import('../proto/methods.js').ServiceMethod} method
+ * @param {Array<{message: any, bytes: number}>} answers the response samples as the listener answers them
+ * @param {{refuse: Function, invalid: (why: string) => object, debug: import('pino').Logger|null, listener: string,
+ *   intervalMs: number}} how methodService's refusals, and where the stream's counts go
+ * @returns {grpc.UntypedServiceImplementation}
+ */
+function serverStream(method, answers, { refuse, invalid, debug, listener, intervalMs }) {
+  const next = streamPicker(method, answers);
+  const { rpc } = method;
+  // A streaming call has no callback: its refusal is an 'error' it emits (grpc-js sends it as the status).
+  const refuseStream = (call, reason, status) => refuse(call, (err) => call.emit('error', err), reason, status);
+  return {
+    async [rpc.method](call) {
+      if (debug) debug.debug({ peer: call.getPeer() }, rpc.method);
+      if (call.request[UNDECODABLE] !== undefined) return refuseStream(call, REJECTED.INVALID_ARGUMENT, invalid(call.request[UNDECODABLE]));
+      const stream = next();
+      servedRequests.grpc++;
+      await sendStream(stream, {
+        write: (answer) => call.write(answer.message),
+        drained: () => firstOf(call, ['drain', 'cancelled', 'close']),
+        gone: () => call.cancelled || call.destroyed,
+        end: () => call.end(),
+      }, { listener, intervalMs });
+    },
+  };
 }
 
 /**
@@ -200,7 +236,7 @@ export async function startGrpc({ host, port, log, health, settings, tls, own = 
   const loader = settings.GRPC_CODEC === 'proto-loader';
   // One service per method: grpc-js routes on the method's path, whichever service it adds it with.
   for (const method of serviceMethods({ port, workerPid: process.pid, own })) {
-    const { definition, implementation } = methodService(method, { log, loader, listener });
+    const { definition, implementation } = methodService(method, { log, loader, listener, intervalMs: settings.STREAM_INTERVAL });
     server.addService(definition, implementation);
   }
   // One reflection service for the demo's files and the user's: @grpc/reflection reads only the fileDescriptorProtos of

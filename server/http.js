@@ -12,7 +12,8 @@ import { admitAnswer } from './memory-budget.js';
 import { ownJson } from '../proto/own/json.js';
 import { fromJson } from '../proto/own/samples.js';
 import { requestOf } from '../proto/own/http-rule.js';
-import { answerPicker, serviceMethods } from '../proto/methods.js';
+import { answerPicker, serviceMethods, streamPicker } from '../proto/methods.js';
+import { firstOf, sendStream } from './streams.js';
 
 /**
  * A large answer refused by the memory budget (server/memory-budget.js): 503 with Retry-After, and the connection
@@ -81,6 +82,27 @@ const refusedOverBudget = (/** @type {string} */ listener, /** @type {import('fa
 };
 
 /**
+ * A method's request parser, on its encapsulated scope: the POST body decoded strictly from the encoding's content type
+ * (415 for another), a body that does not decode 400 naming the field, and counted as refused.
+ * @param {import('fastify').FastifyInstance} scope
+ * @param {{type: string, parseAs: 'string'|'buffer', decode: (body: any) => any}} codec
+ * @param {import('../proto/own/schema.js').Rpc} rpc
+ * @param {string} listener
+ * @returns {void}
+ */
+function parseRequests(scope, { type, parseAs, decode }, rpc, listener) {
+  scope.removeAllContentTypeParsers();
+  scope.addContentTypeParser(type, { parseAs }, (request, body, done) => {
+    try {
+      done(null, decode(/** @type {any} */ (body)));
+    } catch (err) {
+      reject(listener, REJECTED.INVALID_ARGUMENT);
+      done(badRequest(rpc, err.message));
+    }
+  });
+}
+
+/**
  * Serves one method (proto/methods.js): `POST /package.Service/Method` (the shape of Connect's unary call), the request
  * decoded from the encoding's content type (400 naming the field when it does not decode; 415 for another content
  * type), and each of its google.api.http routes (serveHttpRules); the answer the one the request picks (400 with the
@@ -90,22 +112,19 @@ const refusedOverBudget = (/** @type {string} */ listener, /** @type {import('fa
  * @param {'json'|'protobuf'} encoding
  * @returns {Promise<void>}
  */
-async function serveMethod(app, method, encoding, listener) {
+async function serveMethod(app, method, encoding, listener, intervalMs) {
   const { rpc, refusal } = method;
   const codec = CODECS[encoding](method);
-  const { type, parseAs, decode, encode } = codec;
+  const { type, encode } = codec;
+  if (rpc.responseStream) {
+    // JSON only: a protobuf listener serves no stream (server/listeners.js), and never starts with one.
+    await serveServerStream(app, method, /** @type {ReturnType<typeof CODECS.json>} */ (codec), listener, intervalMs);
+    return;
+  }
   const pick = answerPicker(method, /** @type {Array<{message: any, bytes: number}>} */ (codec.answers));
   // Encapsulated: each method's parser is its own.
   await app.register(async (scope) => {
-    scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser(type, { parseAs }, (request, body, done) => {
-      try {
-        done(null, decode(/** @type {any} */ (body)));
-      } catch (err) {
-        reject(listener, REJECTED.INVALID_ARGUMENT);
-        done(badRequest(rpc, err.message));
-      }
-    });
+    parseRequests(scope, codec, rpc, listener);
     scope.post(rpc.path, (request, reply) => {
       const answer = pick(/** @type {any} */ (request.body));
       if (!answer) throw refused(listener, REJECTED.NO_ANSWER, unanswerable(refusal));
@@ -117,30 +136,145 @@ async function serveMethod(app, method, encoding, listener) {
   if (rpc.bindings.length) await serveHttpRules(app, method, codec, pick, listener);
 }
 
+/**
+ * The framings of a server stream over HTTP, each: the response's content type, and one message as the body's next
+ * bytes. SSE (the WHATWG HTML standard's text/event-stream): an event a message, its `data:` line the message's JSON,
+ * then a blank line; NDJSON: a line a message; grpc-gateway's mapping of a server stream (runtime.ForwardResponseStream):
+ * a line a message, wrapped as `{"result": message}`.
+ */
+const STREAM_FRAMINGS = {
+  sse: { type: 'text/event-stream', frame: (/** @type {string} */ json) => `data: ${json}\n\n` },
+  ndjson: { type: 'application/x-ndjson', frame: (/** @type {string} */ json) => `${json}\n` },
+  gateway: { type: 'application/json', frame: (/** @type {string} */ json) => `{"result":${json}}\n` },
+};
+
+/**
+ * The framing a POST of a server-streaming method asks for by its Accept header: SSE for text/event-stream, else NDJSON
+ * (application/x-ndjson, or no preference); null for an Accept that takes neither (406).
+ * @param {string|undefined} accept
+ * @returns {'sse'|'ndjson'|null}
+ */
+export function streamFramingOf(accept) {
+  if (!accept) return 'ndjson';
+  if (accept.includes('text/event-stream')) return 'sse';
+  return /application\/x-ndjson|\*\/\*|application\/\*/.test(accept) ? 'ndjson' : null;
+}
+
+/** An Accept header that takes none of a stream's framings. */
+const notAcceptable = () => Object.assign(new Error('a server stream is answered as text/event-stream or application/x-ndjson; '
+  + 'the Accept header takes neither'), { statusCode: 406, code: 'ERR_NOT_ACCEPTABLE' });
+
+/**
+ * Sends one response stream on a fastify reply, framed: fastify hands the response over (hijack), the head goes out with
+ * the first message (one write: the head's arrival is the first message's), and server/streams.js paces the rest with
+ * back-pressure ('drain'), stopping when the client goes away ('close').
+ * @param {import('fastify').FastifyReply} reply
+ * @param {Array<{message: any}>} stream the answers, in order
+ * @param {{type: string, frame: (json: string) => string}} framing
+ * @param {(message: any) => string} encode one message as JSON
+ * @param {{listener: string, intervalMs: number}} options
+ * @returns {Promise<'completed'|'cut'>}
+ */
+function replyStream(reply, stream, framing, encode, options) {
+  reply.hijack();
+  const res = reply.raw;
+  let gone = false;
+  res.once('close', () => {
+    gone = true;
+  });
+  return sendStream(stream, {
+    write: ({ message }, i) => {
+      if (i === 0) res.writeHead(200, { 'content-type': framing.type, 'cache-control': 'no-cache' });
+      return res.write(framing.frame(encode(message)));
+    },
+    drained: () => firstOf(res, ['drain', 'close']),
+    gone: () => gone,
+    end: () => res.end(),
+  }, options);
+}
+
+/**
+ * Serves a server-streaming method over HTTP (JSON only: a protobuf listener serves none, server/listeners.js):
+ * `POST /package.Service/Method` answers the next response stream in turn as SSE (`Accept: text/event-stream`) or NDJSON;
+ * each google.api.http route answers it as grpc-gateway does (`{"result": message}` a line, every field written), or as
+ * SSE with `?alt=sse`, as Google's REST APIs stream (e.g. Gemini's streamGenerateContent). The request is decoded as a
+ * unary method's is (400 naming the field).
+ * @param {import('fastify').FastifyInstance} app
+ * @param {import('../proto/methods.js').ServiceMethod} method
+ * @param {ReturnType<typeof CODECS.json>} codec
+ * @param {string} listener
+ * @param {number} intervalMs STREAM_INTERVAL, ms between two messages
+ * @returns {Promise<void>}
+ */
+async function serveServerStream(app, method, codec, listener, intervalMs) {
+  const { rpc } = method;
+  const { encode } = codec;
+  const next = streamPicker(method, /** @type {Array<{message: any, bytes: number}>} */ (codec.answers));
+  const options = { listener, intervalMs };
+  await app.register(async (scope) => {
+    parseRequests(scope, codec, rpc, listener);
+    scope.post(rpc.path, (request, reply) => {
+      const framing = streamFramingOf(request.headers.accept);
+      if (!framing) throw notAcceptable();
+      servedRequests.http++;
+      return replyStream(reply, next(), STREAM_FRAMINGS[framing], encode, options);
+    });
+  });
+  if (!rpc.bindings.length) return;
+  const encoders = new Map(rpc.bindings.map((b) => [b, codec.encodeBound(b.responseBody)]));
+  await serveBindings(app, method, codec, listener, (binding, decoded, request, reply) => {
+    const sse = new URLSearchParams(request.url.split('?')[1] ?? '').get('alt') === 'sse';
+    servedRequests.http++;
+    return replyStream(reply, next(), sse ? STREAM_FRAMINGS.sse : STREAM_FRAMINGS.gateway, sse ? encode : encoders.get(binding), options);
+  });
+}
+
 // What a request without a query, or a route without variables, hands requestOf.
 const NO_QUERY = new URLSearchParams();
 const NO_VARIABLES = /** @type {RegExpMatchArray} */ (/** @type {unknown} */ ({ groups: {} }));
 
 /**
- * A method's google.api.http routes, as grpc-gateway maps them (proto/own/http-rule.js): the request message made from
- * the path's variables, the query and the body, then decoded strictly (400 naming the field); the answer the one the
- * request picks, as on the method's POST route (the same turn), every field written (grpc-gateway's default marshaler).
+ * A unary method's google.api.http routes (serveBindings): the answer the one the request picks, as on the method's
+ * POST route (the same turn), every field written (grpc-gateway's default marshaler).
  * @param {import('fastify').FastifyInstance} app
  * @param {import('../proto/methods.js').ServiceMethod} method
  * @param {ReturnType<typeof CODECS.json>|ReturnType<typeof CODECS.protobuf>} codec the listener's
  * @param {(request: object) => {message: any, bytes: number}|null} pick the answers
+ * @param {string} listener
  * @returns {Promise<void>}
  */
-async function serveHttpRules(app, { rpc, refusal }, codec, pick, listener) {
-  const { decodeBound, boundType } = codec;
+async function serveHttpRules(app, method, codec, pick, listener) {
+  const { boundType } = codec;
   // Each binding's encoder, made once; a binding the encoding cannot answer (null) is not served.
   const encoders = new Map();
-  for (const b of rpc.bindings) {
+  for (const b of method.rpc.bindings) {
     const encode = codec.encodeBound(b.responseBody);
     if (encode) encoders.set(b, encode);
   }
+  await serveBindings(app, method, codec, listener, (binding, decoded, request, reply) => {
+    const answer = pick(decoded);
+    if (!answer) throw refused(listener, REJECTED.NO_ANSWER, unanswerable(method.refusal));
+    if (!admitAnswer(answer.bytes)) return refusedOverBudget(listener, reply);
+    servedRequests.http++;
+    return reply.type(boundType).send(encoders.get(binding)(answer.message));
+  }, encoders.keys());
+}
+
+/**
+ * A method's google.api.http routes, as grpc-gateway maps them (proto/own/http-rule.js): the request message made from
+ * the path's variables, the query and the body, then decoded strictly (400 naming the field), and handed to `answer`.
+ * @param {import('fastify').FastifyInstance} app
+ * @param {import('../proto/methods.js').ServiceMethod} method
+ * @param {{decodeBound: (request: object) => any}} codec the listener's
+ * @param {string} listener
+ * @param {(binding: import('../proto/own/http-rule.js').HttpBinding, decoded: any, request: import('fastify').FastifyRequest,
+ *   reply: import('fastify').FastifyReply) => any} answer the route's handler, once the request decoded
+ * @param {Iterable<import('../proto/own/http-rule.js').HttpBinding>} [bindings] those served; default all of the method's
+ * @returns {Promise<void>}
+ */
+async function serveBindings(app, { rpc }, { decodeBound }, listener, answer, bindings = rpc.bindings) {
   const routes = new Map(); // method and route, to the bindings that share it, tried in order
-  for (const b of encoders.keys()) routes.set(`${b.method} ${b.route}`, [...(routes.get(`${b.method} ${b.route}`) ?? []), b]);
+  for (const b of bindings) routes.set(`${b.method} ${b.route}`, [...(routes.get(`${b.method} ${b.route}`) ?? []), b]);
   await app.register(async (scope) => {
     // The body is JSON, but not always the request message (`body: "field"`): parsed as JSON here, strictly below.
     scope.removeAllContentTypeParsers();
@@ -177,11 +311,7 @@ async function serveHttpRules(app, { rpc, refusal }, codec, pick, listener) {
           } catch (err) {
             throw refused(listener, REJECTED.INVALID_ARGUMENT, badRequest(rpc, err.message));
           }
-          const answer = pick(decoded);
-          if (!answer) throw refused(listener, REJECTED.NO_ANSWER, unanswerable(refusal));
-          if (!admitAnswer(answer.bytes)) return refusedOverBudget(listener, reply);
-          servedRequests.http++;
-          return reply.type(boundType).send(encoders.get(binding)(answer.message));
+          return answer(binding, decoded, request, reply);
         },
       });
     }
@@ -196,13 +326,13 @@ async function serveHttpRules(app, { rpc, refusal }, codec, pick, listener) {
  * plugin is registered.
  * @param {import('fastify').FastifyInstance} app
  * @param {{port: number, health: import('./health.js').Health, encoding?: 'json'|'protobuf',
- *   own?: import('../proto/own/service.js').OwnService|null, listener?: string}} options `port`: the one the answers name
- *   (the User's `port` field); `encoding` default 'json'; `own` default null; `listener` the name its refusals are counted
- *   under (server/served.js), default 'http'
+ *   own?: import('../proto/own/service.js').OwnService|null, listener?: string, intervalMs?: number}} options `port`: the
+ *   one the answers name (the User's `port` field); `encoding` default 'json'; `own` default null; `listener` the name its
+ *   refusals are counted under (server/served.js), default 'http'; `intervalMs` STREAM_INTERVAL, default 0
  * @returns {Promise<void>}
  */
-export async function httpRoutes(app, { port, health, encoding = 'json', own = null, listener = 'http' }) {
-  for (const method of serviceMethods({ port, workerPid: process.pid, own })) await serveMethod(app, method, encoding, listener);
+export async function httpRoutes(app, { port, health, encoding = 'json', own = null, listener = 'http', intervalMs = 0 }) {
+  for (const method of serviceMethods({ port, workerPid: process.pid, own })) await serveMethod(app, method, encoding, listener, intervalMs);
   app.get(HEALTH_PATH, (request, reply) => (health.serving
     ? reply.send({ status: 'SERVING' })
     : reply.code(503).send({ status: 'NOT_SERVING' })));
@@ -271,7 +401,7 @@ export async function buildHttpApp({ port, log, health, settings, tls = null, ht
   // Before the routes: the plugin adds its onSend hook to each route as it is declared.
   // Loaded only where it serves (40 ms of a worker's start on this VM).
   if (settings.COMPRESSION === 'gzip') await app.register((await import('@fastify/compress')).default, GZIP_OPTIONS);
-  await app.register(httpRoutes, { port, health, encoding, own, listener });
+  await app.register(httpRoutes, { port, health, encoding, own, listener, intervalMs: settings.STREAM_INTERVAL });
   return app;
 }
 

@@ -40,8 +40,16 @@ try {
 // loads it again for itself (server/worker.js).
 if (cluster.isPrimary && settings.RPC) {
   const { loadOwnService } = await import('../proto/own/service.js');
+  const { listenersOf } = await import('./settings.js');
+  const { LISTENERS, streamlessListeners } = await import('./listeners.js');
   try {
-    loadOwnService(settings);
+    const { rpc } = loadOwnService(settings);
+    const streamless = streamlessListeners(listenersOf(settings.MODE), rpc);
+    if (streamless.length) {
+      console.error(`server: RPC=${settings.RPC} is a ${rpc.kind} RPC, which ${streamless.join(', ')} cannot serve yet: `
+        + `leave them out of MODE (${Object.keys(LISTENERS).filter((n) => LISTENERS[n].streams).join(', ')} serve it)`);
+      process.exit(1);
+    }
   } catch (err) {
     if (err.code !== 'ERR_OWN_SERVICE') throw err;
     console.error(`server: ${err.message}`);

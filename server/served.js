@@ -48,3 +48,38 @@ export function refused(listener, reason, err) {
   reject(listener, reason);
   return err;
 }
+
+/**
+ * Messages sent on server streams since the process started, by listener (server/streams.js).
+ * @type {Map<string, number>}
+ */
+export const streamMessages = new Map();
+
+/**
+ * Server streams ended since the process started, by listener and how: `listener how` → count; `completed` (every
+ * message sent and the stream ended), or `cut` (the client went away first). A refused stream is in rejectedRequests.
+ * @type {Map<string, number>}
+ */
+export const streamsEnded = new Map();
+
+/**
+ * Counts one message sent on a server stream.
+ * @param {string} listener
+ * @returns {void}
+ */
+export function sentMessage(listener) {
+  streamMessages.set(listener, (streamMessages.get(listener) ?? 0) + 1);
+}
+
+/**
+ * Counts one server stream's end.
+ * @template {'completed'|'cut'} H
+ * @param {string} listener
+ * @param {H} how
+ * @returns {H}
+ */
+export function endStream(listener, how) {
+  const key = `${listener} ${how}`;
+  streamsEnded.set(key, (streamsEnded.get(key) ?? 0) + 1);
+  return how;
+}

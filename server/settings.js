@@ -81,6 +81,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
  * @property {number} H2_RESETS_PER_S per second
  * @property {number} H2_IDLE_PING_MS ms
  * @property {number} H2_CLOSE_GRACE_MS ms
+ * @property {number} STREAM_INTERVAL ms
  * @property {number} H2_IDLE_TIMEOUT_MS ms
  * @property {number|undefined} GRPC_MAX_CONNECTION_AGE_MS ms
  * @property {number} H2_MIN_PING_INTERVAL_MS ms
@@ -292,17 +293,24 @@ export function serverSettingSpecs(cores = os.availableParallelism()) {
     }), 'unset: the directory of PROTO'),
     RPC: withDefaultText(str({
       default: undefined,
-      desc: 'the unary RPC of PROTO to serve, `package.Service/Method`: gRPC at that path, and JSON over HTTP as '
-        + '`POST /package.Service/Method` in the proto3 JSON mapping (the shape of Connect\'s unary JSON call); every '
-        + 'listener of MODE serves it (docs/own-message.md)',
+      desc: 'the RPC of PROTO to serve, `package.Service/Method`, unary or server streaming: gRPC at that path, and JSON over '
+        + 'HTTP as `POST /package.Service/Method` in the proto3 JSON mapping (the shape of Connect\'s unary JSON call; a server '
+        + 'stream as SSE or NDJSON, docs/streaming.md); every listener of MODE serves it (docs/own-message.md)',
       example: 'opentelemetry.proto.collector.trace.v1.TraceService/Export',
     }), 'unset'),
     RESPONSE: withDefaultText(str({
       default: undefined,
       desc: 'the answers to RPC, served in turn: a file in the proto3 JSON mapping (one object, a JSON array of objects, '
-        + 'or NDJSON) or binary (`.binpb`: length-delimited messages)',
+        + 'or NDJSON) or binary (`.binpb`: length-delimited messages); for a server stream, streams: a JSON array of arrays '
+        + 'of messages, or NDJSON with one array a line',
       example: 'responses.ndjson',
     }), 'unset: the empty response message'),
+    STREAM_INTERVAL: wholeNumber(0, 2 ** 31 - 1)({
+      default: 0,
+      desc: 'milliseconds between two messages of a server stream (a paced stream, as an LLM\'s tokens are), as ghz\'s '
+        + '`--stream-interval` paces a client\'s; 0: as fast as the connection takes them (docs/streaming.md)',
+      example: '20',
+    }),
     H2_CLOSE_GRACE_MS: durationMs({
       default: 1000,
       desc: 'how long (ms) an idle PING may go unanswered before the connection is destroyed, and the longest wait for the '

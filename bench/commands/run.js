@@ -29,8 +29,7 @@ import { columnKey, MODES } from '../modes.js';
 import { fileStamp, progressOf } from '../format.js';
 import { measureClientCeiling } from '../passes/calibrate.js';
 import { ensureTool, ensureTools } from '../tools.js';
-import { prepareOwn, scenariosOf } from '../own-service.js';
-import { loadOwnService } from '../../proto/own/service.js';
+import { loadMeasurable, prepareOwn, scenariosOf } from '../own-service.js';
 import { proveOwnEquality } from '../passes/equality.js';
 
 /**
@@ -42,7 +41,7 @@ import { proveOwnEquality } from '../passes/equality.js';
 export async function preflight(settings) {
   serverNodes(settings); // every release of NODE_VERSIONS, before anything starts
   // An own service's schema, RPC and samples: a bad one is one line (ERR_OWN_SERVICE) before anything starts.
-  for (const { source } of scenariosOf(settings)) if (source) loadOwnService(source);
+  for (const { source } of scenariosOf(settings)) if (source) loadMeasurable(source);
   const listeners = settings.MODES.map((mode) => MODES[mode].listener);
   if (settings.CAPACITY === '1') await requireCapacityTools(listeners);
   // The default: provisioned before anything starts too, though the pass may not be needed (no column client-bound).

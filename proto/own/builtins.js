@@ -69,4 +69,14 @@ export const BUILT_IN_SERVICES = Object.freeze({
     response: 'examples/catalog/responses.ndjson',
   },
   ...OTLP_BATCHES,
+  // A server stream: an LLM's answer token by token, as Google's Gemini API streams it over gRPC and, with ?alt=sse, over
+  // REST (proto/gemini/SOURCE.md; the samples made by scripts/gemini-samples.js).
+  'gemini-stream': {
+    description: 'Gemini\'s StreamGenerateContent: a prompt in, the answer streamed back a few tokens a chunk (11 to 60 chunks)',
+    proto: 'gemini/google/ai/generativelanguage/v1/generative_service.proto',
+    protoPath: ['gemini'],
+    rpc: 'google.ai.generativelanguage.v1.GenerativeService/StreamGenerateContent',
+    request: 'gemini/examples/requests.json',
+    response: 'gemini/examples/responses.ndjson',
+  },
 });

@@ -42,33 +42,63 @@ export const fromJson = (type, json) => (typeof json === 'string' ? protojson.fr
  * @typedef {object} Samples
  * @property {string} file the file, as given ('' for the default: one empty message)
  * @property {string|null} sha256 of the file's bytes (null for the default)
- * @property {protobuf.Message[]} messages in the file's order
+ * @property {protobuf.Message[]} messages in the file's order (a streamed side's streams one after the other)
  * @property {number[]} protobufBytes each message's protobuf encoding, in bytes
  * @property {number[]} jsonBytes each message's proto3 JSON mapping (compact, UTF-8), in bytes
+ * @property {number[][]} [streams] a streamed side's samples: each stream, the indices of its messages in `messages`
  */
 
 /**
  * Reads a sample file for a message type.
  * @param {string} setting the setting that named it, for errors (REQUEST, RESPONSE)
- * @param {string|undefined} file the path; unset or '': one sample, the empty message
+ * @param {string|undefined} file the path; unset or '': one sample, the empty message (streamed: one stream of it)
  * @param {protobuf.Type} type
- * @param {{messages: number, fileBytes: number, messageBytes: number}} [limits] default SAMPLE_LIMITS
+ * @param {{messages: number, fileBytes: number, messageBytes: number}} [limits] default SAMPLE_LIMITS (`messages`: of
+ *   all streams together when streamed)
+ * @param {{streamed?: boolean}} [options] `streamed`: the side of the RPC is a stream (the request of a client-streaming
+ *   RPC, the response of a server-streaming one), so a sample is one stream: a JSON array of messages, the file a JSON
+ *   array of such arrays or NDJSON with one array a line; default false
  * @returns {Samples}
  * @throws {OwnServiceError} for a missing or empty file, one past the limits, or a sample not valid for its message:
- *   the file, the sample's index (from 0) and the parser's field path and reason
+ *   the file, the sample's index (from 0; streamed: the stream's and the message's) and the parser's field path and reason
  */
-export function readSamples(setting, file, type, limits = SAMPLE_LIMITS) {
-  if (!file) return measured({ file: '', sha256: null, messages: [type.create({})] }, type, setting, limits);
+export function readSamples(setting, file, type, limits = SAMPLE_LIMITS, { streamed = false } = {}) {
+  if (!file) {
+    return measured({ file: '', sha256: null, messages: [type.create({})], ...(streamed ? { streams: [[0]] } : {}) }, type, setting, limits);
+  }
   const where = `${setting}=${file}`;
   if (!existsSync(file) || !statSync(file).isFile()) throw new OwnServiceError(`${where}: no such file`);
   const size = statSync(file).size;
   if (size > limits.fileBytes) throw new OwnServiceError(`${where}: ${size} bytes, over the limit of ${limits.fileBytes} (64 MiB)`);
   const bytes = readFileSync(file);
   const sha256 = createHash('sha256').update(bytes).digest('hex');
-  const messages = BINARY.test(file) ? binarySamples(where, bytes, type, limits) : jsonSamples(where, bytes.toString('utf8'), type, limits);
-  if (messages.length === 0) throw new OwnServiceError(`${where}: holds no sample`);
-  return measured({ file, sha256, messages }, type, setting, limits);
+  if (streamed && BINARY.test(file)) {
+    throw new OwnServiceError(`${where}: a stream's samples are read from the proto3 JSON mapping only (a JSON array of streams, or NDJSON)`);
+  }
+  if (BINARY.test(file)) return measured({ file, sha256, messages: nonEmpty(where, binarySamples(where, bytes, type, limits)) }, type, setting, limits);
+  const values = nonEmpty(where, jsonValues(where, bytes.toString('utf8')));
+  if (!streamed) {
+    if (values.length > limits.messages) throw new OwnServiceError(`${where}: ${values.length} samples, over the limit of ${limits.messages}`);
+    return measured({ file, sha256, messages: values.map((v, i) => messageOf(where, `sample ${i}`, v, type)) }, type, setting, limits);
+  }
+  const messages = [];
+  const streams = values.map((stream, s) => {
+    if (!Array.isArray(stream)) {
+      throw new OwnServiceError(`${where}: stream ${s}: must be a JSON array of messages (${type.fullName.slice(1)}), one stream a sample`);
+    }
+    if (stream.length === 0) throw new OwnServiceError(`${where}: stream ${s}: holds no message`);
+    if (messages.length + stream.length > limits.messages) {
+      throw new OwnServiceError(`${where}: more than ${limits.messages} messages in all, over the limit`);
+    }
+    return stream.map((value, m) => messages.push(messageOf(where, `stream ${s}, message ${m}`, value, type)) - 1);
+  });
+  return measured({ file, sha256, messages, streams }, type, setting, limits);
 }
+
+const nonEmpty = (where, list) => {
+  if (list.length === 0) throw new OwnServiceError(`${where}: holds no sample`);
+  return list;
+};
 
 function measured(samples, type, setting, limits) {
   const protobufBytes = samples.messages.map((m) => type.encode(m).finish().length);
@@ -81,18 +111,17 @@ function measured(samples, type, setting, limits) {
   return { ...samples, protobufBytes, jsonBytes };
 }
 
-/** One object, a JSON array of objects, or NDJSON (one object a line; blank lines skipped). */
-function jsonSamples(where, text, type, limits) {
+/** The file's JSON values: one value, the elements of a JSON array, or NDJSON (one value a line; blank lines skipped). */
+function jsonValues(where, text) {
   if (text.trim() === '') return [];
-  let values;
   try {
     const whole = JSON.parse(text);
-    values = Array.isArray(whole) ? whole : [whole];
+    return Array.isArray(whole) ? whole : [whole];
   } catch (err) {
     const lines = text.split('\n');
     // Not one JSON value: NDJSON, or a broken file (then the first line that does not parse is named).
     if (lines.filter((l) => l.trim()).length < 2) throw new OwnServiceError(`${where}: not JSON (${err.message})`);
-    values = [];
+    const values = [];
     lines.forEach((line, i) => {
       if (line.trim() === '') return;
       try {
@@ -101,20 +130,22 @@ function jsonSamples(where, text, type, limits) {
         throw new OwnServiceError(`${where}: line ${i + 1}: not JSON (${lineErr.message})`);
       }
     });
+    return values;
   }
-  if (values.length > limits.messages) throw new OwnServiceError(`${where}: ${values.length} samples, over the limit of ${limits.messages}`);
-  return values.map((value, i) => {
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      throw new OwnServiceError(`${where}: sample ${i}: must be a JSON object (the message ${type.fullName.slice(1)})`);
-    }
-    try {
-      return fromJson(type, value);
-    } catch (err) {
-      const at = pathText(failingPath(type, value));
-      // protobufjs names the type and field it failed in (`.pkg.Msg.field: `): the path from the sample's root says more.
-      throw new OwnServiceError(`${where}: sample ${i}: ${at ? `${at}: ${err.message.replace(/^\.[\w.]+: /, '')}` : err.message}`);
-    }
-  });
+}
+
+/** One sample, a JSON object, parsed strictly for its message; a refusal names the sample and the path to the field. */
+function messageOf(where, label, value, type) {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new OwnServiceError(`${where}: ${label}: must be a JSON object (the message ${type.fullName.slice(1)})`);
+  }
+  try {
+    return fromJson(type, value);
+  } catch (err) {
+    const at = pathText(failingPath(type, value));
+    // protobufjs names the type and field it failed in (`.pkg.Msg.field: `): the path from the sample's root says more.
+    throw new OwnServiceError(`${where}: ${label}: ${at ? `${at}: ${err.message.replace(/^\.[\w.]+: /, '')}` : err.message}`);
+  }
 }
 
 /** The field of a type a sample's key names: its name, its JSON name or its .proto name, resolved. */

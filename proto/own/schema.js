@@ -233,17 +233,36 @@ export function rpcsOf(root) {
  * @property {string} path the HTTP/2 and HTTP path both twins serve it at: `/package.Service/Method`
  * @property {string} service `package.Service`
  * @property {string} method `Method`
+ * @property {RpcKind} kind
+ * @property {boolean} requestStream the client sends a stream of messages (client streaming, bidirectional)
+ * @property {boolean} responseStream the server answers a stream of messages (server streaming, bidirectional)
  * @property {protobuf.Type} requestType
  * @property {protobuf.Type} responseType
  * @property {import('./http-rule.js').HttpBinding[]} bindings its google.api.http routes ([] without a rule)
  */
 
+/** @typedef {'unary'|'server streaming'|'client streaming'|'bidirectional streaming'} RpcKind */
+
+/** The kinds of RPC the twins serve. */
+export const SERVED_KINDS = Object.freeze(/** @type {RpcKind[]} */ (['unary', 'server streaming']));
+
 /**
- * The unary RPC of a schema that the twins serve.
+ * An RPC's kind, by the `stream` keywords of its request and response (gRPC's four kinds of service method).
+ * @param {{requestStream?: boolean, responseStream?: boolean}} method
+ * @returns {RpcKind}
+ */
+export function rpcKind({ requestStream, responseStream }) {
+  if (requestStream && responseStream) return 'bidirectional streaming';
+  if (requestStream) return 'client streaming';
+  return responseStream ? 'server streaming' : 'unary';
+}
+
+/**
+ * The RPC of a schema that the twins serve.
  * @param {protobuf.Root} root a resolved schema
  * @param {string} rpc `package.Service/Method`
  * @returns {Rpc}
- * @throws {OwnServiceError} for an RPC the schema lacks (listing those it has) or a streaming one (naming its kind)
+ * @throws {OwnServiceError} for an RPC the schema lacks (listing those it has) or one of a kind not served (naming its kind)
  */
 export function resolveRpc(root, rpc) {
   const match = /^([A-Za-z_][\w.]*)\/([A-Za-z_]\w*)$/.exec(rpc);
@@ -255,10 +274,9 @@ export function resolveRpc(root, rpc) {
     const rpcs = rpcsOf(root);
     throw new OwnServiceError(`RPC=${rpc}: the schema has no such RPC; it has ${rpcs.length ? rpcs.join(', ') : 'none'}`);
   }
-  if (method.requestStream || method.responseStream) {
-    const kind = method.requestStream && method.responseStream ? 'bidirectional streaming'
-      : method.requestStream ? 'client streaming' : 'server streaming';
-    throw new OwnServiceError(`RPC=${rpc}: is a ${kind} RPC; only unary RPCs are compared`);
+  const kind = rpcKind(method);
+  if (!SERVED_KINDS.includes(kind)) {
+    throw new OwnServiceError(`RPC=${rpc}: is a ${kind} RPC; ${SERVED_KINDS.join(' and ')} RPCs are served (${kind}: not yet)`);
   }
   let bindings;
   try {
@@ -276,6 +294,9 @@ export function resolveRpc(root, rpc) {
   return {
     name: rpc,
     path: `/${rpc}`,
+    kind,
+    requestStream: Boolean(method.requestStream),
+    responseStream: Boolean(method.responseStream),
     bindings,
     service: serviceName,
     method: methodName,

@@ -12,7 +12,7 @@ export { OwnServiceError } from './schema.js';
  * @property {string[]} protoPath the PROTO_PATH setting's import directories ([]: the .proto's own)
  * @property {import('./schema.js').Rpc} rpc
  * @property {Array<{path: string, sha256: string}>} files the schema's files with their SHA-256
- * @property {import('./samples.js').Samples} responses what the twins answer, in turn
+ * @property {import('./samples.js').Samples} responses what the twins answer, in turn (a server stream's: its streams, in turn)
  * @property {import('./samples.js').Samples} requests what the clients send, in turn (the empty message when no
  *   REQUEST is given; the servers never read it)
  */
@@ -36,8 +36,8 @@ export function loadOwnService(settings) {
     protoPath,
     rpc,
     files: schema.files,
-    requests: readSamples('REQUEST', REQUEST, rpc.requestType),
-    responses: readSamples('RESPONSE', RESPONSE, rpc.responseType),
+    requests: readSamples('REQUEST', REQUEST, rpc.requestType, undefined, { streamed: rpc.requestStream }),
+    responses: readSamples('RESPONSE', RESPONSE, rpc.responseType, undefined, { streamed: rpc.responseStream }),
   };
 }
 

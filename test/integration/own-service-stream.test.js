@@ -1,0 +1,253 @@
+// A server-streaming own RPC (issue 48): each call answers the next response stream, message for message and in order,
+// over gRPC and over its HTTP twins (SSE and NDJSON on HTTP/1.1, SSE on HTTP/2, grpc-gateway's mapping and ?alt=sse on a
+// google.api.http route), as Google's Python protobuf reads every message; grpcurl, by reflection, reads the same
+// stream. The HTTP head leaves with the first message; a reader that stops reading stops the writer (back-pressure); a
+// client that goes away is counted as a cut stream.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import http2 from 'node:http2';
+import net from 'node:net';
+import path from 'node:path';
+import { before, test } from 'node:test';
+import grpc from '@grpc/grpc-js';
+import { ensureTool } from '../../bench/tools.js';
+import { ensurePyproto, pyproto } from '../helpers/pyproto.js';
+import { freePort, ROOT, startServer } from '../helpers/server.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const OWN = path.join(ROOT, 'test', 'fixtures', 'own');
+const INCLUDES = [path.join(OWN, 'a'), path.join(OWN, 'b')];
+const SHOP = {
+  PROTO: path.join(OWN, 'a', 'shop', 'v1', 'shop.proto'), PROTO_PATH: INCLUDES.join(':'),
+  RPC: 'shop.v1.ShopService/WatchOrders', RESPONSE: path.join(OWN, 'order-streams.json'),
+};
+const SCHEMA = { protos: [SHOP.PROTO], includes: INCLUDES };
+const GEMINI_DIR = path.join(ROOT, 'proto', 'gemini');
+const GEMINI = {
+  PROTO: path.join(GEMINI_DIR, 'google/ai/generativelanguage/v1/generative_service.proto'), PROTO_PATH: GEMINI_DIR,
+  RPC: 'google.ai.generativelanguage.v1.GenerativeService/StreamGenerateContent',
+  RESPONSE: path.join(GEMINI_DIR, 'examples/responses.ndjson'),
+};
+const GEMINI_REQUESTS = JSON.parse(readFileSync(path.join(GEMINI_DIR, 'examples/requests.json'), 'utf8'));
+
+/** The sample streams as Python reads each message: [stream][message] → {json, binary_b64}. */
+let streams;
+before(async () => {
+  await ensurePyproto();
+  const written = JSON.parse(readFileSync(SHOP.RESPONSE, 'utf8'));
+  const flat = await pyproto({ ...SCHEMA, type: 'shop.v1.Order', inputs: written.flat().map((json) => ({ json })) });
+  for (const [i, r] of flat.entries()) assert.ok(!('error' in r), `fixture message ${i}: ${r.error}`);
+  let at = 0;
+  streams = written.map((s) => flat.slice(at, (at += s.length)));
+});
+
+/** One server-streaming call on a grpc-js channel, identity codecs: each message's bytes, in order. */
+function grpcStream(port, rpc, request = Buffer.alloc(0)) {
+  const [service, method] = rpc.split('/');
+  const identity = (bytes) => bytes;
+  const Client = grpc.makeGenericClientConstructor({
+    [method]: { path: `/${rpc}`, requestStream: false, responseStream: true,
+      requestSerialize: identity, requestDeserialize: identity, responseSerialize: identity, responseDeserialize: identity },
+  }, service);
+  const client = new Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+  const call = client[method](request, { deadline: Date.now() + 10000 });
+  const done = new Promise((resolve, reject) => {
+    const messages = [];
+    call.on('data', (m) => messages.push(m));
+    call.on('error', (err) => reject(new Error(`gRPC stream: ${err.code} ${err.details}`)));
+    call.on('end', () => resolve(messages));
+  }).finally(() => client.close());
+  return { call, done };
+}
+
+/** The messages of an HTTP stream's body: SSE events' data, NDJSON lines, or grpc-gateway's lines' `result`. */
+function messagesOf(body, framing) {
+  if (framing === 'sse') {
+    assert.ok(body.endsWith('\n\n'), 'an SSE body ends with a blank line');
+    return body.split('\n\n').filter(Boolean).map((event) => {
+      assert.match(event, /^data: [^\n]*$/, 'one data line an event');
+      return event.slice('data: '.length);
+    });
+  }
+  assert.ok(body.endsWith('\n'), 'an NDJSON body ends with a newline');
+  const lines = body.split('\n').filter(Boolean);
+  return framing === 'gateway' ? lines.map((l) => JSON.stringify(JSON.parse(l).result)) : lines;
+}
+
+/** One POST over HTTP/1.1 (fetch): the stream's messages as JSON texts, with the response's content type checked. */
+async function httpStream(port, urlPath, { accept, body = '{}', framing }) {
+  const res = await fetch(`http://127.0.0.1:${port}${urlPath}`, {
+    method: 'POST', headers: { 'content-type': 'application/json', ...(accept ? { accept } : {}) }, body,
+  });
+  const text = await res.text();
+  assert.equal(res.status, 200, `${urlPath}: ${text.slice(0, 300)}`);
+  const type = { sse: 'text/event-stream', ndjson: 'application/x-ndjson', gateway: 'application/json' }[framing];
+  assert.equal(res.headers.get('content-type'), type);
+  return messagesOf(text, framing);
+}
+
+/** One POST over h2c asking for SSE: the stream's messages. */
+function h2Stream(port, urlPath) {
+  return new Promise((resolve, reject) => {
+    const session = http2.connect(`http://127.0.0.1:${port}`);
+    session.on('error', reject);
+    const req = session.request({ ':method': 'POST', ':path': urlPath, 'content-type': 'application/json', accept: 'text/event-stream' });
+    let text = '';
+    req.setEncoding('utf8');
+    req.on('response', (headers) => assert.equal(headers['content-type'], 'text/event-stream'));
+    req.on('data', (d) => {
+      text += d;
+    });
+    req.on('end', () => {
+      session.close();
+      resolve(messagesOf(text, 'sse'));
+    });
+    req.end('{}');
+  });
+}
+
+/** Python's reading of each answer, compared with the sample stream's, message for message. */
+async function assertStream(twin, answers, expected, { binary = false, schema = SCHEMA, type = 'shop.v1.Order' } = {}) {
+  assert.equal(answers.length, expected.length, `${twin}: ${answers.length} messages, the sample stream has ${expected.length}`);
+  const parsed = await pyproto({ ...schema, type, inputs: answers.map((a) => (binary
+    ? { binary_b64: Buffer.from(a).toString('base64') } : { json_text: a })) });
+  for (const [i, p] of parsed.entries()) {
+    assert.ok(!('error' in p), `${twin}: message ${i} is not a ${type} to Python: ${p.error}`);
+    assert.deepEqual(p.json, expected[i].json, `${twin}: message ${i} (canonical JSON, by Python)`);
+    assert.equal(p.binary_b64, expected[i].binary_b64, `${twin}: message ${i} (deterministic serialization, by Python)`);
+  }
+}
+
+test('each twin answers call i with sample stream i, message for message, as Python reads them: gRPC, SSE and NDJSON on HTTP/1.1, SSE on HTTP/2', async (t) => {
+  const server = await startServer({ MODE: 'http,json-h2,grpc', ...SHOP });
+  t.after(() => server.stop());
+  const url = `/${SHOP.RPC}`;
+  for (const [i, expected] of streams.entries()) {
+    await assertStream(`gRPC call ${i}`, await grpcStream(server.grpcPort, SHOP.RPC).done, expected, { binary: true });
+    await assertStream(`SSE call ${i}`, await httpStream(server.httpPort, url, { accept: 'text/event-stream', framing: 'sse' }), expected);
+    await assertStream(`HTTP/2 SSE call ${i}`, await h2Stream(server.ports['json-h2'], url), expected);
+  }
+  // The HTTP/1.1 listener's turn went round once: NDJSON (asked for, or by no preference) starts again at stream 0.
+  for (const [i, expected] of streams.entries()) {
+    const accept = i === 0 ? undefined : 'application/x-ndjson';
+    await assertStream(`NDJSON call ${i}`, await httpStream(server.httpPort, url, { accept, framing: 'ndjson' }), expected);
+  }
+  const refused = await fetch(`http://127.0.0.1:${server.httpPort}${url}`, {
+    method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/html' }, body: '{}',
+  });
+  assert.equal(refused.status, 406, 'an Accept that takes neither framing');
+  const bad = await fetch(`http://127.0.0.1:${server.httpPort}${url}`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"orderId": 5}',
+  });
+  assert.equal(bad.status, 400);
+  assert.match((await bad.json()).message, /not a valid shop\.v1\.GetOrderRequest: .*order_id/);
+  await assert.rejects(grpcStream(server.grpcPort, SHOP.RPC, Buffer.from([0x0a, 0xff])).done, /^Error: gRPC stream: 3 the request is not a valid/);
+});
+
+test('Gemini\'s StreamGenerateContent: its REST route (a verb after a path variable) streams as grpc-gateway does and with ?alt=sse; grpcurl reads the gRPC stream by reflection', async (t) => {
+  const geminiSchema = { protos: [GEMINI.PROTO], includes: [GEMINI_DIR] };
+  const type = 'google.ai.generativelanguage.v1.GenerateContentResponse';
+  const written = readFileSync(GEMINI.RESPONSE, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const expected = await pyproto({ ...geminiSchema, type, inputs: written[0].map((json) => ({ json })) });
+  const server = await startServer({ MODE: 'http,grpc', ...GEMINI });
+  t.after(() => server.stop());
+  const route = '/v1/models/gemini-2.0-flash:streamGenerateContent';
+  const body = JSON.stringify(GEMINI_REQUESTS[0]);
+  await assertStream('?alt=sse', await httpStream(server.httpPort, `${route}?alt=sse`, { body, framing: 'sse' }), expected,
+    { schema: geminiSchema, type });
+  // grpc-gateway writes every field (its marshaler's EmitUnpopulated): Python reads them as the same messages.
+  const gateway = await httpStream(server.httpPort, route, { body, framing: 'gateway' });
+  assert.match(gateway[0], /"finishReason":"FINISH_REASON_UNSPECIFIED"/, 'every field written');
+  assert.equal(gateway.length, written[1].length, 'the second call: the second stream');
+
+  const grpcurl = ensureTool('grpcurl');
+  const printed = await new Promise((resolve, reject) => {
+    const child = execFile(grpcurl, ['-plaintext', '-d', '@', `127.0.0.1:${server.grpcPort}`, GEMINI.RPC], { timeout: 15000 },
+      (err, stdout, stderr) => (err ? reject(new Error(`grpcurl: ${stderr || err.message}`)) : resolve(stdout)));
+    child.stdin.end(body);
+  });
+  // grpcurl prints each message as an indented JSON object, one after the other.
+  const messages = printed.trim().split(/\n(?=\{)/);
+  await assertStream('grpcurl', messages, expected, { schema: geminiSchema, type });
+});
+
+/** The server's counters of streams, read from the admin endpoint's /metrics (every worker's, summed). */
+async function streamCounts(adminPort) {
+  const text = await (await fetch(`http://127.0.0.1:${adminPort}/metrics`)).text();
+  const count = (re) => [...text.matchAll(re)].reduce((sum, m) => sum + Number(m[1]), 0);
+  return {
+    sent: (listener) => count(new RegExp(`^server_stream_messages_sent_total\\{listener="${listener}"[^}]*\\} (\\d+)`, 'gm')),
+    ended: (listener, how) => count(new RegExp(`^server_streams_ended_total\\{listener="${listener}",how="${how}"[^}]*\\} (\\d+)`, 'gm')),
+  };
+}
+
+test('back-pressure: a reader that stops reading stops the writer (gRPC, HTTP/1.1); the stream then completes, or counts as cut when the client goes away', async (t) => {
+  const dir = await tempDir(t, 'own-stream-');
+  // One stream of 8,000 orders of 3 kB each (24 MB): more than the kernel's socket buffers take.
+  const file = path.join(dir, 'long.json');
+  const total = 8000;
+  writeFileSync(file, JSON.stringify([Array.from({ length: total }, (_, i) => ({ orderId: String(i), customerNote: 'x'.repeat(3000) }))]));
+  const adminPort = await freePort();
+  const server = await startServer({ MODE: 'http,grpc', ...SHOP, RESPONSE: file, ADMIN_PORT: String(adminPort) }, { readyTimeoutMs: 20000 });
+  t.after(() => server.stop());
+
+  const { call, done } = grpcStream(server.grpcPort, SHOP.RPC);
+  call.pause();
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  const paused = (await streamCounts(adminPort)).sent('grpc');
+  t.diagnostic(`gRPC: ${paused} of ${total} messages sent after 1.5 s of a reader that read none`);
+  assert.ok(paused > 0 && paused < total / 4, `the gRPC writer sent ${paused} of ${total} messages to a reader that read none`);
+  call.resume();
+  assert.equal((await done).length, total, 'once read, every message arrives');
+
+  const socket = net.connect(server.httpPort, '127.0.0.1');
+  socket.write(`POST /${SHOP.RPC} HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\nContent-Length: 2\r\n\r\n{}`);
+  socket.pause();
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  const sentH1 = (await streamCounts(adminPort)).sent('http');
+  t.diagnostic(`HTTP/1.1: ${sentH1} of ${total} messages sent after 1.5 s of a reader that read none`);
+  assert.ok(sentH1 > 0 && sentH1 < total / 2, `the HTTP/1.1 writer sent ${sentH1} of ${total} messages to a reader that read none`);
+  socket.destroy();
+  let counts;
+  for (let i = 0; i < 50; i++) {
+    counts = await streamCounts(adminPort);
+    if (counts.ended('http', 'cut')) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  assert.equal(counts.ended('http', 'cut'), 1, 'the stream the client left is counted as cut');
+  assert.equal(counts.ended('grpc', 'completed'), 1);
+  assert.ok(counts.sent('http') < total, 'no message written after the client left');
+});
+
+test('the HTTP head leaves with the first message: one read holds both, the second message STREAM_INTERVAL later', async (t) => {
+  const server = await startServer({ MODE: 'http', ...SHOP, STREAM_INTERVAL: '300' });
+  t.after(() => server.stop());
+  const reads = await new Promise((resolve, reject) => {
+    const socket = net.connect(server.httpPort, '127.0.0.1');
+    const got = [];
+    const t0 = performance.now();
+    socket.on('error', reject);
+    socket.on('data', (d) => {
+      got.push({ at: performance.now() - t0, text: d.toString('utf8') });
+      if (got.length === 2) {
+        socket.destroy();
+        resolve(got);
+      }
+    });
+    socket.write(`POST /${SHOP.RPC} HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\nContent-Length: 2\r\n\r\n{}`);
+  });
+  const [first, second] = reads;
+  assert.match(first.text, /^HTTP\/1\.1 200 OK\r\n/);
+  assert.equal(first.text.split('\r\n\r\n').length, 2, 'the whole head in the first read');
+  assert.equal(first.text.match(/data: /g)?.length, 1, 'and the first message with it');
+  assert.equal(second.text.match(/data: /g)?.length, 1);
+  assert.ok(second.at - first.at >= 250, `the second message ${(second.at - first.at).toFixed(0)} ms after the first (STREAM_INTERVAL=300)`);
+});
+
+test('a listener that serves no streams refuses a streaming RPC at start, in one line', async () => {
+  await assert.rejects(startServer({ MODE: 'http,peer-grpc', ...SHOP }), (err) => {
+    assert.match(String(err.message), /RPC=shop\.v1\.ShopService\/WatchOrders is a server streaming RPC, which peer-grpc cannot serve yet/);
+    return true;
+  });
+});

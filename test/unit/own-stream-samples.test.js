@@ -1,0 +1,81 @@
+// A server stream's samples (issue 48): a sample is one stream, a JSON array of messages; the file a JSON array of
+// streams or NDJSON with one stream a line. A bad one is one line naming the file, the stream, the message and the field.
+// And the pure parts of serving one: the RPC's kind, the framing an Accept header asks for, the listeners that serve it.
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { rpcKind } from '../../proto/own/schema.js';
+import { loadOwnService } from '../../proto/own/service.js';
+import { ROOT } from '../../bench/root.js';
+import { streamlessListeners } from '../../server/listeners.js';
+import { streamFramingOf } from '../../server/http.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const OWN = path.join(ROOT, 'test/fixtures/own');
+const WATCH = {
+  PROTO: path.join(OWN, 'a/shop/v1/shop.proto'), PROTO_PATH: `${path.join(OWN, 'a')}:${path.join(OWN, 'b')}`,
+  RPC: 'shop.v1.ShopService/WatchOrders',
+};
+
+test('a streamed side reads streams: a JSON array of arrays, or NDJSON of arrays; each stream the indices of its messages', async (t) => {
+  const dir = await tempDir(t, 'own-streams-');
+  const streams = [[{ orderId: 'a' }, { orderId: 'b' }, {}], [{ orderId: 'c' }]];
+  const json = path.join(dir, 'streams.json');
+  writeFileSync(json, JSON.stringify(streams));
+  const ndjson = path.join(dir, 'streams.ndjson');
+  writeFileSync(ndjson, `${streams.map((s) => JSON.stringify(s)).join('\n')}\n`);
+  for (const file of [json, ndjson]) {
+    const { responses, requests, rpc } = loadOwnService({ ...WATCH, RESPONSE: file });
+    assert.equal(rpc.kind, 'server streaming');
+    assert.deepEqual(responses.streams, [[0, 1, 2], [3]], file);
+    assert.deepEqual(responses.messages.map((m) => m.orderId), ['a', 'b', '', 'c']);
+    assert.equal(responses.jsonBytes.length, 4);
+    assert.equal(requests.streams, undefined, 'the request of a server stream is one message');
+  }
+  const unset = loadOwnService(WATCH).responses;
+  assert.deepEqual(unset.streams, [[0]], 'unset: one stream of the empty message');
+});
+
+test('a bad stream sample is one line naming the file, the stream, the message and the field', async (t) => {
+  const dir = await tempDir(t, 'own-streams-');
+  const cases = [
+    [[[{}], { orderId: 'x' }], /: stream 1: must be a JSON array of messages \(shop\.v1\.Order\), one stream a sample$/],
+    [[[{}], []], /: stream 1: holds no message$/],
+    [[[{}, {}], [{}, { items: [{ quantity: -1 }] }]], /: stream 1, message 1: items\[0\]\.quantity: /],
+    [[[{}, 'x']], /: stream 0, message 1: must be a JSON object \(the message shop\.v1\.Order\)$/],
+  ];
+  const file = path.join(dir, 'streams.json');
+  for (const [value, message] of cases) {
+    writeFileSync(file, JSON.stringify(value));
+    assert.throws(() => loadOwnService({ ...WATCH, RESPONSE: file }), (err) => {
+      assert.equal(err.name, 'OwnServiceError');
+      assert.doesNotMatch(err.message, /\n/);
+      assert.ok(err.message.startsWith(`RESPONSE=${file}: `), err.message);
+      assert.match(err.message, message, JSON.stringify(value));
+      return true;
+    });
+  }
+  const binary = path.join(dir, 'streams.binpb');
+  writeFileSync(binary, Buffer.from([0]));
+  assert.throws(() => loadOwnService({ ...WATCH, RESPONSE: binary }), /a stream's samples are read from the proto3 JSON mapping only/);
+});
+
+test('an RPC\'s kind by its stream keywords; the listeners that cannot serve a stream', () => {
+  assert.equal(rpcKind({}), 'unary');
+  assert.equal(rpcKind({ responseStream: true }), 'server streaming');
+  assert.equal(rpcKind({ requestStream: true }), 'client streaming');
+  assert.equal(rpcKind({ requestStream: true, responseStream: true }), 'bidirectional streaming');
+  const names = ['http', 'json-h2', 'grpc', 'protobuf-h1', 'peer-grpc'];
+  assert.deepEqual(streamlessListeners(names, { requestStream: false, responseStream: true }), ['protobuf-h1', 'peer-grpc']);
+  assert.deepEqual(streamlessListeners(names, { requestStream: false, responseStream: false }), []);
+});
+
+test('the framing a POST asks for: SSE for text/event-stream, NDJSON for x-ndjson or no preference, none for another type', () => {
+  assert.equal(streamFramingOf('text/event-stream'), 'sse');
+  assert.equal(streamFramingOf('text/event-stream, application/x-ndjson;q=0.5'), 'sse');
+  assert.equal(streamFramingOf('application/x-ndjson'), 'ndjson');
+  assert.equal(streamFramingOf(undefined), 'ndjson');
+  assert.equal(streamFramingOf('*/*'), 'ndjson');
+  assert.equal(streamFramingOf('text/html'), null);
+});
