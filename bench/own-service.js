@@ -29,14 +29,17 @@ export const scenarioOfRpc = (rpc) => rpc.replace('/', '.');
  * @property {string} RPC
  * @property {string} [REQUEST]
  * @property {string} [RESPONSE]
+ * @property {string} [STREAM_INTERVAL] ms between a server stream's messages (the server's setting)
  */
 
 /**
  * The scenarios the main job measures, each with its own service's settings, or none for the demo's scenarios.
- * @param {{SCENARIO: string[], PROTO?: string, PROTO_PATH?: string, RPC?: string, REQUEST?: string, RESPONSE?: string}} settings
+ * @param {{SCENARIO: string[], PROTO?: string, PROTO_PATH?: string, RPC?: string, REQUEST?: string, RESPONSE?: string,
+ *   STREAM_INTERVAL?: number}} settings
  * @returns {Array<{scenario: string, source: OwnSource|null}>} with RPC: that RPC alone, named by scenarioOfRpc
  */
 export function scenariosOf(settings) {
+  const pacing = settings.STREAM_INTERVAL ? { STREAM_INTERVAL: String(settings.STREAM_INTERVAL) } : {};
   if (settings.RPC) {
     // The user's paths are read from where they ran the command (scripts/provision.sh sets BENCH_CWD), not the repository.
     const abs = (p) => (p ? path.resolve(process.env.BENCH_CWD ?? '.', p) : undefined);
@@ -44,7 +47,7 @@ export function scenariosOf(settings) {
       scenario: scenarioOfRpc(settings.RPC),
       source: {
         PROTO: abs(settings.PROTO), PROTO_PATH: settings.PROTO_PATH?.split(':').filter(Boolean).map(abs).join(':'),
-        RPC: settings.RPC, REQUEST: abs(settings.REQUEST), RESPONSE: abs(settings.RESPONSE),
+        RPC: settings.RPC, REQUEST: abs(settings.REQUEST), RESPONSE: abs(settings.RESPONSE), ...pacing,
       },
     }];
   }
@@ -56,7 +59,7 @@ export function scenariosOf(settings) {
       scenario,
       source: {
         PROTO: abs(builtIn.proto), PROTO_PATH: builtIn.protoPath.map((d) => path.join(PROTO_DIR, d)).join(':'), RPC: builtIn.rpc,
-        REQUEST: abs(builtIn.request), RESPONSE: abs(builtIn.response),
+        REQUEST: abs(builtIn.request), RESPONSE: abs(builtIn.response), ...pacing,
       },
     };
   });
@@ -67,12 +70,17 @@ export function scenariosOf(settings) {
  * @property {import('../proto/own/service.js').OwnService} service loaded and checked
  * @property {Record<string, string>} server the server settings that make every listener serve it (server/settings.js)
  * @property {Record<string, string>} k6 the -e variables that make the k6 scripts send its requests (k6/common.js OWN)
+ * @property {boolean} stream a server-streaming RPC: each call a stream (no calibration, capacity or decomposition pass:
+ *   the bare listeners, wrk and h2load load unary calls)
  * @property {OwnRecord} record what every summary of it carries (`bench.run.own`) and the report's sizes table reads
  */
 
 /**
  * @typedef {object} OwnRecord
  * @property {string} rpc `package.Service/Method`
+ * @property {import('../proto/own/schema.js').RpcKind} kind
+ * @property {{min: number, median: number, max: number}} [messages_per_stream] of the response streams (server streaming)
+ * @property {number} [stream_interval_ms] the server's STREAM_INTERVAL (server streaming)
  * @property {Array<{path: string, sha256: string}>} schema the schema's files with the SHA-256 of their bytes
  * @property {{request: {file: string, sha256: string|null, count: number}, response: {file: string, sha256: string|null, count: number}}} samples
  * @property {{request: SizeRow, response: SizeRow}} sizes bytes of each sample, over the samples
@@ -94,18 +102,19 @@ export function scenariosOf(settings) {
 export const scenarioVars = (scenario, own) => (own ? own.k6 : { SCENARIO: scenario });
 
 /**
- * Loads an own service the job can measure: a unary RPC. `node server` serves a server stream (docs/streaming.md); the
- * job's k6 scripts and report measure unary calls only, so far.
+ * Loads an own service a job can measure: a unary RPC, and with `streams` a server-streaming one too (the main job's
+ * k6 scripts read a stream to its end; the targets and the sweep measure unary calls only, so far).
  * @param {OwnSource} source
+ * @param {{streams?: boolean, job?: string}} [options] `job`: its name, for the error (default 'the job')
  * @returns {import('../proto/own/service.js').OwnService}
- * @throws {OwnServiceError} one line for a bad schema, RPC or sample, or a streaming RPC
+ * @throws {OwnServiceError} one line for a bad schema, RPC or sample, or an RPC of a kind the job does not measure
  */
-export function loadMeasurable(source) {
+export function loadMeasurable(source, { streams = false, job = 'the job' } = {}) {
   const service = loadOwnService(source);
   const { kind } = service.rpc;
-  if (kind !== 'unary') {
-    throw new OwnServiceError(`RPC=${source.RPC}: is a ${kind} RPC; node server serves it (docs/streaming.md), but the job `
-      + 'measures unary RPCs only so far');
+  if (kind !== 'unary' && !(streams && kind === 'server streaming')) {
+    throw new OwnServiceError(`RPC=${source.RPC}: is a ${kind} RPC; node server serves it (docs/streaming.md), but ${job} `
+      + `measures ${streams ? 'unary and server streaming' : 'unary'} RPCs only so far`);
   }
   return service;
 }
@@ -120,19 +129,20 @@ export function loadMeasurable(source) {
  * @throws {import('../proto/own/schema.js').OwnServiceError} one line for a bad schema, RPC or sample
  */
 export async function prepareOwn(source, scratch, scenario) {
-  const service = loadMeasurable(source);
+  const service = loadMeasurable(source, { streams: true });
   const { rpc, requests, responses } = service;
   const requestsFile = path.join(scratch, `requests-${scenario}.json`);
   await writeFile(requestsFile, `[${requests.messages.map((m) => toJsonText(rpc.requestType, m)).join(',\n')}]\n`);
   const largest = Math.max(...requests.jsonBytes, ...requests.protobufBytes);
   const server = Object.fromEntries(Object.entries({
-    PROTO: source.PROTO, PROTO_PATH: source.PROTO_PATH, RPC: source.RPC, RESPONSE: source.RESPONSE,
+    PROTO: source.PROTO, PROTO_PATH: source.PROTO_PATH, RPC: source.RPC, RESPONSE: source.RESPONSE, STREAM_INTERVAL: source.STREAM_INTERVAL,
     // Both twins take a request as large as the largest sample (grpc-js's grpc.max_receive_message_length, fastify's
     // bodyLimit): an own service's default, 4 MiB, unless a sample's JSON is larger still.
     MAX_BODY_BYTES: largest > OWN_MAX_BODY_BYTES ? String(largest) : undefined,
   }).filter(([, v]) => v));
   const k6 = {
     RPC: rpc.name, REQUESTS: requestsFile, SCENARIO: scenario,
+    ...(rpc.responseStream ? { STREAM: 'server' } : {}),
     ...k6Schema(source),
   };
   const memory = await ownHeapBytes(server);
@@ -142,8 +152,12 @@ export async function prepareOwn(source, scratch, scenario) {
     service,
     server,
     k6,
+    stream: rpc.responseStream,
     record: {
       rpc: rpc.name,
+      kind: rpc.kind,
+      ...(rpc.responseStream ? { stream_interval_ms: Number(source.STREAM_INTERVAL ?? 0) } : {}),
+      ...(responses.streams ? { messages_per_stream: sizeSpread(responses.streams.map((st) => st.length)) } : {}),
       schema: service.files,
       samples: { request: sampleOf(requests), response: sampleOf(responses) },
       sizes: { request: sizeRow(requests), response: sizeRow(responses) },

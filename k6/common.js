@@ -73,6 +73,8 @@ export const DESCRIPTOR_SET = /\.(binpb|pb|protoset|desc)$/;
  * The user's own RPC (-e RPC=package.Service/Method; docs/own-message.md), or null for the demo's scenarios:
  * - proto: -e PROTO, the .proto file as a path relative to one of the import paths, or a FileDescriptorSet (.binpb, .pb);
  * - importPaths: -e PROTO_PATH, `:`-separated (k6's client.load resolves imports against them);
+ * - stream: -e STREAM=server, the RPC is a server stream: each call reads its stream to the end, timing the first message
+ *   (k6/settings.js STREAM_METRICS);
  * - requests: -e REQUESTS, a JSON array of request messages in the proto3 JSON mapping, sent in turn (the job writes it
  *   from REQUEST, binary samples converted). k6's gRPC client marshals an object with Go's protojson, so the mapping's
  *   forms (64-bit integers as strings, bytes as base64) are what it expects.
@@ -81,9 +83,22 @@ export const DESCRIPTOR_SET = /\.(binpb|pb|protoset|desc)$/;
  */
 export const OWN = __ENV.RPC ? Object.freeze({
   rpc: __ENV.RPC,
+  stream: streamOf(__ENV.STREAM),
   ...ownSchema(__ENV.OWN_DIR || '', __ENV.PROTO || '', (__ENV.PROTO_PATH || '').split(':').filter(Boolean)),
   requests: ownRequests(__ENV.REQUESTS && ownPath(__ENV.OWN_DIR || '', __ENV.REQUESTS)),
 }) : null;
+
+/**
+ * The RPC's kind, as the job names it (-e STREAM): `server` for a server stream, else a unary RPC.
+ * @param {string|undefined} raw
+ * @returns {boolean} a server stream
+ * @throws {Error} one line, for another value
+ */
+function streamOf(raw) {
+  if (raw === undefined || raw === '') return false;
+  if (raw !== 'server') throw new Error(`STREAM=${JSON.stringify(raw)}: must be server (a server-streaming RPC) or unset (unary)`);
+  return true;
+}
 
 /**
  * How k6's gRPC client loads PROTO: as given without OWN_DIR; with it, absolute paths in OWN_DIR, the .proto named

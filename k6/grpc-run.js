@@ -16,6 +16,7 @@ import { summaryHandler } from './summary.js';
  * @property {{protoset: string}|{importPaths: string[], proto: string}} schema how k6's client loads the schema: a
  *   FileDescriptorSet (loadProtoset), or a .proto and its import paths (load)
  * @property {string} method `package.Service/Method`
+ * @property {boolean} stream a server-streaming RPC (-e STREAM=server): each call a k6 Stream, read to its end
  * @property {object|null} request the request message: the demo's, or the user's one sample; null: the user's many
  *   samples, which each VU takes its share of on its first call (k6/own.js ownShare)
  * @property {number|null} vus -e VUS, for ownShare; null: the VUs this k6 process started
@@ -54,6 +55,7 @@ export function grpcRun({ hostSetting, target }) {
     host,
     schema,
     method: OWN ? OWN.rpc : rpcPath(rpc),
+    stream: OWN ? OWN.stream : false,
     request: OWN ? OWN_ONE_REQUEST : request,
     vus: positiveIntEnv('VUS', null),
     answer: OWN ? MESSAGE_ANSWER : SCENARIOS[SCENARIO].answer,
@@ -75,6 +77,7 @@ export function grpcRun({ hostSetting, target }) {
       } catch (err) {
         exec.test.abort(`cannot reach the gRPC server at ${host}: ${err.message || err}`);
       }
+      if (plan.stream) return streamSetup(client, plan, failures, { mode, host, rpc, own: true });
       const res = client.invoke(plan.method, plan.request ?? OWN.requests[0], { timeout: '5s' });
       client.close();
       // Counted like every call (SETUP_CALLS), as http_reqs counts setup()'s request too.
@@ -87,6 +90,38 @@ export function grpcRun({ hostSetting, target }) {
     },
     handleSummary: summaryHandler({ mode, target, host, ...RUN_SHAPE }, withRequestsFailed),
   };
+}
+
+/**
+ * setup() of a server stream: one call read to its end, which must bring at least one message and no error (else the
+ * test aborts, naming the host); counted like every call.
+ * @param {object} client the VU's client, connected
+ * @param {GrpcPlan} plan
+ * @param {{add: (n: number) => void}} failures
+ * @param {object} data what setup() returns
+ * @returns {object} data
+ */
+function streamSetup(client, plan, failures, data) {
+  let messages = 0;
+  let failed = null;
+  const stream = new grpc.Stream(client, plan.method, { timeout: '5s' });
+  stream.on('data', () => {
+    messages++;
+  });
+  stream.on('error', (err) => {
+    failed = err;
+  });
+  stream.on('end', () => {
+    client.close();
+    if (failed || messages === 0) {
+      failures.add(1);
+      exec.test.abort(`gRPC server at ${plan.host} answered the stream ${plan.method} with `
+        + `${failed ? `an error: ${failed.message}` : 'no message'}`);
+    }
+  });
+  stream.write(plan.request ?? OWN.requests[0]);
+  stream.end();
+  return data;
 }
 
 /**

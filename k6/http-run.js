@@ -22,6 +22,7 @@ import { summaryHandler } from './summary.js';
  * @property {object|null} params of every unsampled request (null: none, not even an empty object)
  * @property {object} sampled of a sampled one (its body kept as text)
  * @property {number} every one response in this many is decoded and checked (SAMPLE_EVERY)
+ * @property {boolean} stream a server-streaming RPC (-e STREAM=server): every POST asks for SSE and reads its events
  */
 
 /**
@@ -40,7 +41,10 @@ export function httpRun({ hostSetting, target, mode: own = 'http', protocol = 'g
   const post = OWN !== null || protocol === 'connect';
   // COMPRESSION=gzip asks for a gzipped body; k6 counts the bytes as received and decompresses them.
   const ask = COMPRESSION === 'gzip' ? { 'Accept-Encoding': 'gzip' } : {};
-  const headers = post ? { 'Content-Type': 'application/json', ...ask } : ask;
+  const stream = OWN ? OWN.stream : false;
+  // A server stream as Server-Sent Events (server/http.js), each one read whole: its events are counted.
+  const accept = stream ? { Accept: 'text/event-stream' } : {};
+  const headers = post ? { 'Content-Type': 'application/json', ...accept, ...ask } : ask;
   const asked = Object.keys(headers).length ? { headers } : {};
   // Without REQUEST_TIMEOUT and headers, no params at all: k6 converts the params of every request, which cost 7-10% of
   // its RPS for a timeout alone (docs/profiling.md). A POST needs its Content-Type.
@@ -56,9 +60,10 @@ export function httpRun({ hostSetting, target, mode: own = 'http', protocol = 'g
     body: OWN ? (OWN_ONE_REQUEST && JSON.stringify(OWN_ONE_REQUEST)) : protocol === 'connect' ? JSON.stringify(request) : null,
     vus: positiveIntEnv('VUS', null),
     answer: OWN ? MESSAGE_ANSWER : SCENARIOS[SCENARIO].answer,
-    params: any ? { ...timeout, ...asked } : null,
+    params: stream ? { responseType: 'text', ...timeout, ...asked } : any ? { ...timeout, ...asked } : null,
     sampled: { responseType: 'text', ...timeout, ...asked },
     every: SAMPLE_EVERY,
+    stream,
   };
   const probe = /** @type {import('k6/http').RefinedParams<'binary'>} */ ({ responseType: 'binary', timeout: '5s', ...asked });
   return {
@@ -74,6 +79,9 @@ export function httpRun({ hostSetting, target, mode: own = 'http', protocol = 'g
     // Fails fast, naming the host, when no server answers; returns the body's size for the report.
     setup() {
       const res = post ? http.post(plan.url, plan.body ?? JSON.stringify(OWN.requests[0]), probe) : http.get(plan.url, probe);
+      if (stream && res.status === 200 && !String(res.headers['Content-Type']).startsWith('text/event-stream')) {
+        exec.test.abort(`the HTTP server at ${host} answered the stream ${OWN.rpc} as ${res.headers['Content-Type']}, not text/event-stream`);
+      }
       if (res.status !== 200) {
         exec.test.abort(`cannot reach the HTTP server at ${host}: ${res.error || `status ${res.status}`}`);
       }

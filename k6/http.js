@@ -74,10 +74,36 @@ export function httpTest(run) {
       checkSampled(client.post(url, body, sampled));
     },
   };
+  if (plan.stream) {
+    const { Counter, Trend } = require('k6/metrics');
+    const { STREAM_METRICS } = require('./settings.js');
+    const messages = new Counter(STREAM_METRICS.messages);
+    const firstMessage = new Trend(STREAM_METRICS.firstMessage, true);
+    // One server stream per iteration, as SSE, read whole (k6's HTTP client returns the body at its end). Its head leaves
+    // the server with the first event (test/integration/own-service-stream.test.js), so the first message arrived when
+    // the head did: sending + waiting. Its events are counted by the blank line that ends each: a message's JSON has no
+    // raw newline (proto3 JSON is written compact, a newline in a string escaped).
+    iterations.stream = () => {
+      if (bodies === null) {
+        bodies = own.ownShare(samples, (message) => JSON.stringify(message), plan.vus);
+        count = bodies.length;
+      }
+      const body = bodies[turn];
+      turn = turn + 1 === count ? 0 : turn + 1;
+      const res = client.post(url, body, params);
+      const text = res.body;
+      if (res.status !== 200 || typeof text !== 'string') return;
+      const { timings } = res;
+      firstMessage.add(timings.sending + timings.waiting);
+      let received = 0;
+      for (let at = text.indexOf('\n\n'); at >= 0; at = text.indexOf('\n\n', at + 2)) received++;
+      messages.add(received);
+    };
+  }
   return {
     options: control?.options,
     setup: control?.setup,
-    iteration: plan.post ? iterations.post : params === undefined ? iterations.get : iterations.getWithParams,
+    iteration: plan.stream ? iterations.stream : plan.post ? iterations.post : params === undefined ? iterations.get : iterations.getWithParams,
     handleSummary: control?.handleSummary,
   };
 }

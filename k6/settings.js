@@ -30,3 +30,11 @@ export const SYSTEM_TAGS = Object.freeze(['error_code']);
 
 /** The connection policies (CONNECTIONS): `reuse` one connection per VU, or a new one `per-request`. */
 export const CONNECTION_POLICIES = Object.freeze(['reuse', 'per-request']);
+
+/**
+ * The metrics the scripts add for a server-streaming RPC (-e STREAM=server), read back by bench/records/summary.js: the
+ * messages received (a Counter), and the time from the start of the call to its first message (a Trend, ms). The time to
+ * the last message is k6's own request duration: http_req_duration, which ends with the body's last byte, and
+ * grpc_req_duration, which k6 records for a stream as for a unary call, from its start to its end.
+ */
+export const STREAM_METRICS = Object.freeze({ messages: 'stream_messages', firstMessage: 'stream_first_message' });

@@ -26,6 +26,7 @@ import { placementOf } from '../placement/placement.js';
 import { measureCell } from '../passes/cell.js';
 import { replicasPlacement, requireBalancer } from '../placement/replicas.js';
 import { columnKey, MODES } from '../modes.js';
+import { LISTENERS } from '../../server/listeners.js';
 import { fileStamp, progressOf } from '../format.js';
 import { measureClientCeiling } from '../passes/calibrate.js';
 import { ensureTool, ensureTools } from '../tools.js';
@@ -41,7 +42,7 @@ import { proveOwnEquality } from '../passes/equality.js';
 export async function preflight(settings) {
   serverNodes(settings); // every release of NODE_VERSIONS, before anything starts
   // An own service's schema, RPC and samples: a bad one is one line (ERR_OWN_SERVICE) before anything starts.
-  for (const { source } of scenariosOf(settings)) if (source) loadMeasurable(source);
+  for (const { source } of scenariosOf(settings)) if (source) streamPreflight(settings, loadMeasurable(source, { streams: true }).rpc);
   const listeners = settings.MODES.map((mode) => MODES[mode].listener);
   if (settings.CAPACITY === '1') await requireCapacityTools(listeners);
   // The default: provisioned before anything starts too, though the pass may not be needed (no column client-bound).
@@ -61,6 +62,24 @@ export async function preflight(settings) {
   if (settings.PROFILE && settings.TARGET === 'remote' && !settings.REMOTE_ADMIN_HOST) {
     throw new BenchError('PROFILE=1 profiles the server through its admin endpoint: set REMOTE_ADMIN_HOST to the remote server\'s');
   }
+}
+
+/**
+ * What a server-streaming RPC asks of the job's settings: modes whose listener serves streams (server/listeners.js), and
+ * no decomposition (its passes load unary calls).
+ * @param {{MODES: string[], DECOMPOSE: boolean}} settings
+ * @param {import('../../proto/own/schema.js').Rpc} rpc
+ * @returns {void}
+ * @throws {BenchError} one line, naming the settings to change
+ */
+function streamPreflight(settings, rpc) {
+  if (!rpc.responseStream) return;
+  const streamless = settings.MODES.filter((mode) => !LISTENERS[MODES[mode].listener].streams);
+  if (streamless.length) {
+    throw new BenchError(`RPC=${rpc.name} is a ${rpc.kind} RPC: MODES ${streamless.join(', ')} cannot load it yet; `
+      + `leave ${streamless.length > 1 ? 'them' : 'it'} out (${Object.keys(MODES).filter((m) => LISTENERS[MODES[m].listener].streams).join(', ')} do)`);
+  }
+  if (settings.DECOMPOSE) throw new BenchError(`RPC=${rpc.name} is a ${rpc.kind} RPC: DECOMPOSE=1 measures unary calls only so far`);
 }
 
 /**
@@ -120,7 +139,8 @@ export async function main(settings) {
       }
       for (const [p, { placement: where, via }] of placements.entries()) {
         const columnsOfRuns = () => Object.entries(runs[p]).map(([key, figures]) => ({ key, runs: figures }));
-        const bound = autoCapacity(job, buildReport(columnsOfRuns()));
+        // wrk and h2load load unary calls only: a stream's columns get no capacity pass (the report says why).
+        const bound = own?.stream ? [] : autoCapacity(job, buildReport(columnsOfRuns()));
         for (const column of bound.length ? columns : []) {
           console.error(`capacity pass (CAPACITY=auto: k6 was client-bound, by its ceiling or its CPU, for ${bound.join(', ')}) · ${scenario} · ${column.key}`
             + `${via ? ` · ${via.title}` : ''}`);

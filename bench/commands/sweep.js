@@ -33,7 +33,7 @@ export async function preflight(settings, { values } = { values: {} }) {
   if (values.link || values.render) return;
   if (values.vus || values.rate || values.from) throw usage('--vus, --rate and --from go with --link');
   // An own service's schema, RPC and samples: a bad one is one line (ERR_OWN_SERVICE) before anything starts.
-  for (const { source } of scenariosOf(settings)) if (source) loadMeasurable(source);
+  for (const { source } of scenariosOf(settings)) if (source) loadMeasurable(source, { job: 'the sweep' });
   requireLinkTools();
 }
 

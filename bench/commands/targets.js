@@ -101,7 +101,7 @@ export async function preflight(settings = {}) {
   if (!splitCores(allowedCpus()).k6Cpus) throw new BenchError('the targets need two cores: one for the server, one for the load generator');
   const sources = scenariosOf(/** @type {any} */ (settings)).filter((s) => s.source);
   if (sources.length > 1) throw new BenchError('npm run targets measures one own service at a time: name one in SCENARIO, or RPC');
-  for (const { source } of sources) loadMeasurable(source); // a bad schema or sample: one line, before anything starts
+  for (const { source } of sources) loadMeasurable(source, { job: 'npm run targets' }); // a bad schema or sample: one line, before anything starts
 }
 
 /**

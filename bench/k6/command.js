@@ -23,6 +23,7 @@ export const K6_VARS = Object.freeze({
   PROTO: 'an own service: its .proto relative to one of PROTO_PATH, or its FileDescriptorSet',
   PROTO_PATH: 'an own service: the import directories, `:`-separated',
   OWN_DIR: 'an own service: the absolute folder PROTO, PROTO_PATH and REQUESTS are relative to (Compose\'s /own; docs/docker.md)',
+  STREAM: 'an own service: `server` for a server-streaming RPC, each call read to its end (k6/common.js OWN)',
   REQUESTS: 'an own service: a JSON array of its request messages in the proto3 JSON mapping, sent in turn',
   TLS_CA: 'TLS: the run\'s CA certificate (PEM path) the scripts verify the server against; HTTP also needs SSL_CERT_FILE set to it in k6\'s environment',
 });

@@ -47,14 +47,16 @@ const WARMUP = '1s';
 
 /**
  * Why a column cannot be calibrated, or null when it can.
- * @param {{compression: 'off'|'gzip', bare?: string}} column bare: its mode's bare listener (bench/modes.js)
+ * @param {{compression: 'off'|'gzip', bare?: string, stream?: boolean}} column bare: its mode's bare listener
+ *   (bench/modes.js); stream: a server-streaming RPC (default false)
  * @param {{K6_INSTANCES: number, CALIBRATE: string}} plan
  * @param {{k6Cpus?: string}} cores
  * @returns {string|null}
  */
-export function calibrationGap({ compression, bare }, plan, cores) {
+export function calibrationGap({ compression, bare, stream = false }, plan, cores) {
   if (/^0+(\.0+)?(ms|s|m|h)?$/.test(plan.CALIBRATE)) return 'CALIBRATE=0';
   if (!bare) return 'its mode names no bare listener (bench/modes.js)';
+  if (stream) return 'the bare listeners serve no streams';
   if (compression !== 'off') return 'the bare listeners send no gzip, so they cannot send the same bytes';
   if (plan.K6_INSTANCES > 1) return 'K6_INSTANCES > 1: one calibration run cannot split the same way';
   if (!cores.k6Cpus) return 'one core: k6 and the bare server would share it';
@@ -89,7 +91,7 @@ export async function measureClientCeiling({ mode, key = mode, scenario, compres
 async function clientCeiling({ mode, scenario, compression, own }, plan, cores, scratch) {
   const { bare } = MODES[mode];
   const base = { listener: bare, duration: plan.CALIBRATE, vus: plan.VUS };
-  const gap = calibrationGap({ compression, bare }, plan, cores);
+  const gap = calibrationGap({ compression, bare, stream: own?.stream }, plan, cores);
   if (gap) return { ...base, rps: null, k6_cpu_pct: null, server_cpu_pct: null, reason: gap };
   const certs = plan.TLS ? await jobCertificates() : null;
   const tls = k6Tls(certs);

@@ -111,7 +111,8 @@ export async function measureCell({ mode, scenario, label, compression = 'off', 
       if (cell.env && accounting?.node && accounting.node !== started) {
         throw new BenchError(`the ${mode} server reported Node ${accounting.node}, not the ${started} it was started with`);
       }
-      const capacity = plan.CAPACITY === '1' ? await measureCapacity({
+      // wrk and h2load load unary calls: a stream's cells get none.
+      const capacity = plan.CAPACITY === '1' && !own?.stream ? await measureCapacity({
         listener: MODES[mode].listener, scenario, host: cell.host, connections: plan.VUS, durationS: plan.durationS, cpus: cores.k6Cpus,
         compression, tls: Boolean(cell.tls), own,
       }) : undefined;

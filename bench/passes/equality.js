@@ -15,12 +15,13 @@ import { firstDifference, fromJson, toJsonText } from '../../proto/own/samples.j
 const CALL_TIMEOUT_MS = 10_000;
 
 /**
- * Calls the twin a mode loads `count` times over one connection (so one worker answers, in turn) and decodes each answer.
+ * Calls the twin a mode loads `count` times over one connection (so one worker answers, in turn) and decodes each answer:
+ * a unary call's one message, or a server stream's messages (gRPC's, or the SSE events of the HTTP twin), in order.
  * @param {string} mode a name of MODES
  * @param {{host: string, tls: {caCert: string}|null}} cell where the mode's server is (placement.start)
  * @param {import('../own-service.js').OwnRun} own
  * @param {number} count calls
- * @returns {Promise<import('protobufjs').Message[]>}
+ * @returns {Promise<import('protobufjs').Message[][]>} each call's messages
  * @throws {Error} when a call fails or an answer does not decode
  */
 async function callTwin(mode, cell, own, count) {
@@ -30,26 +31,36 @@ async function callTwin(mode, cell, own, count) {
   const frames = requests.messages.map((m) => Buffer.from(rpc.requestType.encode(m).finish()));
   const answers = [];
   const { transport } = LISTENERS[MODES[mode].listener];
+  const stream = rpc.responseStream;
   if (MODES[mode].payload === 'protobuf-message') {
     const Client = grpc.makeGenericClientConstructor({
       call: {
-        path: rpc.path, requestStream: false, responseStream: false, originalName: rpc.method,
+        path: rpc.path, requestStream: false, responseStream: stream, originalName: rpc.method,
         requestSerialize: (b) => b, requestDeserialize: (b) => b, responseSerialize: (b) => b, responseDeserialize: (b) => b,
       },
     }, 'Twin');
     const client = new Client(cell.host, ca ? grpc.credentials.createSsl(ca) : grpc.credentials.createInsecure());
     try {
+      const failed = (err) => new Error(`gRPC status ${err.code}: ${err.details}`);
       for (let i = 0; i < count; i++) {
-        const bytes = await new Promise((resolve, reject) => client.call(frames[i % frames.length], { deadline: Date.now() + CALL_TIMEOUT_MS },
-          (err, answer) => (err ? reject(new Error(`gRPC status ${err.code}: ${err.details}`)) : resolve(answer))));
-        answers.push(rpc.responseType.decode(bytes));
+        const deadline = { deadline: Date.now() + CALL_TIMEOUT_MS };
+        const frame = frames[i % frames.length];
+        const messages = await (stream ? new Promise((resolve, reject) => {
+          const call = client.call(frame, deadline);
+          const got = [];
+          call.on('data', (bytes) => got.push(bytes));
+          call.on('error', (err) => reject(failed(err)));
+          call.on('end', () => resolve(got));
+        }) : new Promise((resolve, reject) => client.call(frame, deadline, (err, answer) => (err ? reject(failed(err)) : resolve([answer])))));
+        answers.push(messages.map((bytes) => rpc.responseType.decode(bytes)));
       }
     } finally {
       client.close();
     }
     return answers;
   }
-  const headers = { 'content-type': 'application/json' };
+  // A server stream's HTTP twin answers Server-Sent Events (server/http.js), as the k6 script asks.
+  const headers = { 'content-type': 'application/json', ...(stream ? { accept: 'text/event-stream' } : {}) };
   if (transport === 'HTTP/2') {
     const session = http2.connect(`${ca ? 'https' : 'http'}://${cell.host}`, ca ? { ca } : {});
     session.on('error', () => {});
@@ -93,14 +104,21 @@ async function callTwin(mode, cell, own, count) {
   return answers;
 }
 
-/** Decodes a JSON twin's answer strictly, or rejects with its status and body. */
+/**
+ * Decodes a JSON twin's answer strictly into its messages (a server stream's: each SSE event's `data:` line), or rejects
+ * with its status and body.
+ */
 function settle(status, body, rpc, resolve, reject) {
   if (status !== 200) {
     reject(new Error(`HTTP ${status}: ${body.slice(0, 200)}`));
     return;
   }
   try {
-    resolve(fromJson(rpc.responseType, body));
+    const texts = rpc.responseStream ? body.split('\n\n').filter(Boolean).map((event, i) => {
+      if (!event.startsWith('data: ') || event.includes('\n')) throw new Error(`SSE event ${i} is not one data line: ${event.slice(0, 100)}`);
+      return event.slice('data: '.length);
+    }) : [body];
+    resolve(texts.map((text) => fromJson(rpc.responseType, text)));
   } catch (err) {
     reject(new Error(`the answer is not a ${rpc.responseType.fullName.slice(1)} in the proto3 JSON mapping: ${err.message}`));
   }
@@ -120,8 +138,13 @@ function settle(status, body, rpc, resolve, reject) {
  */
 export async function proveEquality(modes, own, start) {
   const { rpc, responses, requests } = own.service;
-  const expected = responses.messages;
+  // What each call answers: a unary call one sample, a server stream one stream of samples.
+  const expected = responses.streams ? responses.streams.map((s) => s.map((i) => responses.messages[i])) : responses.messages.map((m) => [m]);
   const count = Math.max(expected.length, requests.messages.length);
+  const differs = (want, got) => (want.length !== got.length ? `its length (${got.length} messages, the stream has ${want.length})`
+    : want.map((m, j) => firstDifference(rpc.responseType, m, got[j])).map((d, j) => (d === null || !responses.streams ? d : `message ${j}, ${d}`))
+      .find((d) => d !== null) ?? null);
+  const what = responses.streams ? 'stream' : 'sample';
   /** @type {Record<string, number>} */
   const calls = {};
   for (const mode of modes) {
@@ -134,12 +157,12 @@ export async function proveEquality(modes, own, start) {
     } finally {
       await cell.stop();
     }
-    const offset = expected.findIndex((m) => firstDifference(rpc.responseType, m, answers[0]) === null);
+    const offset = expected.findIndex((want) => differs(want, answers[0]) === null);
     for (let i = 0; i < answers.length; i++) {
       const sample = ((offset < 0 ? 0 : offset) + i) % expected.length;
-      const where = firstDifference(rpc.responseType, expected[sample], answers[i]);
+      const where = differs(expected[sample], answers[i]);
       if (where !== null) {
-        throw new BenchError(`${rpc.name}: the ${mode} twin answered call ${i} with another message than RESPONSE sample ${sample} `
+        throw new BenchError(`${rpc.name}: the ${mode} twin answered call ${i} with another message than RESPONSE ${what} ${sample} `
           + `(first difference at ${where}); the twins must serve the same messages before they are compared`);
       }
     }

@@ -212,6 +212,7 @@ const releaseOf = (releases) => [...new Set(releases.filter(Boolean))].join(' | 
  *   primary) in the window / requests served in it (µs); null when none was served
  * @property {number|null} server_cpu_user_us_per_request the user part of it (µs)
  * @property {number|null} server_cpu_system_us_per_request the system part of it (µs)
+ * @property {null} server_cpu_us_per_message a server stream's, which bench/records/summary.js works out from k6's messages
  * @property {number|null} server_rss_peak_mib largest worker's RSS peak in the window (MiB)
  * @property {number|null} server_rss_end_mib largest worker's RSS at the end (MiB)
  * @property {number|null} server_heap_peak_mib largest worker's V8 heap-used peak in the window (MiB)
@@ -250,6 +251,8 @@ export const SERVER_ROWS = Object.freeze([
     what: 'its user part' },
   { label: 'server system CPU per request (µs)', field: 'server_cpu_system_us_per_request', digits: 1, how: 'median', source: 'server',
     what: 'its system part' },
+  { label: 'server CPU per message (µs)', field: 'server_cpu_us_per_message', digits: 1, how: 'median', source: 'server',
+    what: 'a server stream\'s run: server CPU per request ÷ the messages per stream k6 received (bench/records/summary.js)' },
   { label: 'RSS peak, largest worker (MiB)', field: 'server_rss_peak_mib', digits: 1, how: 'median', source: 'server',
     what: 'RSS peak of the largest worker in the window, sampled every 100 ms' },
   { label: 'RSS at end, largest worker (MiB)', field: 'server_rss_end_mib', digits: 1, how: 'median', source: 'server',
@@ -320,6 +323,8 @@ export function serverFigures(window) {
     server_cpu_us_per_request: perRequest(user === null || system === null ? null : (user + system) * 1e6),
     server_cpu_user_us_per_request: perRequest(scaled(user, 1e6)),
     server_cpu_system_us_per_request: perRequest(scaled(system, 1e6)),
+    // Per message needs the messages k6 received: bench/records/summary.js works it out.
+    server_cpu_us_per_message: null,
     server_rss_peak_mib: scaled(most((w) => w.rss_peak_bytes), 1 / MIB),
     server_rss_end_mib: scaled(most((w) => w.rss_end_bytes), 1 / MIB),
     server_heap_peak_mib: scaled(most((w) => w.heap_used_peak_bytes), 1 / MIB),

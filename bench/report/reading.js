@@ -246,7 +246,8 @@ export function readingOf(report, base, key) {
 /**
  * The reading's sentences on bytes, one a direction: the bytes per request, then what they carry. A direction with a
  * payload to speak of (carried.js) splits into the encoding's part and the protocol's around it; one without says it is
- * almost all headers and framing. Compressed responses: their payload row is the payload before compression.
+ * almost all headers and framing. Compressed responses: their payload row is the payload before compression. A server
+ * stream's responses: per message, its framing and the stream's head and end shared out.
  * @param {object} report
  * @param {object} a the base column
  * @param {object} b the compared column
@@ -258,7 +259,14 @@ function bytesLines(report, a, b, share) {
   const perRequest = (what, field, label) => `Bytes ${what} per request: ${fixed(b[field], 0)} vs ${fixed(a[field], 0)} (${share(label, field)})`;
   const got = perRequest('received', 'received_per_request', 'received per request (bytes)');
   const payload = share('payload per response (bytes)', 'payload_bytes');
-  const receivedLine = (a.compression ?? 'off') !== 'off'
+  const streamed = typeof a.received_per_message === 'number' && typeof b.received_per_message === 'number';
+  const receivedLine = streamed
+    ? `Bytes received per message of the stream: ${fixed(b.received_per_message, 1)} vs ${fixed(a.received_per_message, 1)} `
+      + `(${share('received per message (bytes)', 'received_per_message')}). Encoding alone: the message is ${b.payload_bytes} vs `
+      + `${a.payload_bytes} bytes (the median response sample; ${payload}). Framing around it, with the stream's head and end `
+      + `shared out over its ${fixed(a.messages_per_stream, 1)} messages: about ${fixed(b.received_per_message - b.payload_bytes, 0)} vs `
+      + `${fixed(a.received_per_message - a.payload_bytes, 0)} bytes per message.`
+    : (a.compression ?? 'off') !== 'off'
     ? `${got}. Both ${a.compression}-compressed; before compression the payload is ${b.payload_bytes} vs ${a.payload_bytes} bytes (${payload}).`
     : received.carries
       ? `${got}. Encoding alone: the payload is ${b.payload_bytes} vs ${a.payload_bytes} bytes (${payload}). `
@@ -333,7 +341,10 @@ function clientLimit(report, base, key) {
       byCeiling.length ? `k6 stayed below ${CLIENT_BOUND_SHARE} of its ceiling in the median run${named(byCeiling)}` : null,
       byCpu.length ? `k6 used less than ${CLIENT_BOUND_PCT}% of its core in the median run${named(byCpu)}` : null,
     ].filter(Boolean);
-    sentences.push(`${parts.join(' and ')}; CAPACITY=1 shows whether the servers could serve more.`);
+    // wrk and h2load load no streams: a stream's columns have no capacity pass to point to.
+    const streamed = columns.some((k) => typeof mode(k).messages_per_s === 'number');
+    sentences.push(`${parts.join(' and ')}; ${streamed ? 'so the servers, or the time between messages, set the rate (no capacity pass loads streams)'
+      : 'CAPACITY=1 shows whether the servers could serve more'}.`);
   }
   return sentences;
 }

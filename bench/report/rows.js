@@ -53,6 +53,20 @@ export const SOURCES = Object.freeze({
 export const ROWS = Object.freeze([
   { label: 'RPS (req/s)', field: 'rps', digits: 0, how: 'median', source: 'k6', checkSpread: true,
     what: 'requests / k6\'s test run duration' },
+  // A server stream's (RPC set to one): each request is a stream, so RPS above counts streams.
+  { label: 'messages/s', field: 'messages_per_s', digits: 0, how: 'median', source: 'k6', checkSpread: true,
+    what: 'a server stream\'s run: the messages k6 received (`stream_messages`: gRPC\'s `data` events, the SSE events of the '
+      + 'HTTP twin) ÷ k6\'s test run duration; RPS then counts streams' },
+  { label: 'messages per stream', field: 'messages_per_stream', digits: 1, how: 'median', source: 'k6',
+    what: 'a server stream\'s run: messages ÷ requests' },
+  { label: 'time to first message p50 (ms)', field: 'first_message_ms.p50', digits: 2, how: 'median', source: 'k6',
+    what: 'a server stream\'s run: median time from a stream\'s start to its first message (`stream_first_message`): gRPC\'s '
+      + 'timed by the script in whole milliseconds (k6\'s JavaScript clock has no finer one), HTTP\'s k6\'s sending + waiting, '
+      + 'to the response head, which the twin sends with the first event; the time to the last message is the latency rows' },
+  { label: 'time to first message p99 (ms)', field: 'first_message_ms.p99', digits: 2, how: 'median', source: 'k6',
+    what: '99th percentile of the same' },
+  { label: 'received per message (bytes)', field: 'received_per_message', digits: 1, how: 'median', source: 'k6',
+    what: 'a server stream\'s run: data received ÷ messages, the stream\'s head and end shared out over its messages' },
   // Beside k6's RPS, so that its ratio stands beside k6's: the servers' own ceilings where k6 is the limit.
   { label: 'server capacity, wrk/h2load (req/s)', field: 'capacity_rps', digits: 0, how: 'median', source: 'capacity',
     what: 'the rate wrk or h2load reached against the same server at the same concurrency: with `CAPACITY=auto` (the default) '
@@ -83,7 +97,8 @@ export const ROWS = Object.freeze([
   { label: 'dropped iterations (open model)', field: 'dropped_iterations', digits: 0, how: 'sum', source: 'k6',
     what: 'open model only: iterations k6 could not start for lack of VUs, i.e. the rate was not sustained' },
   { label: 'latency p50 (ms)', field: 'latency_ms.p50', digits: 2, how: 'median', source: 'k6',
-    what: 'median of `http_req_duration` (sending + waiting + receiving) or `grpc_req_duration` (the whole unary call)' },
+    what: 'median of `http_req_duration` (sending + waiting + receiving) or `grpc_req_duration` (the whole call); for a server '
+      + 'stream, the time to its last message' },
   { label: 'latency p90 (ms)', field: 'latency_ms.p90', digits: 2, how: 'median', source: 'k6',
     what: '90th percentile of the same' },
   { label: 'latency p95 (ms)', field: 'latency_ms.p95', digits: 2, how: 'median', source: 'k6',

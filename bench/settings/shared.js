@@ -2,7 +2,7 @@
 // `faults`), each specced once here: its validator and what it means. What differs from job to job is data in
 // the same entry: the job's default, and the few words it adds to the meaning.
 import { bool, str } from 'envalid';
-import { positiveInt, withDefaultText } from '../../server/env.js';
+import { positiveInt, wholeNumber, withDefaultText } from '../../server/env.js';
 import { CONNECTION_POLICIES, DEFAULT_REQUEST_TIMEOUT } from '../../k6/settings.js';
 import { SCENARIOS } from '../../proto/payload.js';
 import { BUILT_IN_SERVICES } from '../../proto/own/builtins.js';
@@ -100,8 +100,9 @@ const SHARED = Object.freeze({
   },
   RPC: {
     validator: str,
-    desc: 'the unary RPC of PROTO to measure, `package.Service/Method`: gRPC against JSON over HTTP (`POST /package.Service/Method`, '
-      + 'the proto3 JSON mapping both ways); the report names its tables, files and heat maps after it',
+    desc: 'the RPC of PROTO to measure, `package.Service/Method`: gRPC against JSON over HTTP (`POST /package.Service/Method`, '
+      + 'the proto3 JSON mapping both ways); a unary RPC, or in the main job a server stream (SSE over HTTP; docs/streaming.md); '
+      + 'the report names its tables, files and heat maps after it',
     example: 'acme.orders.v1.OrderService/GetOrder',
     jobs: unsetInOwnJobs('unset: the SCENARIO list'),
   },
@@ -117,6 +118,13 @@ const SHARED = Object.freeze({
     desc: 'response samples, served in turn by both twins; the same forms and limits as REQUEST',
     example: 'responses.json',
     jobs: unsetInOwnJobs('unset: the empty response message'),
+  },
+  STREAM_INTERVAL: {
+    validator: wholeNumber(0, 2 ** 31 - 1),
+    desc: 'with a server-streaming RPC: milliseconds the server waits between two messages of a stream (its STREAM_INTERVAL; '
+      + 'a paced stream, as an LLM\'s tokens are), the same for both twins; 0: as fast as the connection takes them (docs/streaming.md)',
+    example: '20',
+    jobs: { run: { default: 0 } },
   },
   CONNECTIONS: {
     validator: (spec) => str({ ...spec, choices: [...CONNECTION_POLICIES] }),

@@ -6,12 +6,15 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
 import http2 from 'node:http2';
 import net from 'node:net';
 import path from 'node:path';
 import { before, test } from 'node:test';
 import grpc from '@grpc/grpc-js';
 import { ensureTool } from '../../bench/tools.js';
+import { k6Bin } from '../helpers/k6.js';
+import { sh } from '../helpers/run.js';
 import { ensurePyproto, pyproto } from '../helpers/pyproto.js';
 import { freePort, ROOT, startServer } from '../helpers/server.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -250,4 +253,30 @@ test('a listener that serves no streams refuses a streaming RPC at start, in one
     assert.match(String(err.message), /RPC=shop\.v1\.ShopService\/WatchOrders is a server streaming RPC, which peer-grpc cannot serve yet/);
     return true;
   });
+});
+
+test('bash bench.sh with a server stream (SCENARIO=gemini-stream): the equality check, then streams/s, messages/s, time to first message and bytes per message for both twins', async (t) => {
+  const dir = await tempDir(t, 'own-stream-job-');
+  const { code, stdout, stderr } = await sh(process.execPath, ['bench/cli.js', 'run'], {
+    REPEATS: '1', DURATION: '3s', WARMUP: '0s', VUS: '4', SCENARIO: 'gemini-stream', STREAM_INTERVAL: '1',
+    RESULTS_DIR: dir, K6_BIN: await k6Bin(),
+  }, 180_000);
+  assert.equal(code, 0, stderr);
+  assert.match(stderr, /StreamGenerateContent: 8 request and 237 response sample\(s\); every twin answered the response samples/);
+  assert.match(stderr, /client's ceiling · gemini-stream · http: not measured \(the bare listeners serve no streams\)/);
+  for (const row of ['messages/s', 'messages per stream', 'time to first message p50 \\(ms\\)', 'received per message \\(bytes\\)',
+    'server CPU per message \\(µs\\)']) assert.match(stdout, new RegExp(`\\| ${row}\\s+\\|`), row);
+  const report = JSON.parse(await readFile(path.join(dir, (await readdir(dir)).find((f) => /^compare-.*\.json$/.test(f))), 'utf8'));
+  assert.equal(report.own.kind, 'server streaming');
+  assert.equal(report.own.stream_interval_ms, 1);
+  // Each call answers the next of the 8 streams (237 messages), whichever twin: about 29.6 messages a stream.
+  for (const [mode, m] of Object.entries(report.modes)) {
+    assert.equal(m.failed, 0, mode);
+    assert.ok(Math.abs(m.messages_per_stream - 237 / 8) < 3, `${mode}: ${m.messages_per_stream} messages a stream`);
+    assert.ok(m.first_message_ms.p50 <= m.latency_ms.p50, `${mode}: the first message before the last`);
+    // Paced at 1 ms, a stream of about 30 messages lasts at least about 30 ms: the pacing reached the server.
+    assert.ok(m.latency_ms.p50 >= 20, `${mode}: a stream took ${m.latency_ms.p50} ms at STREAM_INTERVAL=1`);
+    assert.ok(m.server_cpu_us_per_message > 0, mode);
+  }
+  assert.ok(report.modes.grpc.received_per_message < report.modes.http.received_per_message, 'protobuf messages are smaller than SSE events');
 });
