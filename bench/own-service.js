@@ -11,6 +11,7 @@ import { BUILT_IN_SERVICES } from '../proto/own/builtins.js';
 import { loadOwnService } from '../proto/own/service.js';
 import { ROOT } from './root.js';
 import { OWN_MAX_BODY_BYTES } from '../server/settings.js';
+import { STREAM_KINDS } from '../k6/settings.js';
 
 /** Where the built-in services' paths are relative to. */
 const PROTO_DIR = path.join(ROOT, 'proto');
@@ -70,7 +71,7 @@ export function scenariosOf(settings) {
  * @property {import('../proto/own/service.js').OwnService} service loaded and checked
  * @property {Record<string, string>} server the server settings that make every listener serve it (server/settings.js)
  * @property {Record<string, string>} k6 the -e variables that make the k6 scripts send its requests (k6/common.js OWN)
- * @property {boolean} stream a server-streaming RPC: each call a stream (no calibration, capacity or decomposition pass:
+ * @property {boolean} stream a streaming RPC: each call a stream (no calibration, capacity or decomposition pass:
  *   the bare listeners, wrk and h2load load unary calls)
  * @property {OwnRecord} record what every summary of it carries (`bench.run.own`) and the report's sizes table reads
  */
@@ -79,7 +80,8 @@ export function scenariosOf(settings) {
  * @typedef {object} OwnRecord
  * @property {string} rpc `package.Service/Method`
  * @property {import('../proto/own/schema.js').RpcKind} kind
- * @property {{min: number, median: number, max: number}} [messages_per_stream] of the response streams (server streaming)
+ * @property {{min: number, median: number, max: number}} [messages_per_stream] of the response streams (server streaming),
+ *   or the request streams (client streaming)
  * @property {number} [stream_interval_ms] the server's STREAM_INTERVAL (server streaming)
  * @property {Array<{path: string, sha256: string}>} schema the schema's files with the SHA-256 of their bytes
  * @property {{request: {file: string, sha256: string|null, count: number}, response: {file: string, sha256: string|null, count: number}}} samples
@@ -102,8 +104,8 @@ export function scenariosOf(settings) {
 export const scenarioVars = (scenario, own) => (own ? own.k6 : { SCENARIO: scenario });
 
 /**
- * Loads an own service a job can measure: a unary RPC, and with `streams` a server-streaming one too (the main job's
- * k6 scripts read a stream to its end; the targets and the sweep measure unary calls only, so far).
+ * Loads an own service a job can measure: a unary RPC, and with `streams` a server- or client-streaming one too (the
+ * main job's k6 scripts send and read streams; the targets and the sweep measure unary calls only, so far).
  * @param {OwnSource} source
  * @param {{streams?: boolean, job?: string}} [options] `job`: its name, for the error (default 'the job')
  * @returns {import('../proto/own/service.js').OwnService}
@@ -112,9 +114,9 @@ export const scenarioVars = (scenario, own) => (own ? own.k6 : { SCENARIO: scena
 export function loadMeasurable(source, { streams = false, job = 'the job' } = {}) {
   const service = loadOwnService(source);
   const { kind } = service.rpc;
-  if (kind !== 'unary' && !(streams && kind === 'server streaming')) {
-    throw new OwnServiceError(`RPC=${source.RPC}: is a ${kind} RPC; node server serves it (docs/streaming.md), but ${job} `
-      + `measures ${streams ? 'unary and server streaming' : 'unary'} RPCs only so far`);
+  if (kind !== 'unary' && !(streams && Object.hasOwn(STREAM_KINDS, kind))) {
+    throw new OwnServiceError(`RPC=${source.RPC}: is a ${kind} RPC; ${kind === 'bidirectional streaming' ? 'node server does not serve it yet'
+      : 'node server serves it (docs/streaming.md)'}, but ${job} measures ${streams ? `unary, ${Object.keys(STREAM_KINDS).join(' and ')}` : 'unary'} RPCs only so far`);
   }
   return service;
 }
@@ -132,7 +134,10 @@ export async function prepareOwn(source, scratch, scenario) {
   const service = loadMeasurable(source, { streams: true });
   const { rpc, requests, responses } = service;
   const requestsFile = path.join(scratch, `requests-${scenario}.json`);
-  await writeFile(requestsFile, `[${requests.messages.map((m) => toJsonText(rpc.requestType, m)).join(',\n')}]\n`);
+  const json = requests.messages.map((m) => toJsonText(rpc.requestType, m));
+  // A client stream's samples are streams: k6 sends each as its messages (k6/common.js OWN).
+  const samples = requests.streams ? requests.streams.map((stream) => `[${stream.map((i) => json[i]).join(',')}]`) : json;
+  await writeFile(requestsFile, `[${samples.join(',\n')}]\n`);
   const largest = Math.max(...requests.jsonBytes, ...requests.protobufBytes);
   const server = Object.fromEntries(Object.entries({
     PROTO: source.PROTO, PROTO_PATH: source.PROTO_PATH, RPC: source.RPC, RESPONSE: source.RESPONSE, STREAM_INTERVAL: source.STREAM_INTERVAL,
@@ -142,7 +147,7 @@ export async function prepareOwn(source, scratch, scenario) {
   }).filter(([, v]) => v));
   const k6 = {
     RPC: rpc.name, REQUESTS: requestsFile, SCENARIO: scenario,
-    ...(rpc.responseStream ? { STREAM: 'server' } : {}),
+    ...(Object.hasOwn(STREAM_KINDS, rpc.kind) ? { STREAM: STREAM_KINDS[rpc.kind] } : {}),
     ...k6Schema(source),
   };
   const memory = await ownHeapBytes(server);
@@ -152,12 +157,12 @@ export async function prepareOwn(source, scratch, scenario) {
     service,
     server,
     k6,
-    stream: rpc.responseStream,
+    stream: rpc.responseStream || rpc.requestStream,
     record: {
       rpc: rpc.name,
       kind: rpc.kind,
       ...(rpc.responseStream ? { stream_interval_ms: Number(source.STREAM_INTERVAL ?? 0) } : {}),
-      ...(responses.streams ? { messages_per_stream: sizeSpread(responses.streams.map((st) => st.length)) } : {}),
+      ...((responses.streams ?? requests.streams) ? { messages_per_stream: sizeSpread((responses.streams ?? requests.streams).map((st) => st.length)) } : {}),
       schema: service.files,
       samples: { request: sampleOf(requests), response: sampleOf(responses) },
       sizes: { request: sizeRow(requests), response: sizeRow(responses) },

@@ -16,7 +16,8 @@ import { summaryHandler } from './summary.js';
  * @property {{protoset: string}|{importPaths: string[], proto: string}} schema how k6's client loads the schema: a
  *   FileDescriptorSet (loadProtoset), or a .proto and its import paths (load)
  * @property {string} method `package.Service/Method`
- * @property {boolean} stream a server-streaming RPC (-e STREAM=server): each call a k6 Stream, read to its end
+ * @property {'server'|'client'|null} stream a streaming RPC (-e STREAM): each call a k6 Stream, a server stream read to its
+ *   end, a client stream's messages (a request sample is then a stream of them) written then its answer read
  * @property {object|null} request the request message: the demo's, or the user's one sample; null: the user's many
  *   samples, which each VU takes its share of on its first call (k6/own.js ownShare)
  * @property {number|null} vus -e VUS, for ownShare; null: the VUs this k6 process started
@@ -55,7 +56,7 @@ export function grpcRun({ hostSetting, target }) {
     host,
     schema,
     method: OWN ? OWN.rpc : rpcPath(rpc),
-    stream: OWN ? OWN.stream : false,
+    stream: OWN ? OWN.stream : null,
     request: OWN ? OWN_ONE_REQUEST : request,
     vus: positiveIntEnv('VUS', null),
     answer: OWN ? MESSAGE_ANSWER : SCENARIOS[SCENARIO].answer,
@@ -93,8 +94,8 @@ export function grpcRun({ hostSetting, target }) {
 }
 
 /**
- * setup() of a server stream: one call read to its end, which must bring at least one message and no error (else the
- * test aborts, naming the host); counted like every call.
+ * setup() of a streaming RPC: one call (a server stream read to its end; a client stream's first sample sent), which must
+ * bring at least one message and no error (else the test aborts, naming the host); counted like every call.
  * @param {object} client the VU's client, connected
  * @param {GrpcPlan} plan
  * @param {{add: (n: number) => void}} failures
@@ -119,7 +120,8 @@ function streamSetup(client, plan, failures, data) {
         + `${failed ? `an error: ${failed.message}` : 'no message'}`);
     }
   });
-  stream.write(plan.request ?? OWN.requests[0]);
+  const request = plan.request ?? OWN.requests[0];
+  for (const message of plan.stream === 'client' ? request : [request]) stream.write(message);
   stream.end();
   return data;
 }

@@ -48,15 +48,17 @@ export function grpcTest(run) {
   let connected = false;
   if (plan.stream) {
     const { STREAM_METRICS } = require('./settings.js');
-    const messages = new Counter(STREAM_METRICS.messages);
-    const firstMessage = new Trend(STREAM_METRICS.firstMessage, true);
+    const clientStream = plan.stream === 'client';
+    const messages = new Counter(clientStream ? STREAM_METRICS.sent : STREAM_METRICS.messages);
+    const firstMessage = clientStream ? null : new Trend(STREAM_METRICS.firstMessage, true);
     const streamParams = { ...unsampled };
     return {
       options: control?.options,
       setup: control?.setupWith(client, failures),
-      // One server stream per iteration, read to its end (k6 ends the iteration once the stream's events are done). Its
-      // first message is timed here, with k6's JavaScript clock (Date.now, whole milliseconds: k6 has no finer one); the
-      // stream's whole time is k6's own grpc_req_duration.
+      // One stream per iteration, read to its end (k6 ends the iteration once the stream's events are done). A server
+      // stream's first message is timed here, with k6's JavaScript clock (Date.now, whole milliseconds: k6 has no finer
+      // one); a client stream sends its sample's messages, then reads the answer. The whole call is k6's own
+      // grpc_req_duration.
       // The connection and the VU's share as the unary iteration below has them, written again: that one calls nothing of
       // the project's on its way to k6's (measured above).
       iteration() {
@@ -74,17 +76,23 @@ export function grpcTest(run) {
         let received = 0;
         const stream = new grpc.Stream(client, method, streamParams);
         stream.on('data', () => {
-          if (received++ === 0) firstMessage.add(Date.now() - started);
+          if (received++ === 0 && firstMessage) firstMessage.add(Date.now() - started);
         });
         stream.on('error', (err) => {
           failures.add(1);
           if (/** @type {{code?: number}} */ (err).code === DEADLINE_EXCEEDED) timedOut.add(1);
         });
         stream.on('end', () => {
-          messages.add(received);
+          if (!clientStream) messages.add(received);
           if (!reuse) client.close();
         });
-        stream.write(request);
+        if (clientStream) {
+          // A client stream's sample is the stream: its messages written one by one, as they would be sent.
+          for (let i = 0; i < request.length; i++) stream.write(request[i]);
+          messages.add(request.length);
+        } else {
+          stream.write(request);
+        }
         stream.end();
       },
       handleSummary: control?.handleSummary,

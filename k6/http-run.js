@@ -22,8 +22,18 @@ import { summaryHandler } from './summary.js';
  * @property {object|null} params of every unsampled request (null: none, not even an empty object)
  * @property {object} sampled of a sampled one (its body kept as text)
  * @property {number} every one response in this many is decoded and checked (SAMPLE_EVERY)
- * @property {boolean} stream a server-streaming RPC (-e STREAM=server): every POST asks for SSE and reads its events
+ * @property {'server'|'client'|null} stream a streaming RPC (-e STREAM): a server stream's POST asks for SSE and reads its
+ *   events; a client stream's POSTs its sample, a stream of messages, as NDJSON
  */
+
+/**
+ * The POST body of a request sample: its JSON, or a client stream's messages as NDJSON, a line each.
+ * @param {object|object[]} sample a request message, or a client stream's (an array of them)
+ * @param {'server'|'client'|null} stream
+ * @returns {string}
+ */
+export const bodyOf = (sample, stream) => (stream === 'client'
+  ? /** @type {object[]} */ (sample).map((m) => `${JSON.stringify(m)}\n`).join('') : JSON.stringify(sample));
 
 /**
  * The run of an HTTP script, for VU 0. With CONNECTIONS=reuse (default) each VU keeps one keep-alive connection; with
@@ -41,10 +51,12 @@ export function httpRun({ hostSetting, target, mode: own = 'http', protocol = 'g
   const post = OWN !== null || protocol === 'connect';
   // COMPRESSION=gzip asks for a gzipped body; k6 counts the bytes as received and decompresses them.
   const ask = COMPRESSION === 'gzip' ? { 'Accept-Encoding': 'gzip' } : {};
-  const stream = OWN ? OWN.stream : false;
-  // A server stream as Server-Sent Events (server/http.js), each one read whole: its events are counted.
-  const accept = stream ? { Accept: 'text/event-stream' } : {};
-  const headers = post ? { 'Content-Type': 'application/json', ...accept, ...ask } : ask;
+  const stream = OWN ? OWN.stream : null;
+  // A server stream as Server-Sent Events (server/http.js), each one read whole: its events are counted. A client stream
+  // as NDJSON, one request message a line.
+  const accept = stream === 'server' ? { Accept: 'text/event-stream' } : {};
+  const type = stream === 'client' ? 'application/x-ndjson' : 'application/json';
+  const headers = post ? { 'Content-Type': type, ...accept, ...ask } : ask;
   const asked = Object.keys(headers).length ? { headers } : {};
   // Without REQUEST_TIMEOUT and headers, no params at all: k6 converts the params of every request, which cost 7-10% of
   // its RPS for a timeout alone (docs/profiling.md). A POST needs its Content-Type.
@@ -57,10 +69,10 @@ export function httpRun({ hostSetting, target, mode: own = 'http', protocol = 'g
   const plan = {
     url: OWN ? `${scheme}://${host}/${OWN.rpc}` : protocol === 'connect' ? `${scheme}://${host}/${rpcPath(rpc)}` : `${scheme}://${host}${httpPath}`,
     post,
-    body: OWN ? (OWN_ONE_REQUEST && JSON.stringify(OWN_ONE_REQUEST)) : protocol === 'connect' ? JSON.stringify(request) : null,
+    body: OWN ? (OWN_ONE_REQUEST && bodyOf(OWN_ONE_REQUEST, stream)) : protocol === 'connect' ? JSON.stringify(request) : null,
     vus: positiveIntEnv('VUS', null),
     answer: OWN ? MESSAGE_ANSWER : SCENARIOS[SCENARIO].answer,
-    params: stream ? { responseType: 'text', ...timeout, ...asked } : any ? { ...timeout, ...asked } : null,
+    params: stream === 'server' ? { responseType: 'text', ...timeout, ...asked } : any ? { ...timeout, ...asked } : null,
     sampled: { responseType: 'text', ...timeout, ...asked },
     every: SAMPLE_EVERY,
     stream,
@@ -78,8 +90,8 @@ export function httpRun({ hostSetting, target, mode: own = 'http', protocol = 'g
     },
     // Fails fast, naming the host, when no server answers; returns the body's size for the report.
     setup() {
-      const res = post ? http.post(plan.url, plan.body ?? JSON.stringify(OWN.requests[0]), probe) : http.get(plan.url, probe);
-      if (stream && res.status === 200 && !String(res.headers['Content-Type']).startsWith('text/event-stream')) {
+      const res = post ? http.post(plan.url, plan.body ?? bodyOf(OWN.requests[0], stream), probe) : http.get(plan.url, probe);
+      if (stream === 'server' && res.status === 200 && !String(res.headers['Content-Type']).startsWith('text/event-stream')) {
         exec.test.abort(`the HTTP server at ${host} answered the stream ${OWN.rpc} as ${res.headers['Content-Type']}, not text/event-stream`);
       }
       if (res.status !== 200) {

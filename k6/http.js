@@ -74,9 +74,11 @@ export function httpTest(run) {
       checkSampled(client.post(url, body, sampled));
     },
   };
-  if (plan.stream) {
-    const { Counter, Trend } = require('k6/metrics');
-    const { STREAM_METRICS } = require('./settings.js');
+  // Loaded only for a streaming RPC: every module costs each VU (docs/profiling.md).
+  const metrics = plan.stream ? require('k6/metrics') : null;
+  const STREAM_METRICS = plan.stream ? require('./settings.js').STREAM_METRICS : null;
+  if (plan.stream === 'server') {
+    const { Counter, Trend } = metrics;
     const messages = new Counter(STREAM_METRICS.messages);
     const firstMessage = new Trend(STREAM_METRICS.firstMessage, true);
     // One server stream per iteration, as SSE, read whole (k6's HTTP client returns the body at its end). Its head leaves
@@ -98,6 +100,23 @@ export function httpTest(run) {
       let received = 0;
       for (let at = text.indexOf('\n\n'); at >= 0; at = text.indexOf('\n\n', at + 2)) received++;
       messages.add(received);
+    };
+  }
+  if (plan.stream === 'client') {
+    const sent = new metrics.Counter(STREAM_METRICS.sent);
+    // One client stream per iteration: the VU's next sample, a stream of messages, POSTed as NDJSON (k6 sends a body
+    // whole); each body's messages (its lines) counted once, on the VU's first iteration.
+    let lengths = null;
+    iterations.stream = () => {
+      if (lengths === null) {
+        if (bodies === null) bodies = own.ownShare(samples, (stream) => stream.map((m) => `${JSON.stringify(m)}\n`).join(''), plan.vus);
+        count = bodies.length;
+        lengths = bodies.map((body) => body.split('\n').length - 1);
+      }
+      const at = turn;
+      turn = turn + 1 === count ? 0 : turn + 1;
+      client.post(url, bodies[at], params);
+      sent.add(lengths[at]);
     };
   }
   return {

@@ -158,7 +158,7 @@ function countsOf(registry, { name, help, labelNames, counts, separator }) {
 /**
  * Starts a worker's accounting: registers its metrics, including
  * `server_requests_served_total{handlers}`, `server_requests_rejected_total{listener,reason}`,
- * `server_stream_messages_sent_total{listener}` and `server_streams_ended_total{listener,how}` read from
+ * `server_stream_messages_total{listener,direction}` and `server_streams_ended_total{listener,how}` read from
  * server/served.js at scrape time and
  * `server_tls_handshakes_total{version,cipher,alpn,resumed}` from server/tls.js,
  * and answers the primary's requests for them over cluster IPC. Call once, in a worker.
@@ -188,9 +188,10 @@ export function startWorkerAccounting() {
     labelNames: ['listener', 'reason'], counts: rejectedRequests, separator: ' ',
   });
   countsOf(registry, {
-    name: 'server_stream_messages_sent_total',
-    help: 'Messages sent on server streams (server/streams.js), by listener. Absent until a stream sends one.',
-    labelNames: ['listener'], counts: streamMessages, separator: ' ',
+    name: 'server_stream_messages_total',
+    help: 'Messages of streams (server/served.js), by listener and direction: sent on a server stream, received on a client '
+      + 'stream. Absent until a stream has one.',
+    labelNames: ['listener', 'direction'], counts: streamMessages, separator: ' ',
   });
   countsOf(registry, {
     name: 'server_streams_ended_total',

@@ -13,7 +13,7 @@ import { guardHttp2Server } from './h2-guard.js';
 import { bindInsecure } from './grpc-bind.js';
 import { gzipResponses } from './grpc-gzip.js';
 import { GRPC_HEALTH_SERVICES } from './health.js';
-import { reject, REJECTED, servedRequests } from './served.js';
+import { countMessages, reject, REJECTED, servedRequests } from './served.js';
 import { admitAnswer } from './memory-budget.js';
 import { firstOf, sendStream } from './streams.js';
 import { ownDescriptors, reflectedFiles } from '../proto/own/descriptors.js';
@@ -113,7 +113,8 @@ function protobufjsDefinition({ rpc }) {
  * large answer the memory budget refuses, RESOURCE_EXHAUSTED. An answered call counts in servedRequests.grpc, a refused
  * one in rejectedRequests under the listener and its reason (server/served.js), and is logged at debug with its code.
  * @param {import('../proto/methods.js').ServiceMethod} method
- * A server-streaming method answers each call with the next response stream (serverStream).
+ * A server-streaming method answers each call with the next response stream (serverStream); a client-streaming one
+ * reads the request stream, then answers the next response sample (clientStream).
  * @param {{log?: import('pino').Logger, loader?: boolean, listener?: string, intervalMs?: number}} [options] `intervalMs`:
  *   STREAM_INTERVAL, ms between a server stream's messages (default 0); `log`: each call's peer at debug,
  *   and each refusal; `listener`: the name refusals are counted under (default 'grpc'); `loader`
@@ -142,6 +143,7 @@ export function methodService(method, { log, loader = false, listener = 'grpc', 
     return callback(status);
   };
   if (rpc.responseStream) return { definition, implementation: serverStream(method, answers, { refuse, invalid, debug, listener, intervalMs }) };
+  if (rpc.requestStream) return { definition, implementation: clientStream(method, pick, { refuse, invalid, debug, listener }) };
   const implementation = {
     [rpc.method](call, callback) {
       if (debug) debug.debug({ peer: call.getPeer() }, rpc.method);
@@ -154,6 +156,44 @@ export function methodService(method, { log, loader = false, listener = 'grpc', 
     },
   };
   return { definition, implementation };
+}
+
+/**
+ * A client-streaming method's grpc-js implementation: each request message decoded as it arrives and counted
+ * (server/served.js, received), then, once the client ends its stream, the next response sample. A message that does not
+ * decode ends the call at once with INVALID_ARGUMENT, naming it by its index in the stream.
+ * @param {import('../proto/methods.js').ServiceMethod} method
+ * @param {(request?: object) => {message: any, bytes: number}|null} pick the answers, in turn
+ * @param {{refuse: Function, invalid: (why: string) => object, debug: import('pino').Logger|null, listener: string}} how
+ * @returns {grpc.UntypedServiceImplementation}
+ */
+function clientStream(method, pick, { refuse, invalid, debug, listener }) {
+  const { rpc } = method;
+  return {
+    [rpc.method](call, callback) {
+      if (debug) debug.debug({ peer: call.getPeer() }, rpc.method);
+      let received = 0;
+      let refused = false;
+      call.on('data', (message) => {
+        if (refused) return;
+        if (message[UNDECODABLE] !== undefined) {
+          refused = true;
+          countMessages(listener, 'received', received);
+          refuse(call, callback, REJECTED.INVALID_ARGUMENT, invalid(`message ${received} of the stream: ${message[UNDECODABLE]}`));
+          return;
+        }
+        received++;
+      });
+      call.on('end', () => {
+        if (refused) return;
+        countMessages(listener, 'received', received);
+        const answer = pick();
+        if (!admitAnswer(answer.bytes)) return refuse(call, callback, REJECTED.OVER_BUDGET, OVER_BUDGET);
+        servedRequests.grpc++;
+        return callback(null, answer.message);
+      });
+    },
+  };
 }
 
 /**

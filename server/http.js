@@ -5,7 +5,7 @@ import { guardHttp2Server } from './h2-guard.js';
 import { HEALTH_PATH } from './health.js';
 import { replyErrorsAsJson } from './http-errors.js';
 import { logsRequests } from './log.js';
-import { refused, reject, REJECTED, servedRequests } from './served.js';
+import { countMessages, refused, reject, REJECTED, servedRequests } from './served.js';
 import { guardedHttp1Server } from './h1-guard.js';
 import { GZIP_LEVEL } from './compression.js';
 import { admitAnswer } from './memory-budget.js';
@@ -116,9 +116,13 @@ async function serveMethod(app, method, encoding, listener, intervalMs) {
   const { rpc, refusal } = method;
   const codec = CODECS[encoding](method);
   const { type, encode } = codec;
+  // JSON only: a protobuf listener serves no stream (server/listeners.js), and never starts with one.
   if (rpc.responseStream) {
-    // JSON only: a protobuf listener serves no stream (server/listeners.js), and never starts with one.
     await serveServerStream(app, method, /** @type {ReturnType<typeof CODECS.json>} */ (codec), listener, intervalMs);
+    return;
+  }
+  if (rpc.requestStream) {
+    await serveClientStream(app, method, /** @type {ReturnType<typeof CODECS.json>} */ (codec), listener);
     return;
   }
   const pick = answerPicker(method, /** @type {Array<{message: any, bytes: number}>} */ (codec.answers));
@@ -226,6 +230,86 @@ async function serveServerStream(app, method, codec, listener, intervalMs) {
     const sse = new URLSearchParams(request.url.split('?')[1] ?? '').get('alt') === 'sse';
     servedRequests.http++;
     return replyStream(reply, next(), sse ? STREAM_FRAMINGS.sse : STREAM_FRAMINGS.gateway, sse ? encode : encoders.get(binding), options);
+  });
+}
+
+/** A request stream's message past the body limit: 413, as fastify answers a unary body past it. */
+const messageTooLarge = (/** @type {number} */ index, /** @type {number} */ limit) => Object.assign(
+  new Error(`message ${index} of the request stream is over ${limit} bytes (MAX_BODY_BYTES)`), { statusCode: 413, code: 'FST_ERR_CTP_BODY_TOO_LARGE' });
+
+/**
+ * Serves a client-streaming method over HTTP: `POST /package.Service/Method` with `Content-Type: application/x-ndjson`,
+ * one request message a line in the proto3 JSON mapping, each decoded strictly as its line arrives (400 naming the
+ * message's index and field at the first that does not, 413 for a line past MAX_BODY_BYTES: a limit per message, as
+ * gRPC's maximum receive message size is) and counted (server/served.js, received); once the body ends, the answer is
+ * the next response sample in turn, encoded from its message.
+ * @param {import('fastify').FastifyInstance} app
+ * @param {import('../proto/methods.js').ServiceMethod} method
+ * @param {ReturnType<typeof CODECS.json>} codec
+ * @param {string} listener
+ * @returns {Promise<void>}
+ */
+async function serveClientStream(app, method, codec, listener) {
+  const { rpc } = method;
+  const { decode, encode, type } = codec;
+  const pick = answerPicker(method, /** @type {Array<{message: any, bytes: number}>} */ (codec.answers));
+  const limit = app.initialConfig.bodyLimit ?? Infinity;
+  await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    // fastify hands this parser the body as a stream and applies no limit of its own to it: each line is bounded here.
+    scope.addContentTypeParser('application/x-ndjson', (request, payload, done) => {
+      let rest = '';
+      let received = 0;
+      let over = false;
+      const fail = (err) => {
+        over = true;
+        countMessages(listener, 'received', received);
+        payload.resume();
+        done(err);
+      };
+      const line = (text) => {
+        if (text.trim() === '') return;
+        if (text.length > limit / 4 && Buffer.byteLength(text) > limit) {
+          fail(messageTooLarge(received, limit));
+          return;
+        }
+        try {
+          decode(text);
+          received++;
+        } catch (err) {
+          reject(listener, REJECTED.INVALID_ARGUMENT);
+          fail(badRequest(rpc, `message ${received} of the stream: ${err.message}`));
+        }
+      };
+      payload.setEncoding('utf8');
+      payload.on('data', (chunk) => {
+        if (over) return;
+        rest += chunk;
+        let start = 0;
+        for (let nl = rest.indexOf('\n'); nl >= 0 && !over; nl = rest.indexOf('\n', start)) {
+          line(rest.slice(start, nl));
+          start = nl + 1;
+        }
+        rest = rest.slice(start);
+        if (!over && Buffer.byteLength(rest) > limit) fail(messageTooLarge(received, limit));
+      });
+      payload.on('end', () => {
+        if (over) return;
+        line(rest);
+        if (over) return;
+        countMessages(listener, 'received', received);
+        done(null, { received });
+      });
+      payload.on('error', (err) => {
+        if (!over) fail(err);
+      });
+    });
+    scope.post(rpc.path, (request, reply) => {
+      const answer = pick();
+      if (!admitAnswer(answer.bytes)) return refusedOverBudget(listener, reply);
+      servedRequests.http++;
+      return reply.type(type).send(encode(answer.message));
+    });
   });
 }
 

@@ -50,7 +50,8 @@ export function refused(listener, reason, err) {
 }
 
 /**
- * Messages sent on server streams since the process started, by listener (server/streams.js).
+ * Messages of streams since the process started, by listener and direction: `listener sent` (a server stream's, by
+ * server/streams.js) or `listener received` (a client stream's) → count.
  * @type {Map<string, number>}
  */
 export const streamMessages = new Map();
@@ -63,12 +64,15 @@ export const streamMessages = new Map();
 export const streamsEnded = new Map();
 
 /**
- * Counts one message sent on a server stream.
+ * Counts messages of a stream.
  * @param {string} listener
+ * @param {'sent'|'received'} direction
+ * @param {number} [count] default 1
  * @returns {void}
  */
-export function sentMessage(listener) {
-  streamMessages.set(listener, (streamMessages.get(listener) ?? 0) + 1);
+export function countMessages(listener, direction, count = 1) {
+  const key = `${listener} ${direction}`;
+  streamMessages.set(key, (streamMessages.get(key) ?? 0) + count);
 }
 
 /**

@@ -1,7 +1,7 @@
 // How every listener sends a server stream: the messages of one response stream in order, STREAM_INTERVAL ms apart,
 // each written only once the transport took the one before (back-pressure), and stopped when the client goes away.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { endStream, sentMessage } from './served.js';
+import { countMessages, endStream } from './served.js';
 
 /**
  * Resolves on the first of some events of an emitter, and leaves no listener behind.
@@ -43,7 +43,7 @@ export async function sendStream(messages, sink, { listener, intervalMs }) {
     if (i > 0 && intervalMs > 0) await sleep(intervalMs);
     if (sink.gone()) return endStream(listener, 'cut');
     const more = sink.write(messages[i], i);
-    sentMessage(listener);
+    countMessages(listener, 'sent');
     if (!more && i < messages.length - 1) await sink.drained();
   }
   if (sink.gone()) return endStream(listener, 'cut');

@@ -32,7 +32,7 @@ export const ALONE = {
 };
 
 /** The slowest files, slowest first (npm test's per-file times, 2026-11-26): started first, they end with the rest. */
-export const SLOWEST = ['soak', 'docker-run', 'faults', 'bench', 'h2-hostile', 'tls', 'link', 'sweep', 'own-service-job',
+export const SLOWEST = ['soak', 'docker-run', 'faults', 'bench', 'h2-hostile', 'tls', 'link', 'sweep', 'own-service-stream', 'own-service-job',
   'replicas', 'multiplexed-drain', 'reload', 'decompose', 'accounting', 'h2spec'].map((name) => `test/integration/${name}.test.js`);
 
 /**

@@ -65,7 +65,7 @@ export async function preflight(settings) {
 }
 
 /**
- * What a server-streaming RPC asks of the job's settings: modes whose listener serves streams (server/listeners.js), and
+ * What a streaming RPC asks of the job's settings: modes whose listener serves streams (server/listeners.js), and
  * no decomposition (its passes load unary calls).
  * @param {{MODES: string[], DECOMPOSE: boolean}} settings
  * @param {import('../../proto/own/schema.js').Rpc} rpc
@@ -73,7 +73,7 @@ export async function preflight(settings) {
  * @throws {BenchError} one line, naming the settings to change
  */
 function streamPreflight(settings, rpc) {
-  if (!rpc.responseStream) return;
+  if (!rpc.responseStream && !rpc.requestStream) return;
   const streamless = settings.MODES.filter((mode) => !LISTENERS[MODES[mode].listener].streams);
   if (streamless.length) {
     throw new BenchError(`RPC=${rpc.name} is a ${rpc.kind} RPC: MODES ${streamless.join(', ')} cannot load it yet; `

@@ -27,15 +27,17 @@ const CALL_TIMEOUT_MS = 10_000;
 async function callTwin(mode, cell, own, count) {
   const { rpc, requests } = own.service;
   const ca = cell.tls ? readFileSync(cell.tls.caCert) : null;
-  const bodies = requests.messages.map((m) => toJsonText(rpc.requestType, m));
-  const frames = requests.messages.map((m) => Buffer.from(rpc.requestType.encode(m).finish()));
+  // Each call's request: a message, or a client stream's messages (its sample is a stream).
+  const calls = requests.streams ? requests.streams.map((stream) => stream.map((i) => requests.messages[i])) : requests.messages.map((m) => [m]);
+  const bodies = calls.map((ms) => (rpc.requestStream ? ms.map((m) => `${toJsonText(rpc.requestType, m)}\n`).join('') : toJsonText(rpc.requestType, ms[0])));
+  const frames = calls.map((ms) => ms.map((m) => Buffer.from(rpc.requestType.encode(m).finish())));
   const answers = [];
   const { transport } = LISTENERS[MODES[mode].listener];
   const stream = rpc.responseStream;
   if (MODES[mode].payload === 'protobuf-message') {
     const Client = grpc.makeGenericClientConstructor({
       call: {
-        path: rpc.path, requestStream: false, responseStream: stream, originalName: rpc.method,
+        path: rpc.path, requestStream: rpc.requestStream, responseStream: stream, originalName: rpc.method,
         requestSerialize: (b) => b, requestDeserialize: (b) => b, responseSerialize: (b) => b, responseDeserialize: (b) => b,
       },
     }, 'Twin');
@@ -45,13 +47,17 @@ async function callTwin(mode, cell, own, count) {
       for (let i = 0; i < count; i++) {
         const deadline = { deadline: Date.now() + CALL_TIMEOUT_MS };
         const frame = frames[i % frames.length];
-        const messages = await (stream ? new Promise((resolve, reject) => {
-          const call = client.call(frame, deadline);
+        const messages = await (rpc.requestStream ? new Promise((resolve, reject) => {
+          const call = client.call(deadline, (err, answer) => (err ? reject(failed(err)) : resolve([answer])));
+          for (const f of frame) call.write(f);
+          call.end();
+        }) : stream ? new Promise((resolve, reject) => {
+          const call = client.call(frame[0], deadline);
           const got = [];
           call.on('data', (bytes) => got.push(bytes));
           call.on('error', (err) => reject(failed(err)));
           call.on('end', () => resolve(got));
-        }) : new Promise((resolve, reject) => client.call(frame, deadline, (err, answer) => (err ? reject(failed(err)) : resolve([answer])))));
+        }) : new Promise((resolve, reject) => client.call(frame[0], deadline, (err, answer) => (err ? reject(failed(err)) : resolve([answer])))));
         answers.push(messages.map((bytes) => rpc.responseType.decode(bytes)));
       }
     } finally {
@@ -60,7 +66,8 @@ async function callTwin(mode, cell, own, count) {
     return answers;
   }
   // A server stream's HTTP twin answers Server-Sent Events (server/http.js), as the k6 script asks.
-  const headers = { 'content-type': 'application/json', ...(stream ? { accept: 'text/event-stream' } : {}) };
+  // A client stream's, NDJSON, a line a message.
+  const headers = { 'content-type': rpc.requestStream ? 'application/x-ndjson' : 'application/json', ...(stream ? { accept: 'text/event-stream' } : {}) };
   if (transport === 'HTTP/2') {
     const session = http2.connect(`${ca ? 'https' : 'http'}://${cell.host}`, ca ? { ca } : {});
     session.on('error', () => {});
@@ -140,7 +147,7 @@ export async function proveEquality(modes, own, start) {
   const { rpc, responses, requests } = own.service;
   // What each call answers: a unary call one sample, a server stream one stream of samples.
   const expected = responses.streams ? responses.streams.map((s) => s.map((i) => responses.messages[i])) : responses.messages.map((m) => [m]);
-  const count = Math.max(expected.length, requests.messages.length);
+  const count = Math.max(expected.length, (requests.streams ?? requests.messages).length);
   const differs = (want, got) => (want.length !== got.length ? `its length (${got.length} messages, the stream has ${want.length})`
     : want.map((m, j) => firstDifference(rpc.responseType, m, got[j])).map((d, j) => (d === null || !responses.streams ? d : `message ${j}, ${d}`))
       .find((d) => d !== null) ?? null);

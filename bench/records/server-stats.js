@@ -252,7 +252,7 @@ export const SERVER_ROWS = Object.freeze([
   { label: 'server system CPU per request (µs)', field: 'server_cpu_system_us_per_request', digits: 1, how: 'median', source: 'server',
     what: 'its system part' },
   { label: 'server CPU per message (µs)', field: 'server_cpu_us_per_message', digits: 1, how: 'median', source: 'server',
-    what: 'a server stream\'s run: server CPU per request ÷ the messages per stream k6 received (bench/records/summary.js)' },
+    what: 'a stream\'s run: server CPU per request ÷ the messages per stream k6 received or sent (bench/records/summary.js)' },
   { label: 'RSS peak, largest worker (MiB)', field: 'server_rss_peak_mib', digits: 1, how: 'median', source: 'server',
     what: 'RSS peak of the largest worker in the window, sampled every 100 ms' },
   { label: 'RSS at end, largest worker (MiB)', field: 'server_rss_end_mib', digits: 1, how: 'median', source: 'server',

@@ -247,7 +247,7 @@ export function readingOf(report, base, key) {
  * The reading's sentences on bytes, one a direction: the bytes per request, then what they carry. A direction with a
  * payload to speak of (carried.js) splits into the encoding's part and the protocol's around it; one without says it is
  * almost all headers and framing. Compressed responses: their payload row is the payload before compression. A server
- * stream's responses: per message, its framing and the stream's head and end shared out.
+ * stream's responses, and a client stream's requests: per message, its framing and the stream's head and end shared out.
  * @param {object} report
  * @param {object} a the base column
  * @param {object} b the compared column
@@ -274,7 +274,14 @@ function bytesLines(report, a, b, share) {
         + 'bytes per response of headers and framing.'
       : `${got}; the responses carry no payload to speak of (${b.payload_bytes} vs ${a.payload_bytes} bytes), so this is almost all headers and framing.`;
   const put = perRequest('sent', 'sent_per_request', 'sent per request (bytes)');
-  const sentLine = sent.carries
+  const sentStreamed = typeof a.sent_per_message === 'number' && typeof b.sent_per_message === 'number' && sent.payload !== null;
+  const sentLine = sentStreamed
+    ? `Bytes sent per message of the stream: ${fixed(b.sent_per_message, 1)} vs ${fixed(a.sent_per_message, 1)} `
+      + `(${share('sent per message (bytes)', 'sent_per_message')}). Encoding alone: the message is ${sent.payload[1]} vs `
+      + `${sent.payload[0]} bytes (the median request sample). Framing around it, with the stream's head and end shared out `
+      + `over its ${fixed(a.messages_per_stream, 1)} messages: about ${fixed(b.sent_per_message - sent.payload[1], 0)} vs `
+      + `${fixed(a.sent_per_message - sent.payload[0], 0)} bytes per message.`
+    : sent.carries
     ? `${put}. Encoding alone: the request is ${sent.payload[1]} vs ${sent.payload[0]} bytes (the median request sample). `
       + `Protocol around it: about ${fixed(b.sent_per_request - sent.payload[1], 0)} vs ${fixed(a.sent_per_request - sent.payload[0], 0)} `
       + 'bytes per request of headers and framing.'

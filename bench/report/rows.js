@@ -55,10 +55,11 @@ export const ROWS = Object.freeze([
     what: 'requests / k6\'s test run duration' },
   // A server stream's (RPC set to one): each request is a stream, so RPS above counts streams.
   { label: 'messages/s', field: 'messages_per_s', digits: 0, how: 'median', source: 'k6', checkSpread: true,
-    what: 'a server stream\'s run: the messages k6 received (`stream_messages`: gRPC\'s `data` events, the SSE events of the '
-      + 'HTTP twin) ÷ k6\'s test run duration; RPS then counts streams' },
+    what: 'a stream\'s run: the messages k6 received from a server stream (`stream_messages`: gRPC\'s `data` events, the SSE '
+      + 'events of the HTTP twin) or sent on a client stream (`stream_messages_sent`: the messages of the request streams it sent) '
+      + '÷ k6\'s test run duration; RPS then counts streams' },
   { label: 'messages per stream', field: 'messages_per_stream', digits: 1, how: 'median', source: 'k6',
-    what: 'a server stream\'s run: messages ÷ requests' },
+    what: 'a stream\'s run: messages ÷ requests' },
   { label: 'time to first message p50 (ms)', field: 'first_message_ms.p50', digits: 2, how: 'median', source: 'k6',
     what: 'a server stream\'s run: median time from a stream\'s start to its first message (`stream_first_message`): gRPC\'s '
       + 'timed by the script in whole milliseconds (k6\'s JavaScript clock has no finer one), HTTP\'s k6\'s sending + waiting, '
@@ -67,6 +68,8 @@ export const ROWS = Object.freeze([
     what: '99th percentile of the same' },
   { label: 'received per message (bytes)', field: 'received_per_message', digits: 1, how: 'median', source: 'k6',
     what: 'a server stream\'s run: data received ÷ messages, the stream\'s head and end shared out over its messages' },
+  { label: 'sent per message (bytes)', field: 'sent_per_message', digits: 1, how: 'median', source: 'k6',
+    what: 'a client stream\'s run: data sent ÷ messages, the stream\'s head and end shared out over its messages' },
   // Beside k6's RPS, so that its ratio stands beside k6's: the servers' own ceilings where k6 is the limit.
   { label: 'server capacity, wrk/h2load (req/s)', field: 'capacity_rps', digits: 0, how: 'median', source: 'capacity',
     what: 'the rate wrk or h2load reached against the same server at the same concurrency: with `CAPACITY=auto` (the default) '

@@ -244,7 +244,7 @@ export function rpcsOf(root) {
 /** @typedef {'unary'|'server streaming'|'client streaming'|'bidirectional streaming'} RpcKind */
 
 /** The kinds of RPC the twins serve. */
-export const SERVED_KINDS = Object.freeze(/** @type {RpcKind[]} */ (['unary', 'server streaming']));
+export const SERVED_KINDS = Object.freeze(/** @type {RpcKind[]} */ (['unary', 'server streaming', 'client streaming']));
 
 /**
  * An RPC's kind, by the `stream` keywords of its request and response (gRPC's four kinds of service method).
@@ -276,7 +276,7 @@ export function resolveRpc(root, rpc) {
   }
   const kind = rpcKind(method);
   if (!SERVED_KINDS.includes(kind)) {
-    throw new OwnServiceError(`RPC=${rpc}: is a ${kind} RPC; ${SERVED_KINDS.join(' and ')} RPCs are served (${kind}: not yet)`);
+    throw new OwnServiceError(`RPC=${rpc}: is a ${kind} RPC; ${SERVED_KINDS.slice(0, -1).join(', ')} and ${SERVED_KINDS.at(-1)} RPCs are served (${kind}: not yet)`);
   }
   let bindings;
   try {

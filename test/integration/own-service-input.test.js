@@ -73,17 +73,17 @@ describe('bad input: one line before anything starts, from the server and the jo
       /RPC=shop\.v1\.ShopService\/Nope: the schema has no such RPC; it has shop\.v1\.ShopService\/GetOrder, shop\.v1\.ShopService\/WatchOrders, /);
   });
 
-  test('the job refuses a server stream, which node server serves, in one line', async () => {
-    const { code, stderr } = await stops(['bench/cli.js', 'run', '--check-settings'],
-      { ...GOOD, RPC: 'shop.v1.ShopService/WatchOrders', K6_BIN: process.execPath, CAPACITY: '0' });
+  test('the sweep refuses a stream, which node server and the main job take, in one line', async () => {
+    const { code, stderr } = await stops(['bench/cli.js', 'sweep', '--check-settings'],
+      { ...GOOD, RPC: 'shop.v1.ShopService/WatchOrders', K6_BIN: process.execPath });
     assert.equal(code, 1, stderr);
-    assert.equal(stderr.trim(), 'bench: RPC=shop.v1.ShopService/WatchOrders: is a server streaming RPC; node server serves it '
-      + '(docs/streaming.md), but the job measures unary RPCs only so far');
+    assert.equal(stderr.trim(), 'sweep: RPC=shop.v1.ShopService/WatchOrders: is a server streaming RPC; node server serves it '
+      + '(docs/streaming.md), but the sweep measures unary RPCs only so far');
   });
 
   test('an RPC of a kind not served is refused, naming its kind', async () => {
-    await oneLine({ ...GOOD, RPC: 'shop.v1.ShopService/ImportOrders' },
-      /is a client streaming RPC; unary and server streaming RPCs are served \(client streaming: not yet\)/);
+    await oneLine({ ...GOOD, RPC: 'shop.v1.ShopService/SyncOrders' },
+      /is a bidirectional streaming RPC; unary, server streaming and client streaming RPCs are served \(bidirectional streaming: not yet\)/);
   });
 
   test('a sample not valid for its message: file, sample index, field and reason', async () => {

@@ -180,7 +180,7 @@ async function streamCounts(adminPort) {
   const text = await (await fetch(`http://127.0.0.1:${adminPort}/metrics`)).text();
   const count = (re) => [...text.matchAll(re)].reduce((sum, m) => sum + Number(m[1]), 0);
   return {
-    sent: (listener) => count(new RegExp(`^server_stream_messages_sent_total\\{listener="${listener}"[^}]*\\} (\\d+)`, 'gm')),
+    sent: (listener) => count(new RegExp(`^server_stream_messages_total\\{listener="${listener}",direction="sent"[^}]*\\} (\\d+)`, 'gm')),
     ended: (listener, how) => count(new RegExp(`^server_streams_ended_total\\{listener="${listener}",how="${how}"[^}]*\\} (\\d+)`, 'gm')),
   };
 }
@@ -248,6 +248,84 @@ test('the HTTP head leaves with the first message: one read holds both, the seco
   assert.ok(second.at - first.at >= 250, `the second message ${(second.at - first.at).toFixed(0)} ms after the first (STREAM_INTERVAL=300)`);
 });
 
+test('a client stream: each twin reads the request stream as it arrives, counts its messages, then answers response sample i at call i, as Python reads it; a bad message mid-stream is refused naming its index', async (t) => {
+  const responses = path.join(OWN, 'requests.ndjson'); // GetOrderRequest messages, ImportOrders's response type
+  const schema = { ...SCHEMA };
+  const expected = await pyproto({ ...schema, type: 'shop.v1.GetOrderRequest', inputs: [{ json_file: responses }] });
+  const adminPort = await freePort();
+  const server = await startServer({ MODE: 'http,json-h2,grpc', ...SHOP, RPC: 'shop.v1.ShopService/ImportOrders', RESPONSE: responses,
+    ADMIN_PORT: String(adminPort), MAX_BODY_BYTES: '65536' });
+  t.after(() => server.stop());
+  const [service, method] = ['shop.v1.ShopService', 'ImportOrders'];
+  const identity = (b) => b;
+  const Client = grpc.makeGenericClientConstructor({ [method]: { path: `/${service}/${method}`, requestStream: true, responseStream: false,
+    requestSerialize: identity, requestDeserialize: identity, responseSerialize: identity, responseDeserialize: identity } }, service);
+  const client = new Client(`127.0.0.1:${server.grpcPort}`, grpc.credentials.createInsecure());
+  t.after(() => client.close());
+  const upload = (frames) => new Promise((resolve, reject) => {
+    const call = client[method]({ deadline: Date.now() + 10000 }, (err, bytes) => (err ? reject(new Error(`${err.code} ${err.details}`)) : resolve(bytes)));
+    for (const f of frames) call.write(f);
+    call.end();
+  });
+  // The request streams: the sample orders, as protobuf (Python's serialization) and as NDJSON lines.
+  const written = JSON.parse(readFileSync(SHOP.RESPONSE, 'utf8')).flat();
+  const orders = await pyproto({ ...schema, type: 'shop.v1.Order', inputs: written.map((json) => ({ json })) });
+  const frames = orders.map((o) => Buffer.from(o.binary_b64, 'base64'));
+  const ndjson = `${written.map((o) => JSON.stringify(o)).join('\n')}\n`;
+  const grpcAnswers = [];
+  const httpAnswers = [];
+  for (let i = 0; i < expected.length; i++) {
+    grpcAnswers.push(await upload(frames.slice(0, 1 + (i % frames.length))));
+    const res = await fetch(`http://127.0.0.1:${server.httpPort}/shop.v1.ShopService/ImportOrders`, {
+      method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: ndjson,
+    });
+    assert.equal(res.status, 200, await res.clone().text());
+    httpAnswers.push(await res.text());
+  }
+  const parsed = await pyproto({ ...schema, type: 'shop.v1.GetOrderRequest', inputs: [
+    ...grpcAnswers.map((b) => ({ binary_b64: Buffer.from(b).toString('base64') })), ...httpAnswers.map((json_text) => ({ json_text }))] });
+  for (const [i, p] of parsed.entries()) {
+    const k = i % expected.length;
+    assert.ok(!('error' in p), `answer ${i}: ${p.error}`);
+    assert.equal(p.binary_b64, expected[k].binary_b64, `${i < expected.length ? 'gRPC' : 'HTTP'} answer ${k} is response sample ${k}`);
+  }
+  const counts = await (await fetch(`http://127.0.0.1:${adminPort}/metrics`)).text();
+  const received = (listener) => Number(new RegExp(`^server_stream_messages_total\\{listener="${listener}",direction="received"[^}]*\\} (\\d+)`, 'm').exec(counts)?.[1]);
+  const sentOverGrpc = Array.from({ length: expected.length }, (_, i) => 1 + (i % frames.length)).reduce((a, b) => a + b, 0);
+  assert.equal(received('grpc'), sentOverGrpc, 'every gRPC message counted');
+  assert.equal(received('http'), expected.length * written.length, 'every NDJSON line counted');
+
+  const bad = await fetch(`http://127.0.0.1:${server.httpPort}/shop.v1.ShopService/ImportOrders`, {
+    method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: '{"orderId":"a"}\n{"orderId":5}\n{"orderId":"c"}\n',
+  });
+  assert.equal(bad.status, 400);
+  assert.match((await bad.json()).message, /^the request is not a valid shop\.v1\.Order: message 1 of the stream: .*order_id/);
+  await assert.rejects(upload([frames[0], Buffer.from([0x0a, 0xff])]), /^Error: 3 the request is not a valid shop\.v1\.Order: message 1 of the stream/);
+  const long = await fetch(`http://127.0.0.1:${server.httpPort}/shop.v1.ShopService/ImportOrders`, {
+    method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: `{"orderId":"a"}\n{"customerNote":"${'x'.repeat(70000)}"}\n`,
+  });
+  assert.equal(long.status, 413, 'a line past MAX_BODY_BYTES');
+  const h2 = await h2Post(server.ports['json-h2'], '/shop.v1.ShopService/ImportOrders', ndjson);
+  assert.equal(h2.status, 200, 'HTTP/2 reads the stream too');
+});
+
+/** One POST of an NDJSON body over h2c: its status. */
+function h2Post(port, urlPath, body) {
+  return new Promise((resolve, reject) => {
+    const session = http2.connect(`http://127.0.0.1:${port}`);
+    session.on('error', reject);
+    const req = session.request({ ':method': 'POST', ':path': urlPath, 'content-type': 'application/x-ndjson' });
+    let status = 0;
+    req.on('response', (h) => { status = Number(h[':status']); });
+    req.resume();
+    req.on('end', () => {
+      session.close();
+      resolve({ status });
+    });
+    req.end(body);
+  });
+}
+
 test('a listener that serves no streams refuses a streaming RPC at start, in one line', async () => {
   await assert.rejects(startServer({ MODE: 'http,peer-grpc', ...SHOP }), (err) => {
     assert.match(String(err.message), /RPC=shop\.v1\.ShopService\/WatchOrders is a server streaming RPC, which peer-grpc cannot serve yet/);
@@ -279,4 +357,26 @@ test('bash bench.sh with a server stream (SCENARIO=gemini-stream): the equality 
     assert.ok(m.server_cpu_us_per_message > 0, mode);
   }
   assert.ok(report.modes.grpc.received_per_message < report.modes.http.received_per_message, 'protobuf messages are smaller than SSE events');
+});
+
+test('bash bench.sh with a client stream: each call sends a request stream (NDJSON over HTTP, a gRPC client stream); messages/s and bytes sent per message for both twins', async (t) => {
+  const dir = await tempDir(t, 'own-client-stream-job-');
+  const { code, stdout, stderr } = await sh(process.execPath, ['bench/cli.js', 'run'], {
+    ...SHOP, RPC: 'shop.v1.ShopService/ImportOrders', REQUEST: path.join(OWN, 'order-uploads.ndjson'), RESPONSE: path.join(OWN, 'requests.ndjson'),
+    REPEATS: '1', DURATION: '3s', WARMUP: '0s', VUS: '4', RESULTS_DIR: dir, K6_BIN: await k6Bin(),
+  }, 180_000);
+  assert.equal(code, 0, stderr);
+  assert.match(stderr, /ImportOrders: 6 request and 5 response sample\(s\); every twin answered the response samples/);
+  assert.match(stdout, /\| sent per message \(bytes\)\s+\|/);
+  assert.doesNotMatch(stdout, /time to first message/, 'a client stream has no first message to time');
+  assert.match(stdout, /Bytes sent per message of the stream: /);
+  const report = JSON.parse(await readFile(path.join(dir, (await readdir(dir)).find((f) => /^compare-.*\.json$/.test(f))), 'utf8'));
+  assert.equal(report.own.kind, 'client streaming');
+  // order-uploads.ndjson: streams of 2, 1 and 3 orders, sent in turn by each VU: 2 messages a stream on average.
+  for (const [mode, m] of Object.entries(report.modes)) {
+    assert.equal(m.failed, 0, mode);
+    assert.ok(Math.abs(m.messages_per_stream - 2) < 0.3, `${mode}: ${m.messages_per_stream} messages a stream`);
+    assert.equal(m.received_per_message, null, mode);
+  }
+  assert.ok(report.modes.grpc.sent_per_message < report.modes.http.sent_per_message, 'protobuf messages are smaller than NDJSON lines');
 });

@@ -35,6 +35,11 @@ test('a streamed side reads streams: a JSON array of arrays, or NDJSON of arrays
   }
   const unset = loadOwnService(WATCH).responses;
   assert.deepEqual(unset.streams, [[0]], 'unset: one stream of the empty message');
+  // A client stream's are its request samples.
+  const upload = loadOwnService({ ...WATCH, RPC: 'shop.v1.ShopService/ImportOrders', REQUEST: path.join(OWN, 'order-uploads.ndjson') });
+  assert.equal(upload.rpc.kind, 'client streaming');
+  assert.deepEqual(upload.requests.streams, [[0, 1], [2], [3, 4, 5]]);
+  assert.equal(upload.responses.streams, undefined);
 });
 
 test('a bad stream sample is one line naming the file, the stream, the message and the field', async (t) => {
@@ -78,4 +83,27 @@ test('the framing a POST asks for: SSE for text/event-stream, NDJSON for x-ndjso
   assert.equal(streamFramingOf(undefined), 'ndjson');
   assert.equal(streamFramingOf('*/*'), 'ndjson');
   assert.equal(streamFramingOf('text/html'), null);
+});
+
+test('a server stream\'s figures from the scripts\' stream metrics; none in a unary run\'s summary', async () => {
+  const { figuresOf } = await import('../../bench/records/summary.js');
+  const { k6Summary } = await import('../helpers/k6-summary.js');
+  const { STREAM_METRICS } = await import('../../k6/settings.js');
+  const unary = k6Summary({ mode: 'http', target: 'local', host: 'h', model: 'closed' });
+  const plain = figuresOf('u.json', unary);
+  assert.equal(plain.messages, null);
+  assert.equal(plain.first_message_ms, null);
+  assert.equal(plain.server_cpu_us_per_message, null);
+  // 1,000 streams in 10 s, 30,000 messages, 289 kB received; 600 µs of server CPU a stream.
+  const streamed = { ...unary, metrics: { ...unary.metrics,
+    [STREAM_METRICS.messages]: { values: { count: 30000 } },
+    [STREAM_METRICS.firstMessage]: { values: { med: 2.5, 'p(99)': 9 } } },
+  bench: { ...unary.bench, run: { server: undefined } } };
+  const f = { ...figuresOf('s.json', streamed) };
+  assert.equal(f.messages, 30000);
+  assert.equal(f.messages_per_s, 3000);
+  assert.equal(f.messages_per_stream, 30);
+  assert.deepEqual(f.first_message_ms, { p50: 2.5, p99: 9 });
+  assert.ok(Math.abs(f.received_per_message - 289000 / 30000) < 1e-9);
+  assert.equal(f.server_cpu_us_per_message, null, 'no server accounting, no CPU per message');
 });
