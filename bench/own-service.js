@@ -115,8 +115,8 @@ export function loadMeasurable(source, { streams = false, job = 'the job' } = {}
   const service = loadOwnService(source);
   const { kind } = service.rpc;
   if (kind !== 'unary' && !(streams && Object.hasOwn(STREAM_KINDS, kind))) {
-    throw new OwnServiceError(`RPC=${source.RPC}: is a ${kind} RPC; ${kind === 'bidirectional streaming' ? 'node server does not serve it yet'
-      : 'node server serves it (docs/streaming.md)'}, but ${job} measures ${streams ? `unary, ${Object.keys(STREAM_KINDS).join(' and ')}` : 'unary'} RPCs only so far`);
+    throw new OwnServiceError(`RPC=${source.RPC}: is a ${kind} RPC; node server serves it (docs/streaming.md), but ${job} measures `
+      + `${streams ? `unary, ${Object.keys(STREAM_KINDS).join(' and ')}` : 'unary'} RPCs only so far`);
   }
   return service;
 }

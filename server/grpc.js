@@ -13,7 +13,7 @@ import { guardHttp2Server } from './h2-guard.js';
 import { bindInsecure } from './grpc-bind.js';
 import { gzipResponses } from './grpc-gzip.js';
 import { GRPC_HEALTH_SERVICES } from './health.js';
-import { countMessages, reject, REJECTED, servedRequests } from './served.js';
+import { countMessages, endStream, reject, REJECTED, servedRequests } from './served.js';
 import { admitAnswer } from './memory-budget.js';
 import { firstOf, sendStream } from './streams.js';
 import { ownDescriptors, reflectedFiles } from '../proto/own/descriptors.js';
@@ -114,7 +114,7 @@ function protobufjsDefinition({ rpc }) {
  * one in rejectedRequests under the listener and its reason (server/served.js), and is logged at debug with its code.
  * @param {import('../proto/methods.js').ServiceMethod} method
  * A server-streaming method answers each call with the next response stream (serverStream); a client-streaming one
- * reads the request stream, then answers the next response sample (clientStream).
+ * reads the request stream, then answers the next response sample (clientStream); a bidirectional one relays (relay).
  * @param {{log?: import('pino').Logger, loader?: boolean, listener?: string, intervalMs?: number}} [options] `intervalMs`:
  *   STREAM_INTERVAL, ms between a server stream's messages (default 0); `log`: each call's peer at debug,
  *   and each refusal; `listener`: the name refusals are counted under (default 'grpc'); `loader`
@@ -142,6 +142,7 @@ export function methodService(method, { log, loader = false, listener = 'grpc', 
     if (debug) debug.debug({ peer: call.getPeer(), code: status.code, details: status.details }, `${rpc.method} refused`);
     return callback(status);
   };
+  if (rpc.requestStream && rpc.responseStream) return { definition, implementation: relay(method, answers, { invalid, debug, listener }) };
   if (rpc.responseStream) return { definition, implementation: serverStream(method, answers, { refuse, invalid, debug, listener, intervalMs }) };
   if (rpc.requestStream) return { definition, implementation: clientStream(method, pick, { refuse, invalid, debug, listener }) };
   const implementation = {
@@ -156,6 +157,58 @@ export function methodService(method, { log, loader = false, listener = 'grpc', 
     },
   };
   return { definition, implementation };
+}
+
+/**
+ * A bidirectional method's grpc-js implementation, a relay: each call takes the next response stream in turn, and answers
+ * each request message, as it arrives, with the stream's next message (round again past its last). The call reads no
+ * further while grpc-js's writer is full (it resumes on 'drain'), so a client that stops reading stops the relay; the
+ * call ends when the client ends its side. A message that does not decode ends the call with INVALID_ARGUMENT, naming
+ * its index. Messages are counted both ways (server/served.js), and the stream as completed or cut.
+ * @param {import('../proto/methods.js').ServiceMethod} method
+ * @param {Array<{message: any, bytes: number}>} answers
+ * @param {{invalid: (why: string) => object, debug: import('pino').Logger|null, listener: string}} how
+ * @returns {grpc.UntypedServiceImplementation}
+ */
+function relay(method, answers, { invalid, debug, listener }) {
+  const next = streamPicker(method, answers);
+  const { rpc } = method;
+  return {
+    [rpc.method](call) {
+      if (debug) debug.debug({ peer: call.getPeer() }, rpc.method);
+      const stream = next();
+      let i = 0;
+      let ended = false;
+      servedRequests.grpc++;
+      call.on('data', (message) => {
+        if (ended) return;
+        if (message[UNDECODABLE] !== undefined) {
+          ended = true;
+          reject(listener, REJECTED.INVALID_ARGUMENT);
+          call.emit('error', invalid(`message ${i} of the stream: ${message[UNDECODABLE]}`));
+          return;
+        }
+        countMessages(listener, 'received');
+        const more = call.write(stream[i++ % stream.length].message);
+        countMessages(listener, 'sent');
+        if (!more) {
+          call.pause();
+          firstOf(call, ['drain', 'cancelled', 'close']).then(() => call.resume());
+        }
+      });
+      call.on('end', () => {
+        if (ended) return;
+        ended = true;
+        endStream(listener, 'completed');
+        call.end();
+      });
+      call.on('cancelled', () => {
+        if (ended) return;
+        ended = true;
+        endStream(listener, 'cut');
+      });
+    },
+  };
 }
 
 /**

@@ -5,7 +5,7 @@ import { guardHttp2Server } from './h2-guard.js';
 import { HEALTH_PATH } from './health.js';
 import { replyErrorsAsJson } from './http-errors.js';
 import { logsRequests } from './log.js';
-import { countMessages, refused, reject, REJECTED, servedRequests } from './served.js';
+import { countMessages, endStream, refused, reject, REJECTED, servedRequests } from './served.js';
 import { guardedHttp1Server } from './h1-guard.js';
 import { GZIP_LEVEL } from './compression.js';
 import { admitAnswer } from './memory-budget.js';
@@ -117,6 +117,10 @@ async function serveMethod(app, method, encoding, listener, intervalMs) {
   const codec = CODECS[encoding](method);
   const { type, encode } = codec;
   // JSON only: a protobuf listener serves no stream (server/listeners.js), and never starts with one.
+  if (rpc.requestStream && rpc.responseStream) {
+    serveRelay(app, method, /** @type {ReturnType<typeof CODECS.json>} */ (codec), listener);
+    return;
+  }
   if (rpc.responseStream) {
     await serveServerStream(app, method, /** @type {ReturnType<typeof CODECS.json>} */ (codec), listener, intervalMs);
     return;
@@ -230,6 +234,72 @@ async function serveServerStream(app, method, codec, listener, intervalMs) {
     const sse = new URLSearchParams(request.url.split('?')[1] ?? '').get('alt') === 'sse';
     servedRequests.http++;
     return replyStream(reply, next(), sse ? STREAM_FRAMINGS.sse : STREAM_FRAMINGS.gateway, sse ? encode : encoders.get(binding), options);
+  });
+}
+
+/**
+ * How much a WebSocket may hold unsent before the relay stops reading its client: 16 frames of the largest answer would
+ * do, as grpc-js's object-mode writer takes 16 messages; in bytes, 1 MiB.
+ */
+const WEBSOCKET_HIGH_WATER_BYTES = 1024 * 1024;
+
+/**
+ * Serves a bidirectional method over HTTP/1.1 as a WebSocket (RFC 6455) at `GET /package.Service/Method` (@fastify/websocket
+ * on ws), a relay as the gRPC twin's: each connection takes the next response stream in turn and answers each request
+ * message with the stream's next message (round again past its last). A text frame is a message in the proto3 JSON
+ * mapping and is answered in text, canonical JSON; a binary frame is a protobuf message and is answered in protobuf
+ * (protobuf over WebSocket, as its users run it). A frame that does not decode closes the connection with 1007 and the
+ * reason; the server's drain closes it with 1001 (buildHttpApp). While more than WEBSOCKET_HIGH_WATER_BYTES wait unsent,
+ * the relay stops reading (ws's pause), so a client that stops reading stops it.
+ * @param {import('fastify').FastifyInstance} app with @fastify/websocket registered
+ * @param {import('../proto/methods.js').ServiceMethod} method
+ * @param {ReturnType<typeof CODECS.json>} codec
+ * @param {string} listener
+ * @returns {void}
+ */
+function serveRelay(app, method, codec, listener) {
+  const { rpc, responses } = method;
+  const { decode, encode } = codec;
+  // Each answer in both encodings, picked together: a stream of indices into the samples.
+  const next = streamPicker(method, responses.messages.map((_, i) => i));
+  const json = /** @type {Array<{message: any}>} */ (codec.answers);
+  app.get(rpc.path, { websocket: true }, (socket) => {
+    const stream = next();
+    let i = 0;
+    let paused = false;
+    let refused = false;
+    servedRequests.http++;
+    const resume = () => {
+      if (paused && socket.bufferedAmount < WEBSOCKET_HIGH_WATER_BYTES) {
+        paused = false;
+        socket.resume();
+      }
+    };
+    socket.on('message', (data, isBinary) => {
+      if (refused) return;
+      const frame = /** @type {Buffer} */ (Array.isArray(data) ? Buffer.concat(data) : data);
+      try {
+        if (isBinary) rpc.requestType.decode(frame);
+        else decode(frame.toString('utf8'));
+      } catch (err) {
+        refused = true;
+        reject(listener, REJECTED.INVALID_ARGUMENT);
+        // A close reason is at most 123 bytes (RFC 6455 section 5.5).
+        socket.close(1007, Buffer.from(`message ${i}: ${err.message}`).subarray(0, 123).toString('utf8'));
+        return;
+      }
+      countMessages(listener, 'received');
+      const at = stream[i++ % stream.length];
+      socket.send(isBinary ? rpc.responseType.encode(responses.messages[at]).finish() : encode(json[at].message), { binary: isBinary }, resume);
+      countMessages(listener, 'sent');
+      if (!paused && socket.bufferedAmount >= WEBSOCKET_HIGH_WATER_BYTES) {
+        paused = true;
+        socket.pause();
+      }
+    });
+    socket.on('close', (code) => {
+      if (!refused) endStream(listener, code === 1000 || code === 1005 ? 'completed' : 'cut');
+    });
   });
 }
 
@@ -485,6 +555,17 @@ export async function buildHttpApp({ port, log, health, settings, tls = null, ht
   // Before the routes: the plugin adds its onSend hook to each route as it is declared.
   // Loaded only where it serves (40 ms of a worker's start on this VM).
   if (settings.COMPRESSION === 'gzip') await app.register((await import('@fastify/compress')).default, GZIP_OPTIONS);
+  // A bidirectional RPC's twin is a WebSocket (serveRelay): loaded only then. Its messages are bounded as a body is; the
+  // drain closes each connection with 1001, going away.
+  if (own?.rpc.requestStream && own.rpc.responseStream && !http2) {
+    await app.register((await import('@fastify/websocket')).default, {
+      options: { maxPayload: settings.MAX_BODY_BYTES },
+      preClose(done) {
+        for (const client of this.websocketServer.clients) client.close(1001, 'the server is going away');
+        done();
+      },
+    });
+  }
   await app.register(httpRoutes, { port, health, encoding, own, listener, intervalMs: settings.STREAM_INTERVAL });
   return app;
 }

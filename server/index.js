@@ -47,7 +47,7 @@ if (cluster.isPrimary && settings.RPC) {
     const streamless = streamlessListeners(listenersOf(settings.MODE), rpc);
     if (streamless.length) {
       console.error(`server: RPC=${settings.RPC} is a ${rpc.kind} RPC, which ${streamless.join(', ')} cannot serve yet: `
-        + `leave them out of MODE (${Object.keys(LISTENERS).filter((n) => LISTENERS[n].streams).join(', ')} serve it)`);
+        + `leave them out of MODE (${Object.keys(LISTENERS).filter((n) => LISTENERS[n].streams?.includes(rpc.kind)).join(', ')} serve it)`);
       process.exit(1);
     }
   } catch (err) {

@@ -12,8 +12,9 @@
  * @property {string} protocol how it names itself in errors ("HTTP port … cannot be bound")
  * @property {string} label what it serves, for tables: encoding · transport · implementation
  * @property {'HTTP/1.1'|'HTTP/2'} transport what its clients speak
- * @property {boolean} [streams] it serves server-streaming RPCs (server/streams.js); a listener without it refuses to start
- *   with one (streamlessListeners)
+ * @property {readonly string[]} [streams] the kinds of streaming RPC it serves (proto/own/schema.js RpcKind); a listener
+ *   refuses to start with another (streamlessListeners). json-h2 serves no bidirectional stream: its WebSocket would need
+ *   RFC 8441's extended CONNECT, which Node's http2 server does not offer
  * @property {boolean} hardened whether the project's hardening applies (server/h1-guard.js or server/h2-guard.js, the
  *   drain): the listeners compared are; the anchors (bare baselines, peers) are run as their library's users run them,
  *   and the hostile-client and HTTP/2 shutdown tests leave them out
@@ -36,6 +37,9 @@
  *   with how the requests in flight when it began, and those that came during it, ended
  */
 
+/** Every kind of streaming RPC. */
+const ALL_KINDS = Object.freeze(['server streaming', 'client streaming', 'bidirectional streaming']);
+
 /**
  * Every listener, in the decomposition table's order. `http` and `grpc` are the comparison;
  * the others take it apart (encoding vs transport, framework vs bare protocol), or anchor it: the peers are what a user
@@ -46,7 +50,7 @@
 export const LISTENERS = Object.freeze({
   http: {
     portSetting: 'HTTP_PORT', defaultPort: 3000, protocol: 'HTTP', label: 'JSON · HTTP/1.1 · fastify',
-    transport: 'HTTP/1.1', load: { tool: 'wrk', request: 'get' }, alpn: 'http/1.1', hardened: true, streams: true, probe: 'http',
+    transport: 'HTTP/1.1', load: { tool: 'wrk', request: 'get' }, alpn: 'http/1.1', hardened: true, streams: ALL_KINDS, probe: 'http',
     start: async (options) => (await import('./http.js')).startHttp(options),
   },
   'protobuf-h1': {
@@ -56,12 +60,12 @@ export const LISTENERS = Object.freeze({
   },
   'json-h2': {
     portSetting: 'JSON_H2_PORT', defaultPort: 3001, protocol: 'HTTP/2 JSON', label: 'JSON · HTTP/2 (h2c) · fastify',
-    transport: 'HTTP/2', load: { tool: 'h2load', request: 'get' }, alpn: 'h2', hardened: true, streams: true, probe: null,
+    transport: 'HTTP/2', load: { tool: 'h2load', request: 'get' }, alpn: 'h2', hardened: true, streams: ['server streaming', 'client streaming'], probe: null,
     start: async (options) => (await import('./http.js')).startHttp({ ...options, http2: true }),
   },
   grpc: {
     portSetting: 'GRPC_PORT', defaultPort: 4000, protocol: 'gRPC', label: 'protobuf · gRPC (HTTP/2) · grpc-js',
-    transport: 'HTTP/2', load: { tool: 'h2load', request: 'grpc' }, alpn: 'h2', hardened: true, streams: true, probe: 'grpc',
+    transport: 'HTTP/2', load: { tool: 'h2load', request: 'grpc' }, alpn: 'h2', hardened: true, streams: ALL_KINDS, probe: 'grpc',
     start: async (options) => (await import('./grpc.js')).startGrpc(options),
   },
   'baseline-http': {
@@ -113,9 +117,9 @@ export const portEnv = (portFor = (name, l) => l.defaultPort) => Object.fromEntr
 );
 
 /**
- * The listeners of a list that cannot serve an RPC: those without `streams`, for a streaming RPC.
+ * The listeners of a list that cannot serve an RPC: for a streaming RPC, those whose `streams` lack its kind.
  * @param {string[]} names listener names
- * @param {{responseStream: boolean, requestStream: boolean}} rpc
+ * @param {{kind: string}} rpc
  * @returns {string[]} [] when every one serves it
  */
-export const streamlessListeners = (names, rpc) => (rpc.responseStream || rpc.requestStream ? names.filter((n) => !LISTENERS[n].streams) : []);
+export const streamlessListeners = (names, { kind }) => (kind === 'unary' ? [] : names.filter((n) => !LISTENERS[n].streams?.includes(kind)));

@@ -26,7 +26,7 @@ import { placementOf } from '../placement/placement.js';
 import { measureCell } from '../passes/cell.js';
 import { replicasPlacement, requireBalancer } from '../placement/replicas.js';
 import { columnKey, MODES } from '../modes.js';
-import { LISTENERS } from '../../server/listeners.js';
+import { streamlessListeners } from '../../server/listeners.js';
 import { fileStamp, progressOf } from '../format.js';
 import { measureClientCeiling } from '../passes/calibrate.js';
 import { ensureTool, ensureTools } from '../tools.js';
@@ -74,10 +74,10 @@ export async function preflight(settings) {
  */
 function streamPreflight(settings, rpc) {
   if (!rpc.responseStream && !rpc.requestStream) return;
-  const streamless = settings.MODES.filter((mode) => !LISTENERS[MODES[mode].listener].streams);
+  const streamless = settings.MODES.filter((mode) => streamlessListeners([MODES[mode].listener], rpc).length);
   if (streamless.length) {
     throw new BenchError(`RPC=${rpc.name} is a ${rpc.kind} RPC: MODES ${streamless.join(', ')} cannot load it yet; `
-      + `leave ${streamless.length > 1 ? 'them' : 'it'} out (${Object.keys(MODES).filter((m) => LISTENERS[MODES[m].listener].streams).join(', ')} do)`);
+      + `leave ${streamless.length > 1 ? 'them' : 'it'} out (${Object.keys(MODES).filter((m) => !streamlessListeners([MODES[m].listener], rpc).length).join(', ')} do)`);
   }
   if (settings.DECOMPOSE) throw new BenchError(`RPC=${rpc.name} is a ${rpc.kind} RPC: DECOMPOSE=1 measures unary calls only so far`);
 }

@@ -244,7 +244,7 @@ export function rpcsOf(root) {
 /** @typedef {'unary'|'server streaming'|'client streaming'|'bidirectional streaming'} RpcKind */
 
 /** The kinds of RPC the twins serve. */
-export const SERVED_KINDS = Object.freeze(/** @type {RpcKind[]} */ (['unary', 'server streaming', 'client streaming']));
+export const SERVED_KINDS = Object.freeze(/** @type {RpcKind[]} */ (['unary', 'server streaming', 'client streaming', 'bidirectional streaming']));
 
 /**
  * An RPC's kind, by the `stream` keywords of its request and response (gRPC's four kinds of service method).

@@ -81,9 +81,12 @@ describe('bad input: one line before anything starts, from the server and the jo
       + '(docs/streaming.md), but the sweep measures unary RPCs only so far');
   });
 
-  test('an RPC of a kind not served is refused, naming its kind', async () => {
-    await oneLine({ ...GOOD, RPC: 'shop.v1.ShopService/SyncOrders' },
-      /is a bidirectional streaming RPC; unary, server streaming and client streaming RPCs are served \(bidirectional streaming: not yet\)/);
+  test('the main job refuses a bidirectional stream, which node server serves, in one line', async () => {
+    const { code, stderr } = await stops(['bench/cli.js', 'run', '--check-settings'],
+      { ...GOOD, RPC: 'shop.v1.ShopService/SyncOrders', K6_BIN: process.execPath, CAPACITY: '0' });
+    assert.equal(code, 1, stderr);
+    assert.equal(stderr.trim(), 'bench: RPC=shop.v1.ShopService/SyncOrders: is a bidirectional streaming RPC; node server serves it '
+      + '(docs/streaming.md), but the job measures unary, server streaming and client streaming RPCs only so far');
   });
 
   test('a sample not valid for its message: file, sample index, field and reason', async () => {

@@ -12,6 +12,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { before, test } from 'node:test';
 import grpc from '@grpc/grpc-js';
+import WebSocket from 'ws';
 import { ensureTool } from '../../bench/tools.js';
 import { k6Bin } from '../helpers/k6.js';
 import { sh } from '../helpers/run.js';
@@ -45,15 +46,26 @@ before(async () => {
   streams = written.map((s) => flat.slice(at, (at += s.length)));
 });
 
-/** One server-streaming call on a grpc-js channel, identity codecs: each message's bytes, in order. */
-function grpcStream(port, rpc, request = Buffer.alloc(0)) {
+/**
+ * A grpc-js client of one RPC with identity codecs (bytes in, bytes out), its method under the RPC's method name.
+ * @param {number} port
+ * @param {string} rpc `package.Service/Method`
+ * @param {{requestStream: boolean, responseStream: boolean}} kind
+ * @returns {{client: any, method: string}}
+ */
+function rawClient(port, rpc, { requestStream, responseStream }) {
   const [service, method] = rpc.split('/');
   const identity = (bytes) => bytes;
   const Client = grpc.makeGenericClientConstructor({
-    [method]: { path: `/${rpc}`, requestStream: false, responseStream: true,
+    [method]: { path: `/${rpc}`, requestStream, responseStream,
       requestSerialize: identity, requestDeserialize: identity, responseSerialize: identity, responseDeserialize: identity },
   }, service);
-  const client = new Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+  return { client: new Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure()), method };
+}
+
+/** One server-streaming call on a grpc-js channel, identity codecs: each message's bytes, in order. */
+function grpcStream(port, rpc, request = Buffer.alloc(0)) {
+  const { client, method } = rawClient(port, rpc, { requestStream: false, responseStream: true });
   const call = client[method](request, { deadline: Date.now() + 10000 });
   const done = new Promise((resolve, reject) => {
     const messages = [];
@@ -256,11 +268,7 @@ test('a client stream: each twin reads the request stream as it arrives, counts 
   const server = await startServer({ MODE: 'http,json-h2,grpc', ...SHOP, RPC: 'shop.v1.ShopService/ImportOrders', RESPONSE: responses,
     ADMIN_PORT: String(adminPort), MAX_BODY_BYTES: '65536' });
   t.after(() => server.stop());
-  const [service, method] = ['shop.v1.ShopService', 'ImportOrders'];
-  const identity = (b) => b;
-  const Client = grpc.makeGenericClientConstructor({ [method]: { path: `/${service}/${method}`, requestStream: true, responseStream: false,
-    requestSerialize: identity, requestDeserialize: identity, responseSerialize: identity, responseDeserialize: identity } }, service);
-  const client = new Client(`127.0.0.1:${server.grpcPort}`, grpc.credentials.createInsecure());
+  const { client, method } = rawClient(server.grpcPort, 'shop.v1.ShopService/ImportOrders', { requestStream: true, responseStream: false });
   t.after(() => client.close());
   const upload = (frames) => new Promise((resolve, reject) => {
     const call = client[method]({ deadline: Date.now() + 10000 }, (err, bytes) => (err ? reject(new Error(`${err.code} ${err.details}`)) : resolve(bytes)));
@@ -325,6 +333,50 @@ function h2Post(port, urlPath, body) {
     req.end(body);
   });
 }
+
+test('a bidirectional stream, a relay: gRPC and the WebSocket twin (text frames in JSON, binary frames in protobuf) answer each message with the next of the call\'s stream, as Python reads them; a bad frame closes with 1007', async (t) => {
+  const server = await startServer({ MODE: 'http,grpc', ...SHOP, RPC: 'shop.v1.ShopService/SyncOrders' });
+  t.after(() => server.stop());
+  const asked = Array.from({ length: 5 }, (_, i) => ({ orderId: `q${i}` }));
+  // Call k takes stream k of order-streams.json: 5 messages answered with its messages round and round.
+  const expectedOf = (k) => asked.map((_, i) => streams[k][i % streams[k].length]);
+  const { client, method } = rawClient(server.grpcPort, 'shop.v1.ShopService/SyncOrders', { requestStream: true, responseStream: true });
+  t.after(() => client.close());
+  const frames = (await pyproto({ ...SCHEMA, type: 'shop.v1.GetOrderRequest', inputs: asked.map((json) => ({ json })) }))
+    .map((r) => Buffer.from(r.binary_b64, 'base64'));
+  const relayed = await new Promise((resolve, reject) => {
+    const call = client[method]({ deadline: Date.now() + 10000 });
+    const got = [];
+    call.on('data', (b) => got.push(b));
+    call.on('error', reject);
+    call.on('end', () => resolve(got));
+    for (const f of frames) call.write(f);
+    call.end();
+  });
+  await assertStream('gRPC relay', relayed, expectedOf(0), { binary: true });
+
+  /** One WebSocket: the frames sent in order, each answer awaited before the next (the relay answers one each). */
+  const socketRelay = (messages, binary) => new Promise((resolve, reject) => {
+    const ws = new WebSocket(`ws://127.0.0.1:${server.httpPort}/shop.v1.ShopService/SyncOrders`);
+    const got = [];
+    ws.on('error', reject);
+    ws.on('open', () => ws.send(messages[0], { binary }));
+    ws.on('message', (data, isBinary) => {
+      assert.equal(isBinary, binary, 'answered in the frame type asked in');
+      got.push(isBinary ? data : data.toString('utf8'));
+      if (got.length < messages.length) ws.send(messages[got.length], { binary });
+      else ws.close(1000);
+    });
+    ws.on('close', (code, reason) => resolve({ got, code, reason: reason.toString() }));
+  });
+  const text = await socketRelay(asked.map((m) => JSON.stringify(m)), false);
+  await assertStream('WebSocket, text frames', text.got, expectedOf(0));
+  const binary = await socketRelay(frames, true);
+  await assertStream('WebSocket, binary frames', binary.got, expectedOf(1), { binary: true });
+  const bad = await socketRelay(['{"orderId":"a"}', '{"orderId":5}'], false);
+  assert.equal(bad.code, 1007);
+  assert.match(bad.reason, /^message 1: .*order_id/);
+});
 
 test('a listener that serves no streams refuses a streaming RPC at start, in one line', async () => {
   await assert.rejects(startServer({ MODE: 'http,peer-grpc', ...SHOP }), (err) => {

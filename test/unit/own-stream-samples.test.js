@@ -72,8 +72,9 @@ test('an RPC\'s kind by its stream keywords; the listeners that cannot serve a s
   assert.equal(rpcKind({ requestStream: true }), 'client streaming');
   assert.equal(rpcKind({ requestStream: true, responseStream: true }), 'bidirectional streaming');
   const names = ['http', 'json-h2', 'grpc', 'protobuf-h1', 'peer-grpc'];
-  assert.deepEqual(streamlessListeners(names, { requestStream: false, responseStream: true }), ['protobuf-h1', 'peer-grpc']);
-  assert.deepEqual(streamlessListeners(names, { requestStream: false, responseStream: false }), []);
+  assert.deepEqual(streamlessListeners(names, { kind: 'server streaming' }), ['protobuf-h1', 'peer-grpc']);
+  assert.deepEqual(streamlessListeners(names, { kind: 'bidirectional streaming' }), ['json-h2', 'protobuf-h1', 'peer-grpc']);
+  assert.deepEqual(streamlessListeners(names, { kind: 'unary' }), []);
 });
 
 test('the framing a POST asks for: SSE for text/event-stream, NDJSON for x-ndjson or no preference, none for another type', () => {
