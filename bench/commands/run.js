@@ -65,9 +65,9 @@ export async function preflight(settings) {
 }
 
 /**
- * What a streaming RPC asks of the job's settings: modes whose listener serves streams (server/listeners.js), and
- * no decomposition (its passes load unary calls).
- * @param {{MODES: string[], DECOMPOSE: boolean}} settings
+ * What a streaming RPC asks of the job's settings: modes whose listener serves its kind (server/listeners.js), no
+ * decomposition (its passes load unary calls) and no compression (the HTTP twin writes a stream past it).
+ * @param {{MODES: string[], DECOMPOSE: boolean, COMPRESSION: string}} settings
  * @param {import('../../proto/own/schema.js').Rpc} rpc
  * @returns {void}
  * @throws {BenchError} one line, naming the settings to change
@@ -80,6 +80,8 @@ function streamPreflight(settings, rpc) {
       + `leave ${streamless.length > 1 ? 'them' : 'it'} out (${Object.keys(MODES).filter((m) => !streamlessListeners([MODES[m].listener], rpc).length).join(', ')} do)`);
   }
   if (settings.DECOMPOSE) throw new BenchError(`RPC=${rpc.name} is a ${rpc.kind} RPC: DECOMPOSE=1 measures unary calls only so far`);
+  // The HTTP twin writes a stream itself (server/http.js), past @fastify/compress.
+  if (settings.COMPRESSION === 'gzip') throw new BenchError(`RPC=${rpc.name} is a ${rpc.kind} RPC: COMPRESSION=gzip compresses unary answers only so far`);
 }
 
 /**

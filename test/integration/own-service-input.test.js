@@ -81,6 +81,19 @@ describe('bad input: one line before anything starts, from the server and the jo
       + '(docs/streaming.md), but the sweep measures unary RPCs only so far');
   });
 
+  test('the main job refuses, for a stream, the settings it cannot measure one with: a mode that does not load it, gzip, the decomposition', async () => {
+    const WATCH = { ...GOOD, RPC: 'shop.v1.ShopService/WatchOrders', K6_BIN: process.execPath, CAPACITY: '0' };
+    for (const [settings, line] of [
+      [{ MODES: 'http,connect-json' }, 'MODES connect-json cannot load it yet; leave it out (http, grpc, json-h2 do)'],
+      [{ COMPRESSION: 'gzip' }, 'COMPRESSION=gzip compresses unary answers only so far'],
+      [{ DECOMPOSE: '1' }, 'DECOMPOSE=1 measures unary calls only so far'],
+    ]) {
+      const { code, stderr } = await stops(['bench/cli.js', 'run', '--check-settings'], { ...WATCH, ...settings });
+      assert.equal(code, 1, stderr);
+      assert.equal(stderr.trim(), `bench: RPC=shop.v1.ShopService/WatchOrders is a server streaming RPC: ${line}`);
+    }
+  });
+
   test('the main job refuses a bidirectional stream, which node server serves, in one line', async () => {
     const { code, stderr } = await stops(['bench/cli.js', 'run', '--check-settings'],
       { ...GOOD, RPC: 'shop.v1.ShopService/SyncOrders', K6_BIN: process.execPath, CAPACITY: '0' });
