@@ -5,8 +5,6 @@
 # machine's installs, caches or folders beside the checkout is visible inside.
 #   bash scripts/fresh-machine.sh [COMMAND...]   default: bash bench.sh && npm test
 #   GO_CACHE_OUT=DIR (empty): keep the container's Go caches there after it ends
-#   SHARED_DIR=DIR: mounted at the same path inside, for the caller to signal the commands (.ci/run: its
-#               Docker flow's end, which npm test's files that run alone wait for)
 # Needs root (podman runs the container rootful, --privileged for the network-namespace tests).
 # The base is Debian's minbase made by mmdebstrap (no image registry is reached), cached in
 # .tools/fresh/ and imported into podman once; podman, mmdebstrap and runc come from Debian, set up by scripts/podman.sh.
@@ -61,9 +59,6 @@ if [ -n "${GO_CACHE_OUT:-}" ]; then
   go_cache=(--volume "$GO_CACHE_OUT:$GO_CACHE_OUT" --env "GOCACHE=$GO_CACHE_OUT/build" --env "GOMODCACHE=$GO_CACHE_OUT/mod")
 fi
 
-shared=()
-if [ -n "${SHARED_DIR:-}" ]; then shared=(--volume "$SHARED_DIR:$SHARED_DIR"); fi
-
 echo "fresh-machine: running in a fresh container: $*" >&2
 started=$SECONDS
 status=0
@@ -76,7 +71,7 @@ podman run --rm --privileged --network host --pull never \
   --workdir /root/json-vs-grpc-bench \
   --env "PATH=$go_root/bin:/root/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
   --env CI="${CI:-}" \
-  "${env_args[@]}" "${go_cache[@]}" "${shared[@]}" \
+  "${env_args[@]}" "${go_cache[@]}" \
   "$image" \
   bash -c 'ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm && exec "$@"' fresh "$@" || status=$?
 echo "fresh-machine: the commands ran $((SECONDS - started)) s and exited $status" >&2

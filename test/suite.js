@@ -4,12 +4,9 @@
 // drain deadline), not on the CPU, so three at a time on two cores take about half the time of one at a time.
 //   node test/suite.js [FILE...]    default: test/unit/*.test.js and test/integration/*.test.js
 //   TEST_CONCURRENCY=N              files side by side in the first phase (default 3; 1: every file alone)
-//   TEST_ALONE_AFTER=FILE           the files that run alone wait until FILE exists: work that runs beside the first
-//                                   phase (CI's Docker flow, .ci/run) writes it when it ends, so that they still run alone
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
@@ -59,24 +56,6 @@ export function phases(files) {
   return { together: rest.map((f, i) => [f, i]).sort((a, b) => rank(a[0]) - rank(b[0]) || a[1] - b[1]).map(([f]) => f), alone };
 }
 
-/** The longest TEST_ALONE_AFTER is waited for: past it the work beside is stuck, and the run fails. */
-const ALONE_AFTER_MAX_MS = 30 * 60_000;
-
-/**
- * Waits until a file exists, polling once a second.
- * @param {string} file
- * @param {number} maxMs
- * @returns {Promise<boolean>} false when it did not appear within maxMs
- */
-export async function waitForFile(file, maxMs) {
-  const deadline = Date.now() + maxMs;
-  while (!existsSync(file)) {
-    if (Date.now() >= deadline) return false;
-    await sleep(Math.min(1000, Math.max(deadline - Date.now(), 0)));
-  }
-  return true;
-}
-
 /**
  * Runs node --test on some files with the spec reporter on stdout and the per-file times on stderr.
  * @param {string[]} files
@@ -103,16 +82,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const started = Date.now();
   console.error(`test: ${together.length} files, ${concurrency} at a time; then ${alone.length} alone (${alone.join(', ') || 'none'})`);
   const first = nodeTest(together, concurrency);
-  const after = process.env.TEST_ALONE_AFTER;
-  let waited = true;
-  if (after && alone.length > 0) {
-    const since = Date.now();
-    console.error(`test: waiting for ${after} before the files that run alone`);
-    waited = await waitForFile(after, ALONE_AFTER_MAX_MS);
-    console.error(waited ? `test: ${after} after ${((Date.now() - since) / 1000).toFixed(0)} s`
-      : `test: ${after} did not appear in ${ALONE_AFTER_MAX_MS / 60_000} minutes: the files that run alone did not run`);
-  }
-  const second = waited ? nodeTest(alone, 1) : 1;
+  const second = nodeTest(alone, 1);
   console.error(`test: ${((Date.now() - started) / 1000).toFixed(0)} s in all`);
   process.exit(first || second);
 }
