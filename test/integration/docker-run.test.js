@@ -479,8 +479,7 @@ describe('the Docker flow on podman', { skip: skip || false }, () => {
     }
   });
 
-  // Side by side: each mostly waits (a build's npm ci, then up to 20 s for a health check), and none shares a name.
-  describe('a broken image fails', { concurrency: true }, () => {
+  describe('a broken image fails', () => {
     const broken = [];
     after(() => { for (const image of broken) podman('rmi', '-f', image); });
     /** Builds the Dockerfile with `edit` applied as image `tag`; returns its tag. */
