@@ -7,7 +7,7 @@
 #   GO_CACHE_OUT=DIR (empty): keep the container's Go caches there after it ends
 # Needs root (podman runs the container rootful, --privileged for the network-namespace tests).
 # The base is Debian's minbase made by mmdebstrap (no image registry is reached), cached in
-# .tools/fresh/; podman, mmdebstrap and runc come from Debian, set up by scripts/podman.sh.
+# .tools/fresh/ and imported into podman once; podman, mmdebstrap and runc come from Debian, set up by scripts/podman.sh.
 # Prints each phase's wall time; exits with the commands' status.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -18,12 +18,15 @@ source scripts/podman.sh
 me=fresh-machine
 podman_setup container
 
+# The base image is made once per podman storage, as the Docker flow's stand-ins are (scripts/podman-standins.sh): it
+# holds nothing of a run, every container from it starts fresh. Its tag names what it was made with.
+packages=ca-certificates,git
 cache="$root/.tools/fresh"
-image=localhost/json-vs-grpc-fresh:bookworm
+image="localhost/json-vs-grpc-fresh:bookworm-${packages//,/-}"
 rootfs="$cache/bookworm-minbase.tar"
 started=$SECONDS
-minbase_rootfs "$rootfs" ca-certificates,git
 if ! podman image exists "$image"; then
+  minbase_rootfs "$rootfs" "$packages"
   podman import --quiet "$rootfs" "$image" >/dev/null
 fi
 echo "fresh-machine: base image ready in $((SECONDS - started)) s" >&2
