@@ -302,6 +302,14 @@ function unevenWorkers(modes) {
 
 function notesOf(modes, clientBound) {
   const notes = [];
+  // A stream's run reads the rows differently: said once, before the columns' notes.
+  const streamed = Object.values(modes).filter((m) => typeof m.messages_per_s === 'number');
+  if (streamed.length) {
+    const server = streamed.some((m) => typeof m.first_message_ms?.p50 === 'number');
+    notes.push(`a stream's run: each request is one stream, so RPS counts streams; the latency rows are the time to the `
+      + `${server ? 'last message' : 'answer'}${server ? '; gRPC\'s time to first message is timed in whole milliseconds '
+        + '(k6\'s JavaScript clock has no finer one)' : ''} (docs/streaming.md)`);
+  }
   for (const [key, mode] of Object.entries(modes)) {
     notes.push(`${key}: ${mode.host}, ${mode.repeats} run(s): ${mode.runs.map((r) => r.file).join(', ')}`);
     const run = mode.runs[0].run;

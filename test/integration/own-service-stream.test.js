@@ -396,6 +396,7 @@ test('bash bench.sh with a server stream (SCENARIO=gemini-stream): the equality 
   assert.match(stderr, /client's ceiling · gemini-stream · http: not measured \(the bare listeners serve no streams\)/);
   for (const row of ['messages/s', 'messages per stream', 'time to first message p50 \\(ms\\)', 'received per message \\(bytes\\)',
     'server CPU per message \\(µs\\)']) assert.match(stdout, new RegExp(`\\| ${row}\\s+\\|`), row);
+  assert.match(stdout, /^- a stream's run: each request is one stream, so RPS counts streams; the latency rows are the time to the last message; gRPC's time to first message is timed in whole milliseconds/m);
   const report = JSON.parse(await readFile(path.join(dir, (await readdir(dir)).find((f) => /^compare-.*\.json$/.test(f))), 'utf8'));
   assert.equal(report.own.kind, 'server streaming');
   assert.equal(report.own.stream_interval_ms, 1);
@@ -422,6 +423,7 @@ test('bash bench.sh with a client stream: each call sends a request stream (NDJS
   assert.match(stdout, /\| sent per message \(bytes\)\s+\|/);
   assert.doesNotMatch(stdout, /time to first message/, 'a client stream has no first message to time');
   assert.match(stdout, /Bytes sent per message of the stream: /);
+  assert.match(stdout, /^- a stream's run: each request is one stream, so RPS counts streams; the latency rows are the time to the answer \(docs\/streaming\.md\)$/m);
   const report = JSON.parse(await readFile(path.join(dir, (await readdir(dir)).find((f) => /^compare-.*\.json$/.test(f))), 'utf8'));
   assert.equal(report.own.kind, 'client streaming');
   // order-uploads.ndjson: streams of 2, 1 and 3 orders, sent in turn by each VU: 2 messages a stream on average.
