@@ -230,8 +230,8 @@ async function serveServerStream(app, method, codec, listener, intervalMs) {
   });
   if (!rpc.bindings.length) return;
   const encoders = new Map(rpc.bindings.map((b) => [b, codec.encodeBound(b.responseBody)]));
-  await serveBindings(app, method, codec, listener, (binding, decoded, request, reply) => {
-    const sse = new URLSearchParams(request.url.split('?')[1] ?? '').get('alt') === 'sse';
+  await serveBindings(app, method, codec, listener, (binding, decoded, reply, query) => {
+    const sse = query.get('alt') === 'sse';
     servedRequests.http++;
     return replyStream(reply, next(), sse ? STREAM_FRAMINGS.sse : STREAM_FRAMINGS.gateway, sse ? encode : encoders.get(binding), options);
   });
@@ -405,7 +405,7 @@ async function serveHttpRules(app, method, codec, pick, listener) {
     const encode = codec.encodeBound(b.responseBody);
     if (encode) encoders.set(b, encode);
   }
-  await serveBindings(app, method, codec, listener, (binding, decoded, request, reply) => {
+  await serveBindings(app, method, codec, listener, (binding, decoded, reply) => {
     const answer = pick(decoded);
     if (!answer) throw refused(listener, REJECTED.NO_ANSWER, unanswerable(method.refusal));
     if (!admitAnswer(answer.bytes)) return refusedOverBudget(listener, reply);
@@ -421,8 +421,8 @@ async function serveHttpRules(app, method, codec, pick, listener) {
  * @param {import('../proto/methods.js').ServiceMethod} method
  * @param {{decodeBound: (request: object) => any}} codec the listener's
  * @param {string} listener
- * @param {(binding: import('../proto/own/http-rule.js').HttpBinding, decoded: any, request: import('fastify').FastifyRequest,
- *   reply: import('fastify').FastifyReply) => any} answer the route's handler, once the request decoded
+ * @param {(binding: import('../proto/own/http-rule.js').HttpBinding, decoded: any, reply: import('fastify').FastifyReply,
+ *   query: URLSearchParams) => any} answer the route's handler, once the request decoded, with the query it was made from
  * @param {Iterable<import('../proto/own/http-rule.js').HttpBinding>} [bindings] those served; default all of the method's
  * @returns {Promise<void>}
  */
@@ -459,13 +459,13 @@ async function serveBindings(app, { rpc }, { decodeBound }, listener, answer, bi
             if (!match) return reply.callNotFound();
           }
           let decoded;
+          const query = q < 0 ? NO_QUERY : new URLSearchParams(url.slice(q + 1));
           try {
-            const query = q < 0 ? NO_QUERY : new URLSearchParams(url.slice(q + 1));
             decoded = decodeBound(/** @type {any} */ (requestOf(binding, match, query, request.body, rpc.requestType, decodeBound)));
           } catch (err) {
             throw refused(listener, REJECTED.INVALID_ARGUMENT, badRequest(rpc, err.message));
           }
-          return answer(binding, decoded, request, reply);
+          return answer(binding, decoded, reply, query);
         },
       });
     }
