@@ -16,8 +16,8 @@ import { Code, ConnectError } from '@connectrpc/connect';
 import { compressionGzip, connectNodeAdapter } from '@connectrpc/connect-node';
 import { answerPicker, demoMethods } from '../proto/methods.js';
 import { ownDescriptors } from '../proto/own/descriptors.js';
-import { esMessageOf } from '../proto/own/json.js';
-import { answersInTurn } from '../proto/own/service.js';
+import { esMessageOf, esMessagesOf } from '../proto/own/json.js';
+import { inTurn } from '../proto/own/service.js';
 import { UserService } from '../proto/gen/user_pb.js';
 import { Health, HealthCheckResponse_ServingStatus as ServingStatus } from '../proto/gen/health/v1/health_pb.js';
 import { GRPC_HEALTH_SERVICES } from './health.js';
@@ -80,7 +80,7 @@ export function userServiceImpl(who, listener = 'connect-grpc') {
 export function ownServiceImpl({ rpc, responses }, proto, protocol) {
   const { registry, service, method } = ownDescriptors(proto, rpc);
   const sizes = protocol === 'grpc' ? responses.protobufBytes : responses.jsonBytes;
-  const next = answersInTurn(responses, sizes, esMessageOf(rpc, method.output, registry));
+  const next = inTurn(esMessagesOf(rpc, responses, method.output, registry).map((message, i) => ({ message, bytes: sizes[i] })));
   const impl = {
     [method.localName]: () => {
       const answer = next();

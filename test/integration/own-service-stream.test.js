@@ -392,7 +392,7 @@ test('bash bench.sh with a server stream (SCENARIO=gemini-stream): the equality 
     RESULTS_DIR: dir, K6_BIN: await k6Bin(),
   }, 180_000);
   assert.equal(code, 0, stderr);
-  assert.match(stderr, /StreamGenerateContent: 8 request and 237 response sample\(s\); every twin answered the response samples/);
+  assert.match(stderr, /StreamGenerateContent: 8 request and 237 response sample\(s\); every sample went through the twins' codecs as the same message, and every twin answered the response samples in turn/);
   assert.match(stderr, /client's ceiling · gemini-stream · http: not measured \(the bare listeners serve no streams\)/);
   for (const row of ['messages/s', 'messages per stream', 'time to first message p50 \\(ms\\)', 'received per message \\(bytes\\)',
     'server CPU per message \\(µs\\)']) assert.match(stdout, new RegExp(`\\| ${row}\\s+\\|`), row);
@@ -419,7 +419,7 @@ test('bash bench.sh with a client stream: each call sends a request stream (NDJS
     REPEATS: '1', DURATION: '3s', WARMUP: '0s', VUS: '4', RESULTS_DIR: dir, K6_BIN: await k6Bin(),
   }, 180_000);
   assert.equal(code, 0, stderr);
-  assert.match(stderr, /ImportOrders: 6 request and 5 response sample\(s\); every twin answered the response samples/);
+  assert.match(stderr, /ImportOrders: 6 request and 5 response sample\(s\); every sample went through the twins' codecs as the same message, and every twin answered the response samples in turn/);
   assert.match(stdout, /\| sent per message \(bytes\)\s+\|/);
   assert.doesNotMatch(stdout, /time to first message/, 'a client stream has no first message to time');
   assert.match(stdout, /Bytes sent per message of the stream: /);
