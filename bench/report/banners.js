@@ -9,7 +9,7 @@ import { MIN_PAIRS } from './stats.js';
 import { LINK_TOLERANCE } from '../placement/link.js';
 
 const pct = (fraction) => `${Math.round(fraction * 1000) / 10}%`;
-const andList = (items) => (items.length < 3 ? items.join(' and ') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`);
+const orList = (items) => (items.length < 3 ? items.join(' or ') : `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`);
 
 /**
  * @typedef {object} Banner one warning of the report
@@ -30,7 +30,7 @@ export const BANNERS = Object.freeze([
   {
     name: 'NOT COMPARABLE',
     where: 'notes under the table',
-    trigger: `the columns differ in ${andList(SHAPE.map(([, what]) => what))} (VUs in the closed model only; compression where `
+    trigger: `the columns differ in ${orList(SHAPE.map(([, what]) => what))} (VUs in the closed model only; compression where `
       + 'the columns\' keys do not name it, as `grpc+gzip` does), or in the server\'s Node release (but for the upgrade '
       + 'pairs of `NODE_VERSIONS`)',
     threshold: 'any difference',
@@ -58,7 +58,7 @@ export const BANNERS = Object.freeze([
   {
     name: 'WIDE SPREAD',
     where: 'above the table; the reading says so under the RPS ratio',
-    trigger: `a column's runs disagree on ${andList(ROWS.filter((r) => r.checkSpread).map((r) => r.label))}`,
+    trigger: `a column's runs disagree on ${orList(ROWS.filter((r) => r.checkSpread).map((r) => r.label))}`,
     threshold: `max − min > ${pct(WIDE_SPREAD)} of the median; the runs more than ${pct(WIDE_SPREAD / 2)} from it are named`,
     effect: 'the verdict leaves out the server CPU where it spreads wide',
     todo: 'look for a DISTURBED note, distrust the named runs, rerun on a quiet machine or with more `REPEATS`',
