@@ -12,7 +12,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { median } from 'simple-statistics';
 import { BenchError } from '../errors.js';
-import { formatRate } from '../settings/network.js';
+import { formatRate, LINK_TOLERANCE } from '../settings/network.js';
 import { cpuSecondsOf, isAlive, onStopSignal, pinned } from '../processes.js';
 import { ROOT } from '../root.js';
 import { ensureTools } from '../tools.js';
@@ -408,9 +408,6 @@ export async function measureThroughput(link, direction, bytes) {
  * @property {{configured: number|null, link_bps: number, goodput_bps: number}} up bit/s
  * @property {string[]} warnings one per figure more than LINK_TOLERANCE off what was configured
  */
-
-/** How far a measured RTT or bandwidth of the link may be off its configuration before the report warns (a fraction). */
-export const LINK_TOLERANCE = 0.2;
 
 /**
  * Measures the link: RTT (min of 20 exchanges) and a bulk transfer each way, sized

@@ -6,7 +6,7 @@ import { DISTURBED } from './machine-noise.js';
 import { SHAPE, UNEVEN_FACTOR } from './report.js';
 import { ROWS, UNTRUSTED_SHARE, WIDE_SPREAD } from './rows.js';
 import { MIN_PAIRS } from './stats.js';
-import { LINK_TOLERANCE } from '../placement/link.js';
+import { LINK_TOLERANCE } from '../settings/network.js';
 
 const pct = (fraction) => `${Math.round(fraction * 1000) / 10}%`;
 const orList = (items) => (items.length < 3 ? items.join(' or ') : `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`);
