@@ -81,7 +81,7 @@ export function textMatters(desc, seen = new Set()) {
  *   all streams together when streamed)
  * @param {{streamed?: boolean, es?: EsType|null}} [options] `streamed`: the side of the RPC is a stream (the request of a
  *   client-streaming RPC, the response of a server-streaming one), so a sample is one stream: a JSON array of messages,
- *   the file a JSON array of such arrays or NDJSON with one array a line; default false. `es`: the type as
+ *   the file a JSON array of such arrays or NDJSON with one array a line, or a binary file of one stream; default false. `es`: the type as
  *   @bufbuild/protobuf describes it: JSON samples are then read by it (strict, and about twice as fast as protobufjs's
  *   protojson for 10,000 samples), kept as `esMessages`, and made into protobufjs messages through their binary
  *   encoding; a type with a float or an Any is read by protobufjs as before (its JSON digits must survive)
@@ -99,10 +99,11 @@ export function readSamples(setting, file, type, limits = SAMPLE_LIMITS, { strea
   if (size > limits.fileBytes) throw new OwnServiceError(`${where}: ${size} bytes, over the limit of ${limits.fileBytes} (64 MiB)`);
   const bytes = readFileSync(file);
   const sha256 = createHash('sha256').update(bytes).digest('hex');
-  if (streamed && BINARY.test(file)) {
-    throw new OwnServiceError(`${where}: a stream's samples are read from the proto3 JSON mapping only (a JSON array of streams, or NDJSON)`);
+  if (BINARY.test(file)) {
+    const messages = nonEmpty(where, binarySamples(where, bytes, type, limits));
+    // A streamed side's binary file is one stream, its messages in order, as ghz's -B takes a client stream.
+    return measured({ file, sha256, messages, ...(streamed ? { streams: [messages.map((_, i) => i)] } : {}) }, type, setting, limits);
   }
-  if (BINARY.test(file)) return measured({ file, sha256, messages: nonEmpty(where, binarySamples(where, bytes, type, limits)) }, type, setting, limits);
   const values = nonEmpty(where, jsonValues(where, bytes));
   const made = { messages: [], esMessages: [], protobufBytes: [], jsonBytes: [] };
   // Each sample is made into its messages as it is taken, so that the file's JSON values die young.
