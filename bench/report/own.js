@@ -52,7 +52,7 @@ export function renderOwnSizes(own) {
   const mib = (bytes) => `${formatNumber(bytes / 1048576, 1)} MiB`;
   const held = `each server worker for the schema and the ${own.samples.response.count} response sample(s)`;
   // Runs recorded before the RSS was (or whose probe failed) say so rather than show nothing.
-  const memory = typeof rss === 'number' ? `${mib(rss)} of RSS added to ${held}, ${mib(heap)} of it reachable V8 heap`
+  const memory = typeof rss === 'number' ? `${mib(rss)} of RSS added to ${held} (${mib(heap)} reachable in V8's heap)`
     : typeof heap === 'number' ? `${mib(heap)} of V8 heap in ${held}, decoded (RSS not recorded by this run)`
       : `not measured (${own.memory?.reason ?? 'not recorded by this run'})`;
   return `**\`${own.rpc}\`, message sizes** (median (min–max) over the samples; before compression):\n\n${table}\n\n`

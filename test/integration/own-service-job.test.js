@@ -62,7 +62,7 @@ describe('bash bench.sh with an own service', () => {
     assert.match(stdout, /### Scenario `shop\.v1\.ShopService\.GetOrder`/);
     assert.match(stdout, /\| response \(5 samples\)/);
     // The memory each worker holds for them, measured in a fresh process (bench/own-service.js ownMemory).
-    assert.match(stdout, /^- memory: \d+\.\d MiB of RSS added to each server worker for the schema and the 5 response sample\(s\), \d+\.\d MiB of it reachable V8 heap$/m);
+    assert.match(stdout, /^- memory: \d+\.\d MiB of RSS added to each server worker for the schema and the 5 response sample\(s\) \(\d+\.\d MiB reachable in V8's heap\)$/m);
     const files = await readdir(dir);
     assert.ok(files.some((f) => /^k6-grpc-local-shop\.v1\.ShopService\.GetOrder-.*\.json$/.test(f)), files.join(' '));
     const summary = JSON.parse(await readFile(path.join(dir, files.find((f) => /^k6-http-local-.*\.json$/.test(f))), 'utf8'));

@@ -9,7 +9,7 @@ test('the sizes table gives the workers\' memory, or why it is not measured', ()
   const own = { rpc: 'a.S/M', schema: [{ path: 'a.proto', sha256: 'f'.repeat(64) }], sizes: { request: sizes, response: sizes },
     samples: { request: { file: null, count: 1 }, response: { file: 'r.json', sha256: 'e'.repeat(64), count: 3 } } };
   assert.match(renderOwnSizes({ ...own, memory: { worker_rss_bytes: 7.5 * 1048576, worker_heap_bytes: 3 * 1048576 } }),
-    /^- memory: 7\.5 MiB of RSS added to each server worker for the schema and the 3 response sample\(s\), 3\.0 MiB of it reachable V8 heap$/m);
+    /^- memory: 7\.5 MiB of RSS added to each server worker for the schema and the 3 response sample\(s\) \(3\.0 MiB reachable in V8's heap\)$/m);
   // A record from before the RSS was measured.
   assert.match(renderOwnSizes({ ...own, memory: { worker_heap_bytes: 3 * 1048576 } }),
     /^- memory: 3\.0 MiB of V8 heap in each server worker for the schema and the 3 response sample\(s\), decoded \(RSS not recorded by this run\)$/m);
