@@ -38,8 +38,8 @@ const HTTP_SCRIPTS = {
   minimalOwnScript: 'bench/k6-minimal/own-http.js',
   metrics: { requests: ['http_reqs', 'count'], latency: 'http_req_duration', failed: 'http_req_failed' },
   payload: 'json-body',
-  // The kinds of streaming RPC the scripts load (k6/http.js: SSE, an NDJSON POST).
-  streams: ['server streaming', 'client streaming'],
+  // The kinds of streaming RPC the scripts load (k6/http.js: SSE, an NDJSON POST, a WebSocket).
+  streams: ['server streaming', 'client streaming', 'bidirectional streaming'],
 };
 /** @type {Pick<Mode, 'scripts'|'hostVars'|'minimalScript'|'minimalOwnScript'|'metrics'|'payload'|'streams'>} */
 const GRPC_SCRIPTS = {
@@ -51,7 +51,7 @@ const GRPC_SCRIPTS = {
   // the project's grpc_req_failed counts every call, setup()'s included, like http_reqs (k6/grpc.js withRequestsFailed).
   metrics: { requests: ['grpc_req_failed', 'passes+fails'], latency: 'grpc_req_duration', failed: 'grpc_req_failed' },
   payload: 'protobuf-message',
-  streams: ['server streaming', 'client streaming'], // k6/grpc.js: k6's grpc.Stream
+  streams: ['server streaming', 'client streaming', 'bidirectional streaming'], // k6/grpc.js: k6's grpc.Stream
 };
 
 /**

@@ -103,8 +103,8 @@ export function scenariosOf(settings) {
 export const scenarioVars = (scenario, own) => (own ? own.k6 : { SCENARIO: scenario });
 
 /**
- * Loads an own service a job can measure: a unary RPC, and with `streams` a server- or client-streaming one too (the
- * main job's k6 scripts send and read streams; the targets and the sweep measure unary calls only, so far).
+ * Loads an own service a job can measure: a unary RPC, and with `streams` a streaming one of any kind too (the main
+ * job's k6 scripts send and read streams; the targets and the sweep measure unary calls only, so far).
  * @param {OwnSource} source
  * @param {{streams?: boolean, job?: string}} [options] `job`: its name, for the error (default 'the job')
  * @returns {import('../proto/own/service.js').OwnService}
@@ -115,7 +115,7 @@ export function loadMeasurable(source, { streams = false, job = 'the job' } = {}
   const { kind } = service.rpc;
   if (kind !== 'unary' && !(streams && Object.hasOwn(STREAM_KINDS, kind))) {
     throw new OwnServiceError(`RPC=${source.RPC}: is a ${kind} RPC; node server serves it (docs/streaming.md), but ${job} measures `
-      + `${streams ? `unary, ${Object.keys(STREAM_KINDS).join(' and ')}` : 'unary'} RPCs only so far`);
+      + `${streams ? `unary, ${Object.keys(STREAM_KINDS).join(', ')}` : 'unary'} RPCs only so far`);
   }
   return service;
 }

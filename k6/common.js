@@ -74,7 +74,8 @@ export const DESCRIPTOR_SET = /\.(binpb|pb|protoset|desc)$/;
  * - proto: -e PROTO, the .proto file as a path relative to one of the import paths, or a FileDescriptorSet (.binpb, .pb);
  * - importPaths: -e PROTO_PATH, `:`-separated (k6's client.load resolves imports against them);
  * - stream: -e STREAM=server, the RPC is a server stream: each call reads its stream to the end, timing the first message;
- *   STREAM=client, a client stream: each call sends one request stream (the samples are streams), then reads the answer
+ *   STREAM=client, a client stream: each call sends one request stream (the samples are streams), then reads the answer;
+ *   STREAM=bidi, a relay: each call sends one request stream and reads an answer to each of its messages
  *   (k6/settings.js STREAM_METRICS);
  * - requests: -e REQUESTS, a JSON array of request messages in the proto3 JSON mapping, sent in turn (the job writes it
  *   from REQUEST, binary samples converted). k6's gRPC client marshals an object with Go's protojson, so the mapping's
@@ -90,16 +91,16 @@ export const OWN = __ENV.RPC ? Object.freeze({
 }) : null;
 
 /**
- * The RPC's kind, as the job names it (-e STREAM, k6/settings.js STREAM_KINDS): `server` or `client` for a stream, else
- * a unary RPC.
+ * The RPC's kind, as the job names it (-e STREAM, k6/settings.js STREAM_KINDS): `server`, `client` or `bidi` for a
+ * stream, else a unary RPC.
  * @param {string|undefined} raw
- * @returns {'server'|'client'|null}
+ * @returns {'server'|'client'|'bidi'|null}
  * @throws {Error} one line, for another value
  */
 function streamOf(raw) {
   if (raw === undefined || raw === '') return null;
-  if (raw !== 'server' && raw !== 'client') {
-    throw new Error(`STREAM=${JSON.stringify(raw)}: must be server or client (a server- or client-streaming RPC), or unset (unary)`);
+  if (raw !== 'server' && raw !== 'client' && raw !== 'bidi') {
+    throw new Error(`STREAM=${JSON.stringify(raw)}: must be server, client or bidi (a server-, client- or bidirectional streaming RPC), or unset (unary)`);
   }
   return raw;
 }

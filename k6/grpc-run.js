@@ -16,8 +16,9 @@ import { summaryHandler } from './summary.js';
  * @property {{protoset: string}|{importPaths: string[], proto: string}} schema how k6's client loads the schema: a
  *   FileDescriptorSet (loadProtoset), or a .proto and its import paths (load)
  * @property {string} method `package.Service/Method`
- * @property {'server'|'client'|null} stream a streaming RPC (-e STREAM): each call a k6 Stream, a server stream read to its
- *   end, a client stream's messages (a request sample is then a stream of them) written then its answer read
+ * @property {'server'|'client'|'bidi'|null} stream a streaming RPC (-e STREAM): each call a k6 Stream, a server stream read
+ *   to its end, a client stream's messages (a request sample is then a stream of them) written then its answer read, a
+ *   relay's messages written and its answers read
  * @property {object|null} request the request message: the demo's, or the user's one sample; null: the user's many
  *   samples, which each VU takes its share of on its first call (k6/own.js ownShare)
  * @property {number|null} vus -e VUS, for ownShare; null: the VUs this k6 process started
@@ -94,7 +95,7 @@ export function grpcRun({ hostSetting, target }) {
 }
 
 /**
- * setup() of a streaming RPC: one call (a server stream read to its end; a client stream's first sample sent), which must
+ * setup() of a streaming RPC: one call (a server stream read to its end; a client stream's or a relay's first sample sent), which must
  * bring at least one message and no error (else the test aborts, naming the host); counted like every call.
  * @param {object} client the VU's client, connected
  * @param {GrpcPlan} plan
@@ -121,7 +122,7 @@ function streamSetup(client, plan, failures, data) {
     }
   });
   const request = plan.request ?? OWN.requests[0];
-  for (const message of plan.stream === 'client' ? request : [request]) stream.write(message);
+  for (const message of plan.stream === 'server' ? [request] : request) stream.write(message);
   stream.end();
   return data;
 }

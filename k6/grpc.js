@@ -49,16 +49,21 @@ export function grpcTest(run) {
   if (plan.stream) {
     const { STREAM_METRICS } = require('./settings.js');
     const clientStream = plan.stream === 'client';
-    const messages = new Counter(clientStream ? STREAM_METRICS.sent : STREAM_METRICS.messages);
-    const firstMessage = clientStream ? null : new Trend(STREAM_METRICS.firstMessage, true);
+    // A relay sends its sample, a stream, as a client stream does, and reads its answers as a server stream does.
+    const sends = plan.stream !== 'server';
+    const reads = !clientStream;
+    const messages = reads ? new Counter(STREAM_METRICS.messages) : null;
+    const sentMessages = sends ? new Counter(STREAM_METRICS.sent) : null;
+    const firstMessage = reads ? new Trend(STREAM_METRICS.firstMessage, true) : null;
     const streamParams = { ...unsampled };
     return {
       options: control?.options,
       setup: control?.setupWith(client, failures),
       // One stream per iteration, read to its end (k6 ends the iteration once the stream's events are done). A server
       // stream's first message is timed here, with k6's JavaScript clock (Date.now, whole milliseconds: k6 has no finer
-      // one); a client stream sends its sample's messages, then reads the answer. The whole call is k6's own
-      // grpc_req_duration.
+      // one); a client stream sends its sample's messages, then reads the answer; a relay sends its sample's messages and
+      // reads an answer to each (the server ends the call once this side ended and it answered). The whole call is k6's
+      // own grpc_req_duration.
       // The connection and the VU's share as the unary iteration below has them, written again: that one calls nothing of
       // the project's on its way to k6's (measured above).
       iteration() {
@@ -83,13 +88,13 @@ export function grpcTest(run) {
           if (/** @type {{code?: number}} */ (err).code === DEADLINE_EXCEEDED) timedOut.add(1);
         });
         stream.on('end', () => {
-          if (!clientStream) messages.add(received);
+          if (reads) messages.add(received);
           if (!reuse) client.close();
         });
-        if (clientStream) {
-          // A client stream's sample is the stream: its messages written one by one, as they would be sent.
+        if (sends) {
+          // A client stream's or a relay's sample is the stream: its messages written one by one, as they would be sent.
           for (let i = 0; i < request.length; i++) stream.write(request[i]);
-          messages.add(request.length);
+          sentMessages.add(request.length);
         } else {
           stream.write(request);
         }

@@ -2,12 +2,13 @@
 // summary, and the plan that every iterating VU reads.
 import http from 'k6/http';
 import exec from 'k6/execution';
+import { WebSocket } from 'k6/websockets';
 import { MESSAGE_ANSWER } from '../proto/checks.js';
 import { rpcPath, SCENARIOS } from '../proto/payload.js';
 import {
   baseOptions, COMPRESSION, CONNECTIONS, hostOf, OWN, OWN_ONE_REQUEST, positiveIntEnv, REQUEST_TIMEOUT, RUN_SHAPE, SAMPLE_EVERY, SCENARIO, summaryModeOr, TLS_CA,
 } from './common.js';
-import { HTTP_TIMED_OUT } from './settings.js';
+import { HTTP_TIMED_OUT, STREAM_METRICS } from './settings.js';
 import { summaryHandler } from './summary.js';
 
 /**
@@ -22,14 +23,15 @@ import { summaryHandler } from './summary.js';
  * @property {object|null} params of every unsampled request (null: none, not even an empty object)
  * @property {object} sampled of a sampled one (its body kept as text)
  * @property {number} every one response in this many is decoded and checked (SAMPLE_EVERY)
- * @property {'server'|'client'|null} stream a streaming RPC (-e STREAM): a server stream's POST asks for SSE and reads its
- *   events; a client stream's POSTs its sample, a stream of messages, as NDJSON
+ * @property {'server'|'client'|'bidi'|null} stream a streaming RPC (-e STREAM): a server stream's POST asks for SSE and
+ *   reads its events; a client stream's POSTs its sample, a stream of messages, as NDJSON; a relay's opens a WebSocket at
+ *   `url` (ws: or wss:), sends its sample's messages as text frames and reads an answer to each
  */
 
 /**
  * The POST body of a request sample: its JSON, or a client stream's messages as NDJSON, a line each.
  * @param {object|object[]} sample a request message, or a client stream's (an array of them)
- * @param {'server'|'client'|null} stream
+ * @param {'server'|'client'|'bidi'|null} stream
  * @returns {string}
  */
 export const bodyOf = (sample, stream) => (stream === 'client'
@@ -65,14 +67,17 @@ export function httpRun({ hostSetting, target, mode: own = 'http', protocol = 'g
   // https when TLS_CA is given; k6 then verifies against SSL_CERT_FILE (k6/common.js TLS_CA).
   const scheme = TLS_CA ? 'https' : 'http';
   const { httpPath, rpc, request } = OWN ? { httpPath: '', rpc: '', request: null } : SCENARIOS[SCENARIO];
+  // A relay is a WebSocket at the RPC's path (server/http.js), one a call.
+  const relay = stream === 'bidi';
   /** @type {HttpPlan} */
   const plan = {
-    url: OWN ? `${scheme}://${host}/${OWN.rpc}` : protocol === 'connect' ? `${scheme}://${host}/${rpcPath(rpc)}` : `${scheme}://${host}${httpPath}`,
+    url: relay ? `${TLS_CA ? 'wss' : 'ws'}://${host}/${OWN.rpc}`
+      : OWN ? `${scheme}://${host}/${OWN.rpc}` : protocol === 'connect' ? `${scheme}://${host}/${rpcPath(rpc)}` : `${scheme}://${host}${httpPath}`,
     post,
     body: OWN ? (OWN_ONE_REQUEST && bodyOf(OWN_ONE_REQUEST, stream)) : protocol === 'connect' ? JSON.stringify(request) : null,
     vus: positiveIntEnv('VUS', null),
     answer: OWN ? MESSAGE_ANSWER : SCENARIOS[SCENARIO].answer,
-    params: stream === 'server' ? { responseType: 'text', ...timeout, ...asked } : any ? { ...timeout, ...asked } : null,
+    params: stream === 'server' ? { responseType: 'text', ...timeout, ...asked } : any && !relay ? { ...timeout, ...asked } : null,
     sampled: { responseType: 'text', ...timeout, ...asked },
     every: SAMPLE_EVERY,
     stream,
@@ -89,7 +94,7 @@ export function httpRun({ hostSetting, target, mode: own = 'http', protocol = 'g
       thresholds: { [HTTP_TIMED_OUT]: ['count>=0'] },
     },
     // Fails fast, naming the host, when no server answers; returns the body's size for the report.
-    setup() {
+    setup: relay ? () => relaySetup(plan, { mode, host }) : () => {
       const res = post ? http.post(plan.url, plan.body ?? bodyOf(OWN.requests[0], stream), probe) : http.get(plan.url, probe);
       if (stream === 'server' && res.status === 200 && !String(res.headers['Content-Type']).startsWith('text/event-stream')) {
         exec.test.abort(`the HTTP server at ${host} answered the stream ${OWN.rpc} as ${res.headers['Content-Type']}, not text/event-stream`);
@@ -105,6 +110,49 @@ export function httpRun({ hostSetting, target, mode: own = 'http', protocol = 'g
       // The body as decoded: k6 has already decompressed a gzipped one.
       return { mode, host, sampleBytes: res.body.byteLength, ...(OWN ? { own: true } : {}) };
     },
-    handleSummary: summaryHandler({ mode, target, host, ...RUN_SHAPE }),
+    handleSummary: summaryHandler({ mode, target, host, ...RUN_SHAPE }, relay ? withRelayRequests : undefined),
   };
+}
+
+/**
+ * setup() of a relay: one WebSocket, the first request sample's first message sent, which must bring an answer (else the
+ * test aborts, naming the host).
+ * @param {HttpPlan} plan
+ * @param {{mode: string, host: string}} data
+ * @returns {Promise<object>} what setup() returns
+ */
+async function relaySetup(plan, data) {
+  const sample = plan.body === null ? OWN.requests[0] : JSON.parse(plan.body);
+  const answer = await new Promise((resolve) => {
+    let got = null;
+    const ws = new WebSocket(plan.url);
+    ws.onopen = () => ws.send(JSON.stringify(sample[0]));
+    ws.onmessage = (event) => {
+      got = String(event.data);
+      ws.close();
+    };
+    ws.onerror = (event) => resolve({ error: String(event.error) });
+    ws.onclose = () => resolve(got === null ? { error: 'the connection closed with no answer' } : { text: got });
+  });
+  if (answer.error) exec.test.abort(`cannot reach the WebSocket relay at ${plan.url}: ${answer.error}`);
+  return { ...data, sampleBytes: answer.text.length, own: true };
+}
+
+/**
+ * The summary of a relay's run with the rows every HTTP summary has, from k6's WebSocket metrics (no HTTP request is
+ * made but the upgrade): http_reqs the sessions (one a call), http_req_duration each session's duration (connect,
+ * upgrade, every message, close), http_req_failed the sessions that failed or ended before an answer to each message.
+ * @param {any} data k6's summary
+ * @returns {any}
+ */
+function withRelayRequests(data) {
+  const sessions = data.metrics.ws_sessions?.values?.count ?? 0;
+  const failed = data.metrics[STREAM_METRICS.failed]?.values?.count ?? 0;
+  const metrics = {
+    ...data.metrics,
+    http_reqs: { type: 'counter', contains: 'default', values: { count: sessions, rate: data.metrics.ws_sessions?.values?.rate ?? 0 } },
+    http_req_failed: { type: 'rate', contains: 'default', values: { rate: sessions ? failed / sessions : 0, passes: failed, fails: sessions - failed } },
+    ...(data.metrics.ws_session_duration ? { http_req_duration: data.metrics.ws_session_duration } : {}),
+  };
+  return { ...data, metrics };
 }

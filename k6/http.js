@@ -119,6 +119,46 @@ export function httpTest(run) {
       sent.add(lengths[at]);
     };
   }
+  if (plan.stream === 'bidi') {
+    const { Counter, Trend } = metrics;
+    const { WebSocket } = require('k6/websockets');
+    const messages = new Counter(STREAM_METRICS.messages);
+    const sentMessages = new Counter(STREAM_METRICS.sent);
+    const firstMessage = new Trend(STREAM_METRICS.firstMessage, true);
+    const failedSessions = new Counter(STREAM_METRICS.failed);
+    // One relay per iteration, a WebSocket (server/http.js): the VU's next sample, a stream, sent as text frames once the
+    // connection is open; closed once each message has its answer. The first answer is timed from the connection's
+    // start, with k6's JavaScript clock (whole milliseconds). k6 ends the iteration when the socket has closed.
+    let frames = null;
+    iterations.stream = () => {
+      if (frames === null) {
+        frames = bodies ? bodies.map((body) => JSON.parse(body).map((m) => JSON.stringify(m)))
+          : own.ownShare(samples, (stream) => stream.map((m) => JSON.stringify(m)), plan.vus);
+        count = frames.length;
+      }
+      const stream = frames[turn];
+      turn = turn + 1 === count ? 0 : turn + 1;
+      const started = Date.now();
+      let received = 0;
+      let failed = false;
+      const ws = new WebSocket(url);
+      ws.onopen = () => {
+        for (let i = 0; i < stream.length; i++) ws.send(stream[i]);
+        sentMessages.add(stream.length);
+      };
+      ws.onmessage = () => {
+        if (received++ === 0) firstMessage.add(Date.now() - started);
+        if (received === stream.length) ws.close();
+      };
+      ws.onerror = () => {
+        failed = true;
+      };
+      ws.onclose = () => {
+        messages.add(received);
+        if (failed || received < stream.length) failedSessions.add(1);
+      };
+    };
+  }
   return {
     options: control?.options,
     setup: control?.setup,

@@ -34,11 +34,14 @@ export const CONNECTION_POLICIES = Object.freeze(['reuse', 'per-request']);
 /**
  * The metrics the scripts add for a streaming RPC (-e STREAM), read back by bench/records/summary.js: a server stream's
  * messages received (a Counter) and the time from the start of the call to its first message (a Trend, ms); a client
- * stream's messages sent (a Counter). The time to the last message, or to the answer, is k6's own request duration:
- * http_req_duration, which ends with the body's last byte, and grpc_req_duration, which k6 records for a stream as for a
- * unary call, from its start to its end.
+ * stream's messages sent (a Counter); a relay's both, and, over WebSocket, the sessions that failed (a Counter). The time
+ * to the last message, or to the answer, is k6's own request duration: http_req_duration, which ends with the body's
+ * last byte, and grpc_req_duration, which k6 records for a stream as for a unary call, from its start to its end; a
+ * WebSocket relay's is k6's ws_session_duration, from the connection's start to its close.
  */
-export const STREAM_METRICS = Object.freeze({ messages: 'stream_messages', firstMessage: 'stream_first_message', sent: 'stream_messages_sent' });
+export const STREAM_METRICS = Object.freeze({
+  messages: 'stream_messages', firstMessage: 'stream_first_message', sent: 'stream_messages_sent', failed: 'stream_sessions_failed',
+});
 
 /** The values of -e STREAM, by the RPC's kind: the job sets it for a streaming RPC (bench/own-service.js). */
-export const STREAM_KINDS = Object.freeze({ 'server streaming': 'server', 'client streaming': 'client' });
+export const STREAM_KINDS = Object.freeze({ 'server streaming': 'server', 'client streaming': 'client', 'bidirectional streaming': 'bidi' });

@@ -7,6 +7,7 @@ import http from 'node:http';
 import https from 'node:https';
 import http2 from 'node:http2';
 import grpc from '@grpc/grpc-js';
+import WebSocket from 'ws';
 import { BenchError } from '../errors.js';
 import { MODES } from '../modes.js';
 import { LISTENERS } from '../../server/listeners.js';
@@ -114,7 +115,16 @@ async function callTwin(mode, cell, own, count) {
       for (let i = 0; i < count; i++) {
         const deadline = { deadline: Date.now() + CALL_TIMEOUT_MS };
         const frame = frames[i % frames.length];
-        const messages = await (rpc.requestStream ? new Promise((resolve, reject) => {
+        const messages = await (rpc.requestStream && stream ? new Promise((resolve, reject) => {
+          // A relay: its messages written, then its side ended; each answered as it arrives.
+          const call = client.call(deadline);
+          const got = [];
+          call.on('data', (bytes) => got.push(bytes));
+          call.on('error', (err) => reject(failed(err)));
+          call.on('end', () => resolve(got));
+          for (const f of frame) call.write(f);
+          call.end();
+        }) : rpc.requestStream ? new Promise((resolve, reject) => {
           const call = client.call(deadline, (err, answer) => (err ? reject(failed(err)) : resolve([answer])));
           for (const f of frame) call.write(f);
           call.end();
@@ -132,6 +142,7 @@ async function callTwin(mode, cell, own, count) {
     }
     return answers;
   }
+  if (rpc.requestStream && stream) return relayTwin(cell, own, calls, count, ca);
   // A server stream's HTTP twin answers Server-Sent Events (server/http.js), as the k6 script asks.
   // A client stream's, NDJSON, a line a message.
   const headers = { 'content-type': rpc.requestStream ? 'application/x-ndjson' : 'application/json', ...(stream ? { accept: 'text/event-stream' } : {}) };
@@ -179,6 +190,50 @@ async function callTwin(mode, cell, own, count) {
 }
 
 /**
+ * Calls a relay's HTTP twin, a WebSocket at the RPC's path (server/http.js), as the k6 script does: one connection a call,
+ * the request stream's messages sent as text frames, an answer read for each, then closed.
+ * @param {{host: string}} cell
+ * @param {import('../own-service.js').OwnRun} own
+ * @param {import('protobufjs').Message[][]} calls each call's request stream
+ * @param {number} count calls
+ * @param {Buffer|null} ca the CA to verify a wss: server against
+ * @returns {Promise<import('protobufjs').Message[][]>} each call's answers
+ */
+async function relayTwin(cell, own, calls, count, ca) {
+  const { rpc } = own.service;
+  const answers = [];
+  for (let i = 0; i < count; i++) {
+    const messages = calls[i % calls.length];
+    answers.push(await new Promise((resolve, reject) => {
+      const ws = new WebSocket(`${ca ? 'wss' : 'ws'}://${cell.host}${rpc.path}`, ca ? { ca } : {});
+      const got = [];
+      const timer = setTimeout(() => ws.terminate(), CALL_TIMEOUT_MS);
+      ws.on('open', () => {
+        for (const m of messages) ws.send(toJsonText(rpc.requestType, m));
+      });
+      ws.on('message', (data, binary) => {
+        try {
+          if (binary) throw new Error('a binary frame answered a text frame');
+          got.push(fromJson(rpc.responseType, String(data)));
+        } catch (err) {
+          reject(new Error(`the answer is not a ${rpc.responseType.fullName.slice(1)} in the proto3 JSON mapping: ${err.message}`));
+          ws.terminate();
+          return;
+        }
+        if (got.length === messages.length) ws.close();
+      });
+      ws.on('error', reject);
+      ws.on('close', (code, reason) => {
+        clearTimeout(timer);
+        if (got.length === messages.length) resolve(got);
+        else reject(new Error(`the WebSocket closed (${code}${reason.length ? ` ${reason}` : ''}) after ${got.length} of ${messages.length} answers`));
+      });
+    }));
+  }
+  return answers;
+}
+
+/**
  * Decodes a JSON twin's answer strictly into its messages (a server stream's: each SSE event's `data:` line), or rejects
  * with its status and body.
  */
@@ -213,13 +268,17 @@ function settle(status, body, rpc, resolve, reject) {
  */
 export async function proveEquality(modes, own, start, limit = Infinity) {
   const { rpc, responses, requests } = own.service;
-  // What each call answers: a unary call one sample, a server stream one stream of samples.
+  // What each call answers: a unary call one sample, a server stream or a relay one stream of samples.
   const expected = responses.streams ? responses.streams.map((s) => s.map((i) => responses.messages[i])) : responses.messages.map((m) => [m]);
   const count = Math.min(limit, Math.max(expected.length, (requests.streams ?? requests.messages).length));
   const differs = (want, got) => (want.length !== got.length ? `its length (${got.length} messages, the stream has ${want.length})`
     : want.map((m, j) => firstDifference(rpc.responseType, m, got[j])).map((d, j) => (d === null || !responses.streams ? d : `message ${j}, ${d}`))
       .find((d) => d !== null) ?? null);
   const what = responses.streams ? 'stream' : 'sample';
+  // A relay answers call i's request messages, one each, with its response stream's messages in turn, round again.
+  const relay = rpc.requestStream && rpc.responseStream;
+  const wantOf = (sample, i) => (relay ? Array.from({ length: requests.streams[i % requests.streams.length].length },
+    (_, j) => expected[sample][j % expected[sample].length]) : expected[sample]);
   /** @type {Record<string, number>} */
   const calls = {};
   for (const mode of modes) {
@@ -232,10 +291,10 @@ export async function proveEquality(modes, own, start, limit = Infinity) {
     } finally {
       await cell.stop();
     }
-    const offset = expected.findIndex((want) => differs(want, answers[0]) === null);
+    const offset = expected.findIndex((_, sample) => differs(wantOf(sample, 0), answers[0]) === null);
     for (let i = 0; i < answers.length; i++) {
       const sample = ((offset < 0 ? 0 : offset) + i) % expected.length;
-      const where = differs(expected[sample], answers[i]);
+      const where = differs(wantOf(sample, i), answers[i]);
       if (where !== null) {
         throw new BenchError(`${rpc.name}: the ${mode} twin answered call ${i} with another message than RESPONSE ${what} ${sample} `
           + `(first difference at ${where}); the twins must serve the same messages before they are compared`);

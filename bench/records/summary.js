@@ -52,15 +52,15 @@ const PERCENTILES = { p50: 'med', p90: 'p(90)', p95: 'p(95)', p99: 'p(99)' };
  * @property {number|null} wire_received_bytes TCP payload bytes server to client in that capture
  * @property {number|null} data_sent_vs_wire_pct (data_sent_bytes / wire_sent_bytes − 1) × 100
  * @property {number|null} data_received_vs_wire_pct (data_received_bytes / wire_received_bytes − 1) × 100
- * @property {number|null} messages a stream's run: the messages k6 received (server stream) or sent (client stream); null
+ * @property {number|null} messages a stream's run: the messages k6 received (server stream, relay) or sent (client stream); null
  *   for a unary RPC's run, as every stream figure
  * @property {number|null} messages_per_s messages ÷ the run's duration (messages/s)
  * @property {number|null} messages_per_stream messages ÷ requests (each request a stream)
  * @property {{p50: number, p99: number}|null} first_message_ms time from a stream's start to its first message (ms): gRPC's
  *   timed by the script in whole milliseconds (k6's Date.now), HTTP's k6's sending + waiting (its head leaves with the first
  *   event); the time to the last message is latency_ms
- * @property {number|null} received_per_message a server stream's: data_received_bytes ÷ messages (bytes)
- * @property {number|null} sent_per_message a client stream's: data_sent_bytes ÷ messages (bytes)
+ * @property {number|null} received_per_message a server stream's or a relay's: data_received_bytes ÷ messages received (bytes)
+ * @property {number|null} sent_per_message a client stream's or a relay's: data_sent_bytes ÷ messages sent (bytes)
  * @property {number|null} server_cpu_us_per_message server_cpu_us_per_request ÷ messages_per_stream (µs)
  * @property {number|null} k6_cpu_pct k6's CPU use over the run, % of the cores it had (null when not measured)
  * @property {number|null} machine_steal_server_pct steal on the server's pinned cores over the run, % of their time
@@ -228,8 +228,9 @@ export function figuresOf(file, data) {
 }
 
 /**
- * A stream's figures, from the scripts' stream metrics (k6/settings.js STREAM_METRICS): a server stream's messages are
- * those received, a client stream's those sent; all null without them.
+ * A stream's figures, from the scripts' stream metrics (k6/settings.js STREAM_METRICS): a server stream's and a relay's
+ * messages are those received, a client stream's those sent; bytes per message each way that carries a counted stream
+ * (a relay's both); all null without them.
  * @param {Record<string, {values: Record<string, number>}>} metrics k6's summary metrics
  * @param {{requests: number, duration_s: number, data_received_bytes: number, data_sent_bytes: number,
  *   server_cpu_us_per_request: number|null}} f
@@ -252,7 +253,7 @@ function streamFigures(metrics, f) {
     messages_per_stream: perStream,
     first_message_ms: first ? { p50: finiteOrNull(first.med), p99: finiteOrNull(first['p(99)']) } : null,
     received_per_message: typeof received === 'number' ? per(f.data_received_bytes) : null,
-    sent_per_message: typeof received === 'number' ? null : per(f.data_sent_bytes),
+    sent_per_message: typeof sent === 'number' && sent > 0 ? f.data_sent_bytes / sent : null,
     server_cpu_us_per_message: f.server_cpu_us_per_request !== null && perStream ? f.server_cpu_us_per_request / perStream : null,
   };
 }

@@ -308,7 +308,13 @@ function notesOf(modes, clientBound) {
   const notes = [];
   // A stream's run reads the rows differently: said once, before the columns' notes.
   const streamed = Object.values(modes).filter((m) => typeof m.messages_per_s === 'number');
-  if (streamed.length) {
+  const relay = streamed.some((m) => typeof m.sent_per_message === 'number' && typeof m.received_per_message === 'number');
+  if (relay) {
+    notes.push('a relay\'s run (a bidirectional stream): each request is one call, so RPS counts calls, and messages/s the answers; '
+      + 'over HTTP a call is a WebSocket, its connection and upgrade in its time, over gRPC a stream on a kept connection; the latency '
+      + 'rows are each call\'s whole duration, and the time to first message is timed by the scripts in whole milliseconds (k6\'s '
+      + 'JavaScript clock has no finer one) (docs/streaming.md)');
+  } else if (streamed.length) {
     const server = streamed.some((m) => typeof m.first_message_ms?.p50 === 'number');
     notes.push(`a stream's run: each request is one stream, so RPS counts streams; the latency rows are the time to the `
       + `${server ? 'last message' : 'answer'}${server ? '; gRPC\'s time to first message is timed in whole milliseconds '

@@ -471,3 +471,29 @@ test('bash bench.sh with a client stream: each call sends a request stream (NDJS
   }
   assert.ok(report.modes.grpc.sent_per_message < report.modes.http.sent_per_message, 'protobuf messages are smaller than NDJSON lines');
 });
+
+test('bash bench.sh with a bidirectional stream: a WebSocket relay against a gRPC one, each call a request stream answered '
+  + 'message for message; messages/s, time to first answer and bytes per message both ways', async (t) => {
+  const dir = await tempDir(t, 'own-relay-job-');
+  const { code, stdout, stderr } = await sh(process.execPath, ['bench/cli.js', 'run'], {
+    ...SHOP, RPC: 'shop.v1.ShopService/SyncOrders', REQUEST: path.join(OWN, 'order-syncs.ndjson'),
+    REPEATS: '1', DURATION: '3s', WARMUP: '0s', VUS: '4', RESULTS_DIR: dir, K6_BIN: await k6Bin(),
+  }, 180_000);
+  assert.equal(code, 0, stderr);
+  // Three request streams against three response streams: every twin called once a stream, each call's answers checked.
+  assert.match(stderr, /SyncOrders: 9 request and 8 response sample\(s\); every sample went through the twins' codecs as the same message, and every twin answered the response samples in turn, the same messages \(http 3 calls, grpc 3 calls\)/);
+  assert.match(stdout, /\| time to first message p50 \(ms\)\s+\|/);
+  assert.match(stdout, /\| sent per message \(bytes\)\s+\|/);
+  assert.match(stdout, /\| received per message \(bytes\)\s+\|/);
+  assert.match(stdout, /^- a relay's run \(a bidirectional stream\): each request is one call, so RPS counts calls, and messages\/s the answers; over HTTP a call is a WebSocket/m);
+  const report = JSON.parse(await readFile(path.join(dir, (await readdir(dir)).find((f) => /^compare-.*\.json$/.test(f))), 'utf8'));
+  assert.equal(report.own.kind, 'bidirectional streaming');
+  // order-syncs.ndjson: request streams of 3, 1 and 5 messages, each answered message for message: 3 a call on average.
+  for (const [mode, m] of Object.entries(report.modes)) {
+    assert.equal(m.failed, 0, mode);
+    assert.ok(m.requests > 10, `${mode}: ${m.requests} calls`);
+    assert.ok(Math.abs(m.messages_per_stream - 3) < 0.4, `${mode}: ${m.messages_per_stream} answers a call`);
+    assert.ok(m.sent_per_message > 0 && m.received_per_message > 0, mode);
+  }
+  assert.ok(report.modes.grpc.received_per_message < report.modes.http.received_per_message, 'protobuf answers are smaller than JSON frames');
+});

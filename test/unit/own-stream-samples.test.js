@@ -104,7 +104,7 @@ test('the framing a POST asks for: SSE for text/event-stream, NDJSON for x-ndjso
   assert.equal(streamFramingOf('text/html'), null);
 });
 
-test('a server stream\'s figures from the scripts\' stream metrics; none in a unary run\'s summary', async () => {
+test('a server stream\'s and a relay\'s figures from the scripts\' stream metrics; none in a unary run\'s summary', async () => {
   const { figuresOf } = await import('../../bench/records/summary.js');
   const { k6Summary } = await import('../helpers/k6-summary.js');
   const { STREAM_METRICS } = await import('../../k6/settings.js');
@@ -125,4 +125,10 @@ test('a server stream\'s figures from the scripts\' stream metrics; none in a un
   assert.deepEqual(f.first_message_ms, { p50: 2.5, p99: 9 });
   assert.ok(Math.abs(f.received_per_message - 289000 / 30000) < 1e-9);
   assert.equal(f.server_cpu_us_per_message, null, 'no server accounting, no CPU per message');
+  assert.equal(f.sent_per_message, null, 'a server stream sends one request, not a stream');
+  // A relay: 30,000 answers to 30,000 messages sent; bytes per message each way.
+  const relay = figuresOf('r.json', { ...streamed, metrics: { ...streamed.metrics, [STREAM_METRICS.sent]: { values: { count: 30000 } } } });
+  assert.equal(relay.messages, 30000);
+  assert.ok(Math.abs(relay.received_per_message - 289000 / 30000) < 1e-9);
+  assert.ok(Math.abs(relay.sent_per_message - relay.data_sent_bytes / 30000) < 1e-9 && relay.sent_per_message > 0);
 });
