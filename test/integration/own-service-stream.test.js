@@ -472,14 +472,15 @@ test('bash bench.sh with a client stream: each call sends a request stream (NDJS
   assert.ok(report.modes.grpc.sent_per_message < report.modes.http.sent_per_message, 'protobuf messages are smaller than NDJSON lines');
 });
 
-test('bash bench.sh with a bidirectional stream: a WebSocket relay against a gRPC one, each call a request stream answered '
-  + 'message for message; messages/s, time to first answer and bytes per message both ways', async (t) => {
+test('bash bench.sh with a bidirectional stream over TLS: a WebSocket relay (wss:) against a gRPC one, each call a request '
+  + 'stream answered message for message; messages/s, time to first answer and bytes per message both ways', async (t) => {
   const dir = await tempDir(t, 'own-relay-job-');
   const { code, stdout, stderr } = await sh(process.execPath, ['bench/cli.js', 'run'], {
-    ...SHOP, RPC: 'shop.v1.ShopService/SyncOrders', REQUEST: path.join(OWN, 'order-syncs.ndjson'),
+    ...SHOP, RPC: 'shop.v1.ShopService/SyncOrders', REQUEST: path.join(OWN, 'order-syncs.ndjson'), TLS: '1',
     REPEATS: '1', DURATION: '3s', WARMUP: '0s', VUS: '4', RESULTS_DIR: dir, K6_BIN: await k6Bin(),
   }, 180_000);
   assert.equal(code, 0, stderr);
+  assert.match(stdout, /^### Scenario `shop\.v1\.ShopService\.SyncOrders` · closed model, 4 VUs · connections: reuse · TLS · 1 run\(s\) per mode$/m);
   // Three request streams against three response streams: every twin called once a stream, each call's answers checked.
   assert.match(stderr, /SyncOrders: 9 request and 8 response sample\(s\); every sample went through the twins' codecs as the same message, and every twin answered the response samples in turn, the same messages \(http 3 calls, grpc 3 calls\)/);
   assert.match(stdout, /\| time to first message p50 \(ms\)\s+\|/);
