@@ -18,9 +18,12 @@
 // idle for IDLE_CLOSE_GRACE_MS, by the server: a client that waits that long between requests is
 // not in the middle of sending one, and is expected to retry an idempotent request on a closed
 // idle connection (RFC 9112 9.3.1).
-import http from 'node:http';
 import https from 'node:https';
 import { countHandshakes } from './tls.js';
+
+// node:http as CommonJS exports it: an ESM import of it builds the module's namespace, whose lazy getters (WebSocket and
+// the other fetch globals) load Node's bundled undici, 50 ms of a worker's start (docs/findings/2026-11-28-worker-start.md).
+const http = process.getBuiltinModule('node:http');
 
 /** How long (ms) a connection must have been idle before a drain closes it. */
 const IDLE_CLOSE_GRACE_MS = 500;
