@@ -26,10 +26,11 @@
  * @property {'json-body'|'protobuf-message'} payload how its summary holds the sampled payload:
  *   the body's byte count, or the decoded message (re-encoded to count its bytes)
  * @property {string} [tlsOnly] why the mode runs only with TLS=1 (the jobs refuse it otherwise, naming this)
+ * @property {string[]} streams the kinds of streaming RPC its k6 scripts load (proto/own/schema.js rpcKind)
  */
 
 // What a mode takes from the k6 scripts it runs: the modes that run another mode's scripts share its entry.
-/** @type {Pick<Mode, 'scripts'|'hostVars'|'minimalScript'|'minimalOwnScript'|'metrics'|'payload'>} */
+/** @type {Pick<Mode, 'scripts'|'hostVars'|'minimalScript'|'minimalOwnScript'|'metrics'|'payload'|'streams'>} */
 const HTTP_SCRIPTS = {
   scripts: { local: 'http-tests/local.js', remote: 'http-tests/remote.js' },
   hostVars: { local: 'LOCAL_HTTP_HOST', remote: 'REMOTE_HTTP_HOST' },
@@ -37,8 +38,10 @@ const HTTP_SCRIPTS = {
   minimalOwnScript: 'bench/k6-minimal/own-http.js',
   metrics: { requests: ['http_reqs', 'count'], latency: 'http_req_duration', failed: 'http_req_failed' },
   payload: 'json-body',
+  // The kinds of streaming RPC the scripts load (k6/http.js: SSE, an NDJSON POST).
+  streams: ['server streaming', 'client streaming'],
 };
-/** @type {Pick<Mode, 'scripts'|'hostVars'|'minimalScript'|'minimalOwnScript'|'metrics'|'payload'>} */
+/** @type {Pick<Mode, 'scripts'|'hostVars'|'minimalScript'|'minimalOwnScript'|'metrics'|'payload'|'streams'>} */
 const GRPC_SCRIPTS = {
   scripts: { local: 'grpc-tests/local.js', remote: 'grpc-tests/remote.js' },
   hostVars: { local: 'LOCAL_GRPC_HOST', remote: 'REMOTE_GRPC_HOST' },
@@ -48,6 +51,7 @@ const GRPC_SCRIPTS = {
   // the project's grpc_req_failed counts every call, setup()'s included, like http_reqs (k6/grpc.js withRequestsFailed).
   metrics: { requests: ['grpc_req_failed', 'passes+fails'], latency: 'grpc_req_duration', failed: 'grpc_req_failed' },
   payload: 'protobuf-message',
+  streams: ['server streaming', 'client streaming'], // k6/grpc.js: k6's grpc.Stream
 };
 
 /**
@@ -95,6 +99,7 @@ export const MODES = Object.freeze({
     minimalOwnScript: 'bench/k6-minimal/own-http.js',
     metrics: { requests: ['http_reqs', 'count'], latency: 'http_req_duration', failed: 'http_req_failed' },
     payload: 'json-body',
+    streams: [], // its scripts send the Connect protocol's unary POST only
   },
 });
 

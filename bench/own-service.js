@@ -88,8 +88,7 @@ export function scenariosOf(settings) {
  * @property {{request: SizeRow, response: SizeRow}} sizes bytes of each sample, over the samples
  * @property {{json: number, protobuf: number}} payload_bytes the median response sample, in bytes: what the report's
  *   payload row shows (one response's payload alone)
- * @property {{worker_heap_bytes: number|null, reason?: string}} memory the V8 heap each server worker holds for the schema
- *   and the response samples, decoded (ownHeapBytes); null with the reason when it could not be measured
+ * @property {OwnMemory} memory what each server worker holds for the schema and the response samples (ownMemory)
  */
 
 /** @typedef {{json: {min: number, median: number, max: number}, protobuf: {min: number, median: number, max: number}}} SizeRow */
@@ -150,7 +149,7 @@ export async function prepareOwn(source, scratch, scenario) {
     ...(Object.hasOwn(STREAM_KINDS, rpc.kind) ? { STREAM: STREAM_KINDS[rpc.kind] } : {}),
     ...k6Schema(source),
   };
-  const memory = await ownHeapBytes(server);
+  const memory = await ownMemory(server);
   const sizeRow = (s) => ({ json: sizeSpread(s.jsonBytes), protobuf: sizeSpread(s.protobufBytes) });
   const sampleOf = (s) => ({ file: s.file, sha256: s.sha256, count: s.messages.length });
   return {
@@ -188,19 +187,29 @@ function k6Schema({ PROTO, PROTO_PATH }) {
 }
 
 /**
- * The V8 heap (bytes) a server worker holds for an own service: its schema and response samples loaded as the worker
- * loads them, in a fresh Node process with a full garbage collection before and after (proto/own/heap-probe.js), so
- * that only what stays reachable is counted. Every worker holds its own copy.
- * @param {Record<string, string>} server the server settings of the service (prepareOwn's: PROTO, PROTO_PATH, RPC, RESPONSE, MAX_BODY_BYTES)
- * @returns {Promise<{worker_heap_bytes: number|null, reason?: string}>} null with the reason when the probe failed
+ * @typedef {object} OwnMemory
+ * @property {number|null} worker_rss_bytes what the schema and the response samples add to a server worker's RSS, in
+ *   bytes: the pages V8 kept from reading them included (null when not measured)
+ * @property {number|null} worker_heap_bytes the part of it that stays reachable in V8's heap, in bytes
+ * @property {string} [reason] why it was not measured
  */
-export async function ownHeapBytes(server) {
+
+/**
+ * The memory a server worker holds for an own service: its schema and response samples loaded as the worker loads them,
+ * in a fresh Node process, against the same process with the empty message, a full garbage collection on each side
+ * (proto/own/memory-probe.js). test/integration/own-memory.test.js holds it to a real worker's RSS. Every worker holds
+ * its own copy.
+ * @param {Record<string, string>} server the server settings of the service (prepareOwn's: PROTO, PROTO_PATH, RPC, RESPONSE, MAX_BODY_BYTES)
+ * @returns {Promise<OwnMemory>} nulls with the reason when the probe failed
+ */
+export async function ownMemory(server) {
   try {
     // The settings as a worker gets them: loadOwnService reads its own names of them (no REQUEST: a worker holds none).
-    const { stdout } = await promisify(execFile)(process.execPath, ['--expose-gc', path.join(ROOT, 'proto/own/heap-probe.js'),
+    const { stdout } = await promisify(execFile)(process.execPath, ['--expose-gc', path.join(ROOT, 'proto/own/memory-probe.js'),
       JSON.stringify(server)], { timeout: 120000, maxBuffer: 1 << 20 });
-    return { worker_heap_bytes: JSON.parse(stdout).heap_bytes };
+    const { rss_bytes: rss, heap_bytes: heap } = JSON.parse(stdout);
+    return { worker_rss_bytes: rss, worker_heap_bytes: heap };
   } catch (err) {
-    return { worker_heap_bytes: null, reason: `the heap probe failed: ${String(err.stderr || err.message).trim().split('\n').at(-1)}` };
+    return { worker_rss_bytes: null, worker_heap_bytes: null, reason: `the memory probe failed: ${String(err.stderr || err.message).trim().split('\n').at(-1)}` };
   }
 }

@@ -17,3 +17,13 @@ export const PERFORMANCE_TARGETS = Object.freeze({
   /** the project's k6 gRPC script over a minimal k6 gRPC script */
   'k6-grpc/k6-minimal-grpc': 0.95,
 });
+
+/** What each target's ratio compares, for docs/decomposition.md's table of them (npm run docs). */
+export const TARGET_TEXTS = Object.freeze({
+  'http/peer-http': 'the project\'s fastify listener (hardening and accounting on) ÷ a plain fastify app with the same schema (issue 24), under wrk',
+  'grpc/peer-grpc': 'the project\'s grpc-js listener (hardening, interceptor and accounting on) ÷ a plain grpc-js server (issue 24), under h2load `-m1` and `-c8 -m32`',
+  'http/baseline-http': 'fastify (JSON, HTTP/1.1) ÷ bare node:http sending the same body, under wrk',
+  'grpc/baseline-grpc': 'grpc-js ÷ bare node:http2 speaking gRPC framing with the same bytes, under h2load',
+  'k6-http/k6-minimal-http': 'the project\'s k6 HTTP script ÷ a minimal k6 HTTP script (`bench/k6-minimal/`), side by side on k6\'s cores',
+  'k6-grpc/k6-minimal-grpc': 'the project\'s k6 gRPC script ÷ a minimal k6 gRPC script, side by side on k6\'s cores',
+});

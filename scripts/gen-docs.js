@@ -13,6 +13,8 @@ import { soakSettingSpecs } from '../bench/settings/soak.js';
 import { faultSettingSpecs } from '../bench/settings/faults.js';
 import { sweepSettingSpecs } from '../bench/settings/sweep.js';
 import { ROWS, SOURCES, WIDE_SPREAD } from '../bench/report/rows.js';
+import { BANNERS } from '../bench/report/banners.js';
+import { PERFORMANCE_TARGETS, TARGET_TEXTS } from '../bench/performance-targets.js';
 import { serverSettingSpecs } from '../server/settings.js';
 
 /** The repository's root. */
@@ -82,10 +84,40 @@ export function rowsTable(rows) {
   const body = rows.map(({ label, field, how, what, checkSpread, source }) => {
     if (typeof what !== 'string' || what.trim() === '') throw new Error(`report row ${label} has no what`);
     if (!Object.hasOwn(SOURCES, source)) throw new Error(`report row ${label} names no source of SOURCES`);
-    const spread = checkSpread ? `; runs more than ${WIDE_SPREAD * 100}% of the median apart are warned about (WIDE SPREAD)` : '';
+    const spread = checkSpread ? `; runs more than ${WIDE_SPREAD * 100}% of the median apart get a [WIDE SPREAD](#the-banners) warning` : '';
     return [label, code(field), source, `${how === 'sum' ? `${what}; summed over the repeats` : what}${spread}`];
   });
   return `${table(['row', 'JSON field', 'source', 'what it is'], body)}\n\nSources: ${Object.entries(SOURCES).map(([name, text]) => `\`${name}\`, ${text}`).join('; ')}.`;
+}
+
+/**
+ * The Markdown table of the report's banners: what sets each off, its threshold, what it changes and what to do.
+ * @param {ReadonlyArray<import('../bench/report/banners.js').Banner>} banners bench/report/banners.js BANNERS
+ * @returns {string} Markdown, without a final newline
+ * @throws {Error} when a banner lacks one of its texts
+ */
+export function bannersTable(banners) {
+  const columns = ['name', 'where', 'trigger', 'threshold', 'effect', 'todo'];
+  const body = banners.map((banner) => columns.map((c) => {
+    if (typeof banner[c] !== 'string' || banner[c].trim() === '') throw new Error(`banner ${banner.name} has no ${c}`);
+    return c === 'name' ? `**${banner[c]}**` : banner[c];
+  }));
+  return table(['banner', 'printed', 'set off when', 'threshold', 'what it changes', 'what to do'], body);
+}
+
+/**
+ * The Markdown table of the performance targets: ratio | least | what it compares.
+ * @param {Readonly<Record<string, number>>} targets bench/performance-targets.js PERFORMANCE_TARGETS
+ * @param {Readonly<Record<string, string>>} texts TARGET_TEXTS, by the same keys
+ * @returns {string} Markdown, without a final newline
+ * @throws {Error} when a target has no text
+ */
+export function targetsTable(targets, texts) {
+  const body = Object.entries(targets).map(([pair, least]) => {
+    if (typeof texts[pair] !== 'string') throw new Error(`target ${pair} has no text`);
+    return [code(pair), `≥ ${least}`, texts[pair]];
+  });
+  return table(['ratio', 'required', 'what it compares'], body);
 }
 
 /**
@@ -111,6 +143,10 @@ export const SECTIONS = Object.freeze([
     render: () => settingsTable(faultSettingSpecs()) },
   { file: 'docs/sweep.md', marker: 'settings:sweep', source: 'sweepSettingSpecs in bench/settings/sweep.js',
     render: () => settingsTable(sweepSettingSpecs()) },
+  { file: 'docs/decomposition.md', marker: 'targets', source: 'PERFORMANCE_TARGETS and TARGET_TEXTS in bench/performance-targets.js',
+    render: () => targetsTable(PERFORMANCE_TARGETS, TARGET_TEXTS) },
+  { file: 'docs/report.md', marker: 'report:banners', source: 'BANNERS in bench/report/banners.js',
+    render: () => bannersTable(BANNERS) },
   { file: 'docs/report.md', marker: 'report:rows', source: 'ROWS in bench/report/rows.js',
     render: () => rowsTable(ROWS) },
 ]);

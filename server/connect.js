@@ -11,19 +11,20 @@
 // health or reflection service of its own (connectrpc/connect-es#797, #507): Check is written here, Watch and List are
 // left UNIMPLEMENTED (the protocol's way of saying so), and there is no reflection (grpcurl takes -proto user.proto).
 import http2 from 'node:http2';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { compressionGzip, connectNodeAdapter } from '@connectrpc/connect-node';
-import { answerPicker, demoMethods } from '../proto/methods.js';
+import { answerPicker, demoMethods, ownMethod, streamPicker } from '../proto/methods.js';
 import { ownDescriptors } from '../proto/own/descriptors.js';
-import { esMessageOf } from '../proto/own/json.js';
-import { answersInTurn } from '../proto/own/service.js';
+import { esMessageOf, esMessagesOf } from '../proto/own/json.js';
+import { inTurn } from '../proto/own/service.js';
 import { UserService } from '../proto/gen/user_pb.js';
 import { Health, HealthCheckResponse_ServingStatus as ServingStatus } from '../proto/gen/health/v1/health_pb.js';
 import { GRPC_HEALTH_SERVICES } from './health.js';
 import { guardedHttp1Server } from './h1-guard.js';
 import { guardHttp2Server, h2Settings } from './h2-guard.js';
-import { refused, REJECTED, servedRequests } from './served.js';
+import { countMessages, endStream, refused, REJECTED, servedRequests } from './served.js';
 import { admitAnswer } from './memory-budget.js';
 
 // The proto3 JSON the other listeners send: every field, its default value included (proto/index.js PROTO3_JSON).
@@ -70,26 +71,88 @@ export function userServiceImpl(who, listener = 'connect-grpc') {
  * connect-node encodes each answer from its message on every request, and decodes each request strictly; one that does
  * not decode gets connect-node's own answer (invalid_argument, HTTP 400, for JSON that is not the message; INTERNAL for
  * a gRPC message that does not parse, where the grpc listener answers INVALID_ARGUMENT).
+ * A streaming RPC is served as the grpc listener serves it (server/grpc.js), in connect-node's way: a server stream an
+ * async generator of the call's response stream, paced by STREAM_INTERVAL (connect-node pulls the next message when the
+ * transport took the last: its back-pressure); a client stream read to its end, then answered; a relay answering each
+ * request message with the next of its stream. Messages and streams are counted (server/served.js).
  * @param {import('../proto/own/service.js').OwnService} own
  * @param {string} proto the PROTO setting it was loaded from (a FileDescriptorSet is read again, as it is)
  * @param {'grpc'|'connect'} protocol the listener's: which encoding's sizes the memory budget weighs (protobuf, JSON)
+ * @param {{intervalMs?: number}} [options] STREAM_INTERVAL, ms between a server stream's messages (default 0)
  * @returns {{service: import('@bufbuild/protobuf').DescService, impl: Partial<import('@connectrpc/connect').ServiceImpl<any>>,
  *   jsonOptions: {registry: import('@bufbuild/protobuf').Registry}}} impl: the RPC's handler by its local name;
  *   jsonOptions: the schema's types, for an Any
  */
-export function ownServiceImpl({ rpc, responses }, proto, protocol) {
+export function ownServiceImpl(own, proto, protocol, { intervalMs = 0 } = {}) {
+  const { rpc, responses } = own;
   const { registry, service, method } = ownDescriptors(proto, rpc);
+  const listener = LISTENER_OF[protocol];
   const sizes = protocol === 'grpc' ? responses.protobufBytes : responses.jsonBytes;
-  const next = answersInTurn(responses, sizes, esMessageOf(rpc, method.output, registry));
-  const impl = {
-    [method.localName]: () => {
-      const answer = next();
-      if (!admitAnswer(answer.bytes)) throw refused(LISTENER_OF[protocol], REJECTED.OVER_BUDGET, new ConnectError(OVER_BUDGET, Code.ResourceExhausted));
+  const answers = esMessagesOf(rpc, responses, method.output, registry).map((message, i) => ({ message, bytes: sizes[i] }));
+  const next = inTurn(answers);
+  const answer = () => {
+    const picked = next();
+    if (!admitAnswer(picked.bytes)) throw refused(listener, REJECTED.OVER_BUDGET, new ConnectError(OVER_BUDGET, Code.ResourceExhausted));
+    servedRequests.connect++;
+    return picked.message;
+  };
+  const nextStream = streamPicker(ownMethod(own), answers);
+  /** A message of a request stream that connect-node could not decode: refused, naming its index in the stream. */
+  const undecodable = (err, index) => refused(listener, REJECTED.INVALID_ARGUMENT,
+    new ConnectError(`message ${index} of the stream: ${ConnectError.from(err).rawMessage}`, Code.InvalidArgument));
+  const kinds = {
+    unary: () => answer(),
+    'server streaming': async function* serverStream(_request, context) {
+      const stream = nextStream();
       servedRequests.connect++;
-      return answer.message;
+      /** @type {'completed'|'cut'} */
+      let how = 'cut';
+      try {
+        for (let i = 0; i < stream.length; i++) {
+          if (i > 0 && intervalMs > 0) await sleep(intervalMs, undefined, { signal: context.signal }).catch(() => {});
+          if (context.signal.aborted) return;
+          countMessages(listener, 'sent');
+          yield stream[i].message;
+        }
+        how = 'completed';
+      } finally {
+        endStream(listener, how);
+      }
+    },
+    'client streaming': async (requests) => {
+      let received = 0;
+      try {
+        for await (const request of requests) if (request) received++;
+      } catch (err) {
+        throw undecodable(err, received);
+      } finally {
+        countMessages(listener, 'received', received);
+      }
+      return answer();
+    },
+    'bidirectional streaming': async function* relay(requests) {
+      const stream = nextStream();
+      servedRequests.connect++;
+      let i = 0;
+      /** @type {'completed'|'cut'|null} */
+      let how = 'cut';
+      try {
+        for await (const request of requests) {
+          if (!request) continue;
+          countMessages(listener, 'received');
+          countMessages(listener, 'sent');
+          yield stream[i++ % stream.length].message;
+        }
+        how = 'completed';
+      } catch (err) {
+        how = null;
+        throw undecodable(err, i);
+      } finally {
+        if (how) endStream(listener, how);
+      }
     },
   };
-  return { service, impl, jsonOptions: { registry } };
+  return { service, impl: { [method.localName]: kinds[rpc.kind] }, jsonOptions: { registry } };
 }
 
 /**
@@ -130,7 +193,7 @@ function handlerOf(protocol, { port, health, settings, own }) {
     compressMinBytes: 0,
     jsonOptions: JSON_OPTIONS,
   };
-  const ownRpc = own ? ownServiceImpl(own, settings.PROTO, protocol) : null;
+  const ownRpc = own ? ownServiceImpl(own, settings.PROTO, protocol, { intervalMs: settings.STREAM_INTERVAL }) : null;
   return connectNodeAdapter({
     routes: (router) => {
       router.service(UserService, impl).service(Health, healthImpl(health));

@@ -36,14 +36,14 @@ try {
   console.error(`server: ${err.message}`);
   process.exit(2);
 }
-// The user's own service (RPC, PROTO, ...): a bad schema or sample is one line, before any worker starts. Each worker
-// loads it again for itself (server/worker.js).
+// The user's own service (RPC, PROTO, ...): a bad schema is one line, before any worker starts. The primary holds no
+// sample: each worker reads them for itself (server/worker.js), and a bad one stops the server before it is ready.
 if (cluster.isPrimary && settings.RPC) {
-  const { loadOwnService } = await import('../proto/own/service.js');
+  const { loadOwnRpc } = await import('../proto/own/service.js');
   const { listenersOf } = await import('./settings.js');
   const { LISTENERS, streamlessListeners } = await import('./listeners.js');
   try {
-    const { rpc } = loadOwnService(settings);
+    const { rpc } = loadOwnRpc(settings);
     const streamless = streamlessListeners(listenersOf(settings.MODE), rpc);
     if (streamless.length) {
       console.error(`server: RPC=${settings.RPC} is a ${rpc.kind} RPC, which ${streamless.join(', ')} cannot serve yet: `

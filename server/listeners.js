@@ -94,12 +94,14 @@ export const LISTENERS = Object.freeze({
   },
   'connect-grpc': {
     portSetting: 'CONNECT_GRPC_PORT', defaultPort: 4002, protocol: 'connect-node gRPC', label: 'protobuf · gRPC (HTTP/2) · connect-node',
-    transport: 'HTTP/2', load: { tool: 'h2load', request: 'grpc' }, alpn: 'h2', hardened: true, probe: 'grpc',
+    transport: 'HTTP/2', load: { tool: 'h2load', request: 'grpc' }, alpn: 'h2', hardened: true, streams: ALL_KINDS, probe: 'grpc',
     start: async (options) => (await import('./connect.js')).startConnectGrpc(options),
   },
   'connect-json': {
     portSetting: 'CONNECT_JSON_PORT', defaultPort: 3004, protocol: 'connect-node Connect', label: 'JSON · Connect (HTTP/1.1) · connect-node',
-    transport: 'HTTP/1.1', load: { tool: 'wrk', request: 'connect' }, alpn: 'http/1.1', hardened: true, probe: 'connect',
+    // The Connect protocol's bidirectional streams need HTTP/2 (its spec); server and client streams run on HTTP/1.1.
+    transport: 'HTTP/1.1', load: { tool: 'wrk', request: 'connect' }, alpn: 'http/1.1', hardened: true, streams: ['server streaming', 'client streaming'],
+    probe: 'connect',
     start: async (options) => (await import('./connect.js')).startConnectJson(options),
   },
 });

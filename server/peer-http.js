@@ -13,7 +13,7 @@ import { fromJson, toJson } from '@bufbuild/protobuf';
 import { jsonSchemaOf, toProto3Json } from '../proto/index.js';
 import { demoMethods } from '../proto/methods.js';
 import { ownDescriptors } from '../proto/own/descriptors.js';
-import { esMessageOf } from '../proto/own/json.js';
+import { esMessagesOf } from '../proto/own/json.js';
 import { inTurn } from '../proto/own/service.js';
 
 /**
@@ -34,7 +34,7 @@ export async function startPeerHttp({ host, port, own = null }) {
   const app = Fastify({ logger: false });
   if (own) {
     const { registry, method } = ownDescriptors(own.proto, own.rpc);
-    const next = inTurn(own.responses.messages.map(esMessageOf(own.rpc, method.output, registry)));
+    const next = inTurn(esMessagesOf(own.rpc, own.responses, method.output, registry));
     const options = { registry }; // made once, as a service keeps its options
     app.post(own.rpc.path, async (request, reply) => {
       try {

@@ -54,6 +54,8 @@ export class Supervisor {
   /** listening reports before ready */
   #listening = 0;
   #ready = false;
+  /** Whether a worker's bad own-service input was written on stderr (once). */
+  #toldBadInput = false;
   #stopping = false;
   /** the exit code of the stop under way */
   #exitCode = 0;
@@ -68,7 +70,7 @@ export class Supervisor {
    * @param {import('./settings.js').ServerSettings} options.settings
    * @param {import('pino').Logger} options.log
    * @param {SupervisedCluster} options.cluster node:cluster, or a fake
-   * @param {{exit: (code: number) => void}} options.process node:process, or a fake
+   * @param {{exit: (code: number) => void, stderr?: {write: (text: string) => unknown}}} options.process node:process, or a fake
    */
   constructor({ settings, log, cluster, process }) {
     this.settings = settings;
@@ -242,8 +244,13 @@ export class Supervisor {
     } else if (msg?.type === 'fatal') {
       this.log.error({ event: EVENT.START_FAILED, code: msg.code, worker: worker.process.pid }, msg.message);
       // Before ready nothing is served yet: fail fast. Later the restart policy decides.
-      if (!this.#ready) this.stop(1);
-      else this.#noteCrash(worker, msg.message);
+      if (!this.#ready) {
+        // A bad sample of the user's service, found by the workers (the primary reads none): the one line on stderr that
+        // a bad schema gets from server/index.js, once, however many workers found it.
+        if (msg.code === 'ERR_OWN_SERVICE' && !this.#toldBadInput) this.process.stderr?.write(`server: ${msg.message}\n`);
+        this.#toldBadInput ||= msg.code === 'ERR_OWN_SERVICE';
+        this.stop(1);
+      } else this.#noteCrash(worker, msg.message);
     }
   }
 

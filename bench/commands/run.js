@@ -65,8 +65,9 @@ export async function preflight(settings) {
 }
 
 /**
- * What a streaming RPC asks of the job's settings: modes whose listener serves its kind (server/listeners.js), no
- * decomposition (its passes load unary calls) and no compression (the HTTP twin writes a stream past it).
+ * What a streaming RPC asks of the job's settings: modes whose listener serves its kind (server/listeners.js) and whose
+ * k6 scripts send it (bench/modes.js `streams`), no decomposition (its passes load unary calls) and no compression (the
+ * HTTP twin writes a stream past it).
  * @param {{MODES: string[], DECOMPOSE: boolean, COMPRESSION: string}} settings
  * @param {import('../../proto/own/schema.js').Rpc} rpc
  * @returns {void}
@@ -74,10 +75,12 @@ export async function preflight(settings) {
  */
 function streamPreflight(settings, rpc) {
   if (!rpc.responseStream && !rpc.requestStream) return;
-  const streamless = settings.MODES.filter((mode) => streamlessListeners([MODES[mode].listener], rpc).length);
+  // A mode loads a kind when its listener serves it and its k6 scripts send it.
+  const loads = (mode) => !streamlessListeners([MODES[mode].listener], rpc).length && MODES[mode].streams.includes(rpc.kind);
+  const streamless = settings.MODES.filter((mode) => !loads(mode));
   if (streamless.length) {
     throw new BenchError(`RPC=${rpc.name} is a ${rpc.kind} RPC: MODES ${streamless.join(', ')} cannot load it yet; `
-      + `leave ${streamless.length > 1 ? 'them' : 'it'} out (${Object.keys(MODES).filter((m) => !streamlessListeners([MODES[m].listener], rpc).length).join(', ')} do)`);
+      + `leave ${streamless.length > 1 ? 'them' : 'it'} out (${Object.keys(MODES).filter(loads).join(', ')} do)`);
   }
   if (settings.DECOMPOSE) throw new BenchError(`RPC=${rpc.name} is a ${rpc.kind} RPC: DECOMPOSE=1 measures unary calls only so far`);
   // The HTTP twin writes a stream itself (server/http.js), past @fastify/compress.

@@ -1,5 +1,5 @@
 // http-lean-iteration.js plus the project's modules imported and never called: what each VU's instance of them
-// costs k6 (docs/profiling.md, "The k6 scripts made lean").
+// costs k6 (docs/findings/2026-11-23-frameworks-issue-13.md, "The k6 scripts made lean").
 import exec from 'k6/execution';
 import { SCENARIOS } from '../../proto/payload.js';
 import { baseOptions } from '../../k6/common.js';

@@ -1,4 +1,4 @@
-// Between the minimal HTTP script and the project's (docs/profiling.md, "The k6 scripts made lean"): the project's
+// Between the minimal HTTP script and the project's (docs/findings/2026-11-23-frameworks-issue-13.md, "The k6 scripts made lean"): the project's
 // lean iteration, one response in 100 decoded and checked, with nothing imported from the project.
 import http from 'k6/http';
 import { check } from 'k6';

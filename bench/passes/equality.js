@@ -1,6 +1,7 @@
-// Equality proven before an own service is measured (issue 37): each twin is called once per response sample, its
-// answers decoded, and each compared with the sample it should be. A comparison of two servers that answer different
-// messages would measure nothing; the job refuses it, naming the sample and the field.
+// Equality proven before an own service is measured (issues 37, 49): every sample through the twins' codecs in this
+// process, then each twin called on the wire a bounded number of times, its answers decoded, and each compared with
+// the sample it should be. A comparison of two servers that answer different messages would measure nothing; the job
+// refuses it, naming the sample and the field.
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -9,10 +10,76 @@ import grpc from '@grpc/grpc-js';
 import { BenchError } from '../errors.js';
 import { MODES } from '../modes.js';
 import { LISTENERS } from '../../server/listeners.js';
+import { fromJsonString as esFromJsonString, toBinary, toJsonString } from '@bufbuild/protobuf';
+import { ownDescriptors } from '../../proto/own/descriptors.js';
+import { esMessagesOf } from '../../proto/own/json.js';
 import { firstDifference, fromJson, toJsonText } from '../../proto/own/samples.js';
 
 /** How long one call may take before the check gives up on the twin. */
 const CALL_TIMEOUT_MS = 10_000;
+
+/**
+ * The calls made on the wire to each twin, at most: the first samples, in turn (every sample is proven through the
+ * codecs first, proveCodecs). Enough to see a server answer its samples in turn, few enough that 10,000 samples take
+ * seconds, not the minute one call each took.
+ */
+export const WIRE_CALLS = 64;
+
+/**
+ * Proves every sample through the codecs the twins answer and read with, in this process: each response sample's
+ * proto3 JSON as @bufbuild/protobuf writes it (the JSON twins: fastify and connect-node), read back strictly by
+ * protobufjs's protojson (another implementation: the job's own check of an answer), and its binary encoding as
+ * @bufbuild/protobuf writes it (connect-node's gRPC), decoded by protobufjs, must each be the sample, as protobufjs
+ * encodes it for grpc-js; each request sample's JSON as the job's clients send it must be read by
+ * @bufbuild/protobuf, strictly, as the same message. The servers make these messages from the files as the job does
+ * (proto/own/samples.js readSamples), so what this proves for every sample the wire calls then show of the servers.
+ * @param {import('../../proto/own/service.js').OwnService} service
+ * @returns {void}
+ * @throws {BenchError} naming the sample (or stream and message), the codec and the first field that differs
+ */
+export function proveCodecs(service) {
+  const { rpc, responses, requests } = service;
+  const { registry, method } = ownDescriptors(service.proto, rpc);
+  const options = { registry };
+  const label = (samples, i) => {
+    const s = samples.streams?.findIndex((stream) => stream.includes(i)) ?? -1;
+    return s < 0 ? `sample ${i}` : `stream ${s}, message ${samples.streams[s].indexOf(i)}`;
+  };
+  const type = rpc.responseType;
+  const refuse = (what, i, detail) => {
+    throw new BenchError(`${rpc.name}: RESPONSE ${label(responses, i)}: ${what} ${detail}; the twins must serve the same messages before they are compared`);
+  };
+  const esMessages = esMessagesOf(rpc, responses, method.output, registry);
+  // Samples readSamples made through @bufbuild/protobuf's binary encoding are that encoding, decoded: only the others
+  // (read by protobufjs: a float or an Any, binary files) are checked through it.
+  const binaryMade = esMessages === responses.esMessages;
+  esMessages.forEach((esMessage, i) => {
+    const want = responses.messages[i];
+    const wanted = type.encode(want).finish();
+    // Byte-equal encodings are the same message; firstDifference, slower, is asked only where they are not (map order).
+    const same = (got) => (Buffer.compare(wanted, type.encode(got).finish()) === 0 ? null : firstDifference(type, want, got));
+    let read;
+    try {
+      read = fromJson(type, toJsonString(method.output, esMessage, options));
+    } catch (err) {
+      refuse('the JSON twins\' proto3 JSON of it (@bufbuild/protobuf) is refused by protobufjs:', i, err.message);
+    }
+    const json = same(read);
+    if (json !== null) refuse('the JSON twins\' proto3 JSON of it (@bufbuild/protobuf) reads back as another message:', i, `first difference at ${json}`);
+    const binary = binaryMade ? null : same(type.decode(toBinary(method.output, esMessage)));
+    if (binary !== null) refuse('connect-node\'s binary encoding of it (@bufbuild/protobuf) is another message:', i, `first difference at ${binary}`);
+  });
+  requests.messages.forEach((m, i) => {
+    try {
+      const read = esFromJsonString(method.input, toJsonText(rpc.requestType, m), options);
+      const back = rpc.requestType.decode(toBinary(method.input, read));
+      const where = Buffer.compare(rpc.requestType.encode(m).finish(), rpc.requestType.encode(back).finish()) === 0 ? null : firstDifference(rpc.requestType, m, back);
+      if (where !== null) throw new Error(`it is read as another message (first difference at ${where})`);
+    } catch (err) {
+      throw new BenchError(`${rpc.name}: REQUEST ${label(requests, i)}: the JSON twins do not read it as the job sends it: ${err.message}`);
+    }
+  });
+}
 
 /**
  * Calls the twin a mode loads `count` times over one connection (so one worker answers, in turn) and decodes each answer:
@@ -133,21 +200,22 @@ function settle(status, body, rpc, resolve, reject) {
 
 /**
  * Proves that every mode's twin answers the response samples, the same messages, before anything is measured: each
- * twin is called once per sample (at least once per request sample too), over one connection, and answer i must be
- * sample (k + i) mod n, where k is the sample its first answer is (0 for a server just started; a remote one may have
- * served before).
+ * twin is called once per sample (at least once per request sample too), up to `limit` calls, over one connection, and
+ * answer i must be sample (k + i) mod n, where k is the sample its first answer is (0 for a server just started; a
+ * remote one may have served before).
  * @param {string[]} modes names of MODES
  * @param {import('../own-service.js').OwnRun} own
  * @param {(mode: string) => Promise<{host: string, tls: {caCert: string}|null, stop: () => Promise<unknown>}>} start starts
  *   (or finds) the mode's server
+ * @param {number} [limit] the most calls to each twin (default: none)
  * @returns {Promise<{calls: Record<string, number>, samples: number}>} how many calls each mode's twin answered
  * @throws {BenchError} naming the mode, the sample and the first field where an answer differs, or why a call failed
  */
-export async function proveEquality(modes, own, start) {
+export async function proveEquality(modes, own, start, limit = Infinity) {
   const { rpc, responses, requests } = own.service;
   // What each call answers: a unary call one sample, a server stream one stream of samples.
   const expected = responses.streams ? responses.streams.map((s) => s.map((i) => responses.messages[i])) : responses.messages.map((m) => [m]);
-  const count = Math.max(expected.length, (requests.streams ?? requests.messages).length);
+  const count = Math.min(limit, Math.max(expected.length, (requests.streams ?? requests.messages).length));
   const differs = (want, got) => (want.length !== got.length ? `its length (${got.length} messages, the stream has ${want.length})`
     : want.map((m, j) => firstDifference(rpc.responseType, m, got[j])).map((d, j) => (d === null || !responses.streams ? d : `message ${j}, ${d}`))
       .find((d) => d !== null) ?? null);
@@ -179,8 +247,9 @@ export async function proveEquality(modes, own, start) {
 }
 
 /**
- * Proves, before an own service is measured, that every mode's twin answers its response samples (proveEquality), each
- * server started where the placement puts the measured ones, and says so in one line on stderr.
+ * Proves, before an own service is measured, that every sample goes through the twins' codecs as the same message
+ * (proveCodecs), and that every mode's twin answers its first samples in turn (proveEquality, WIRE_CALLS calls at
+ * most), each server started where the placement puts the measured ones, and says so in one line on stderr.
  * @param {import('../own-service.js').OwnRun} own
  * @param {{modes: string[], workers: number, cpus?: string}} job the modes to prove, and the servers' workers and cpus
  * @param {{start: (mode: string, options: object) => Promise<{host: string, tls: {caCert: string}|null, stop: () => Promise<unknown>}>}} placement
@@ -190,7 +259,11 @@ export async function proveEquality(modes, own, start) {
  */
 export async function proveOwnEquality(own, { modes, workers, cpus }, placement) {
   const { rpc, requests, responses } = own.service;
-  const { calls } = await proveEquality(modes, own, (mode) => placement.start(mode, { workers, cpus, settings: own.server }));
-  console.error(`${rpc.name}: ${requests.messages.length} request and ${responses.messages.length} response sample(s); every twin answered `
-    + `the response samples, the same messages (${Object.entries(calls).map(([mode, n]) => `${mode} ${n} calls`).join(', ')})`);
+  proveCodecs(own.service);
+  const { calls } = await proveEquality(modes, own, (mode) => placement.start(mode, { workers, cpus, settings: own.server }), WIRE_CALLS);
+  const all = Math.max((responses.streams ?? responses.messages).length, (requests.streams ?? requests.messages).length);
+  const fewest = Math.min(...Object.values(calls));
+  console.error(`${rpc.name}: ${requests.messages.length} request and ${responses.messages.length} response sample(s); every sample went `
+    + `through the twins' codecs as the same message, and every twin answered ${fewest >= all ? 'the response samples' : `the first ${fewest} response samples`} `
+    + `in turn, the same messages (${Object.entries(calls).map(([mode, n]) => `${mode} ${n} calls`).join(', ')})`);
 }

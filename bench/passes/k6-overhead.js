@@ -3,7 +3,7 @@
 // At once, not one after the other: on this project's 2-vCPU VM, runs 9 s apart moved k6's rate by ±15% (the machine,
 // not the script), so ten rounds could not tell a 5% cost from none; side by side, each with half the VUs, the two
 // share the machine's state and the scheduler gives each the same CPU time, so their iterations' ratio is their cost
-// ratio: a minimal script against itself read 1.005 (0.977–1.013) over 8 rounds (docs/profiling.md).
+// ratio: a minimal script against itself read 1.005 (0.977–1.013) over 8 rounds (docs/findings/2026-11-25-profiling.md).
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { BenchError } from '../errors.js';

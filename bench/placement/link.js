@@ -12,7 +12,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { median } from 'simple-statistics';
 import { BenchError } from '../errors.js';
-import { formatRate } from '../settings/network.js';
+import { formatRate, LINK_TOLERANCE } from '../settings/network.js';
 import { cpuSecondsOf, isAlive, onStopSignal, pinned } from '../processes.js';
 import { ROOT } from '../root.js';
 import { ensureTools } from '../tools.js';
@@ -406,13 +406,13 @@ export async function measureThroughput(link, direction, bytes) {
  * @property {{configured: number, min_ms: number, median_ms: number}} rtt ms
  * @property {{configured: number|null, link_bps: number, goodput_bps: number}} down bit/s
  * @property {{configured: number|null, link_bps: number, goodput_bps: number}} up bit/s
- * @property {string[]} warnings one per figure more than 20% off what was configured
+ * @property {string[]} warnings one per figure more than LINK_TOLERANCE off what was configured
  */
 
 /**
  * Measures the link: RTT (min of 20 exchanges) and a bulk transfer each way, sized
  * to about 2 s at the configured rate (256 KiB to 64 MiB). Compares each with the
- * configuration; more than 20% off is a warning.
+ * configuration; more than LINK_TOLERANCE off is a warning.
  * @param {Link} link
  * @returns {Promise<LinkCheck>}
  */
@@ -423,14 +423,15 @@ export async function checkLink(link) {
   const down = await measureThroughput(link, 'down', size(spec.down));
   const up = await measureThroughput(link, 'up', size(spec.up));
   const warnings = [];
-  const off = (measured, configured) => configured > 0 && Math.abs(measured / configured - 1) > 0.2;
+  const off = (measured, configured) => configured > 0 && Math.abs(measured / configured - 1) > LINK_TOLERANCE;
+  const pct = `${LINK_TOLERANCE * 100}%`;
   // The veth's own RTT and the timers add tens of µs: a difference under 0.1 ms is no difference.
   if (off(rtt.min_ms, spec.rttMs) && Math.abs(rtt.min_ms - spec.rttMs) > 0.1) {
-    warnings.push(`measured RTT ${rtt.min_ms.toFixed(2)} ms is more than 20% off the configured ${spec.rttMs} ms`);
+    warnings.push(`measured RTT ${rtt.min_ms.toFixed(2)} ms is more than ${pct} off the configured ${spec.rttMs} ms`);
   }
   for (const [name, measured, configured] of /** @type {Array<[string, {link_bps: number}, number|undefined]>} */ ([['down', down, spec.down], ['up', up, spec.up]])) {
     if (configured && off(measured.link_bps, configured)) {
-      warnings.push(`measured ${name} bandwidth ${formatRate(measured.link_bps)} is more than 20% off the configured ${formatRate(configured)}`);
+      warnings.push(`measured ${name} bandwidth ${formatRate(measured.link_bps)} is more than ${pct} off the configured ${formatRate(configured)}`);
     }
   }
   return {

@@ -242,9 +242,7 @@ export const SERVER_ROWS = Object.freeze([
   { label: 'requests served, server count', field: 'server_requests', digits: 0, how: 'median', source: 'server',
     what: 'the server\'s own count of requests over the measured window, warm-up left out (should equal k6\'s `requests`)' },
   { label: 'requests rejected, server count', field: 'server_requests_rejected', digits: 0, how: 'median', source: 'server',
-    what: 'requests the server\'s handlers refused in the window (`server_requests_rejected_total`): a request that does not '
-      + 'decode or whose value does not fit its field, one that picks no answer, an answer past the memory budget. The '
-      + 'listeners and reasons are in the notes' },
+    what: 'requests the server\'s handlers refused in the window (`server_requests_rejected_total`), the notes naming the listeners and reasons' },
   { label: 'server CPU per request (µs)', field: 'server_cpu_us_per_request', digits: 1, how: 'median', source: 'server', checkSpread: true,
     what: 'CPU time (user + system) of the workers and the primary over the window / requests served' },
   { label: 'server user CPU per request (µs)', field: 'server_cpu_user_us_per_request', digits: 1, how: 'median', source: 'server',
@@ -252,7 +250,7 @@ export const SERVER_ROWS = Object.freeze([
   { label: 'server system CPU per request (µs)', field: 'server_cpu_system_us_per_request', digits: 1, how: 'median', source: 'server',
     what: 'its system part' },
   { label: 'server CPU per message (µs)', field: 'server_cpu_us_per_message', digits: 1, how: 'median', source: 'server',
-    what: 'a stream\'s run: server CPU per request ÷ the messages per stream k6 received or sent (bench/records/summary.js)' },
+    what: 'a stream\'s run: server CPU per request ÷ the messages per stream k6 received or sent' },
   { label: 'RSS peak, largest worker (MiB)', field: 'server_rss_peak_mib', digits: 1, how: 'median', source: 'server',
     what: 'RSS peak of the largest worker in the window, sampled every 100 ms' },
   { label: 'RSS at end, largest worker (MiB)', field: 'server_rss_end_mib', digits: 1, how: 'median', source: 'server',
@@ -262,7 +260,7 @@ export const SERVER_ROWS = Object.freeze([
   { label: 'heap used at end, largest worker (MiB)', field: 'server_heap_end_mib', digits: 1, how: 'median', source: 'server',
     what: 'V8 heap used by the largest worker at the end of the window' },
   { label: 'event-loop delay p50, worst worker (ms)', field: 'server_eventloop_p50_ms', digits: 2, how: 'median', source: 'server',
-    what: 'median event-loop delay of the worst worker over the window (`monitorEventLoopDelay`, its 10 ms sampling interval taken off)' },
+    what: 'median event-loop delay of the worst worker over the window (`monitorEventLoopDelay`, less its 10 ms sampling interval)' },
   { label: 'event-loop delay p99, worst worker (ms)', field: 'server_eventloop_p99_ms', digits: 2, how: 'median', source: 'server',
     what: '99th percentile of the same' },
   { label: 'GC pause in window, all workers (ms)', field: 'server_gc_ms', digits: 1, how: 'median', source: 'server',
@@ -270,15 +268,13 @@ export const SERVER_ROWS = Object.freeze([
   { label: 'GC pause per 1000 requests (ms)', field: 'server_gc_ms_per_1k_requests', digits: 2, how: 'median', source: 'server',
     what: 'the same per 1000 requests served' },
   { label: 'bytes allocated on the V8 heap per request', field: 'server_heap_allocated_bytes_per_request', digits: 0, how: 'median', source: 'server',
-    what: 'bytes the workers allocated on their V8 heaps in the window (heap-used growth plus what each GC freed, `v8.GCProfiler`) '
-      + '÷ requests served: the garbage each request makes' },
+    what: 'bytes the workers allocated on their V8 heaps in the window (`v8.GCProfiler`) ÷ requests served: the garbage each request makes' },
   // TLS=1 (docs/tls.md): the servers' own count of handshakes, one per new TLS connection.
   { label: 'TLS handshakes per 1000 requests, server count', field: 'server_tls_handshakes_per_1k_requests', digits: 2, how: 'median', source: 'server',
-    what: 'with `TLS=1`: TLS handshakes the workers completed in the window (`server_tls_handshakes_total`) × 1000 ÷ requests served: '
-      + 'about 1000 × (VUs + 1) ÷ requests with `CONNECTIONS=reuse` (each VU\'s connection and `setup()`\'s open in the measured run: '
-      + 'the warm-up is a k6 run of its own), 1000 with `per-request`. The version, cipher and ALPN protocol negotiated are in the notes' },
+    what: 'with `TLS=1`: TLS handshakes the workers completed in the window × 1000 ÷ requests served, about 1000 × (VUs + 1) ÷ requests '
+      + 'with reused connections and 1000 with `CONNECTIONS=per-request`' },
   { label: 'TLS handshakes resumed (%)', field: 'server_tls_resumed_pct', digits: 1, how: 'median', source: 'server',
-    what: 'the share of those handshakes that resumed an earlier session (a TLS 1.3 ticket, or a 1.2 session id or ticket)' },
+    what: 'the share of those handshakes that resumed an earlier session (a TLS 1.3 ticket, a 1.2 session id or ticket)' },
   { label: 'requests per worker, smallest share (%)', field: 'server_worker_share_min_pct', digits: 1, how: 'median', source: 'server',
     what: 'smallest share of the window\'s requests one worker served: how evenly the cluster spread the load' },
   { label: 'requests per worker, largest share (%)', field: 'server_worker_share_max_pct', digits: 1, how: 'median', source: 'server',

@@ -48,11 +48,13 @@ export function renderOwnSizes(own) {
   const table = markdownTable([['bytes per message', 'JSON (proto3 mapping)', 'protobuf', 'JSON ÷ protobuf'], ...rows], { align: ['l', 'r', 'r', 'r'] });
   const file = (f) => (f.file ? `\`${f.file}\` (sha256 ${f.sha256.slice(0, 12)})` : 'none: the empty message');
   const schema = own.schema.map((f) => `\`${f.path}\` (sha256 ${f.sha256.slice(0, 12)})`).join(', ');
-  const heap = own.memory?.worker_heap_bytes;
-  // Runs recorded before the memory was (or whose probe failed) say so rather than show nothing.
-  const memory = typeof heap === 'number'
-    ? `${formatNumber(heap / 1048576, 1)} MiB of V8 heap in each server worker for the schema and the ${own.samples.response.count} response sample(s), decoded`
-    : `not measured (${own.memory?.reason ?? 'not recorded by this run'})`;
+  const { worker_rss_bytes: rss, worker_heap_bytes: heap } = own.memory ?? {};
+  const mib = (bytes) => `${formatNumber(bytes / 1048576, 1)} MiB`;
+  const held = `each server worker for the schema and the ${own.samples.response.count} response sample(s)`;
+  // Runs recorded before the RSS was (or whose probe failed) say so rather than show nothing.
+  const memory = typeof rss === 'number' ? `${mib(rss)} of RSS added to ${held} (${mib(heap)} reachable in V8's heap)`
+    : typeof heap === 'number' ? `${mib(heap)} of V8 heap in ${held}, decoded (RSS not recorded by this run)`
+      : `not measured (${own.memory?.reason ?? 'not recorded by this run'})`;
   return `**\`${own.rpc}\`, message sizes** (median (min–max) over the samples; before compression):\n\n${table}\n\n`
     + `${directionOf(own)}\n\n- schema: ${schema}\n- requests: ${file(own.samples.request)}; responses: ${file(own.samples.response)}\n`
     + `- memory: ${memory}\n\n`;

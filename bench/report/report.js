@@ -236,8 +236,12 @@ function splitRuns(modes) {
   return split.length ? Object.fromEntries(split) : null;
 }
 
-// What must match between columns for their ratio to mean anything.
-const SHAPE = [['scenario', 'payload scenario'], ['connections', 'connection policy'], ['model', 'load model'],
+/**
+ * What must match between columns for their ratio to mean anything: each field of a column and how a NOT COMPARABLE
+ * warning names it.
+ * @type {ReadonlyArray<[string, string]>}
+ */
+export const SHAPE = [['scenario', 'payload scenario'], ['connections', 'connection policy'], ['model', 'load model'],
   ['rate', 'arrival rate'], ['vus', 'VUs'], ['compression', 'response compression']];
 
 // Compression may differ between columns whose keys say it (`grpc+gzip` beside `grpc`): the deliberate layout of COMPRESSION=gzip.
@@ -282,8 +286,8 @@ function nodeMismatch(modes, pairs) {
     + 'so the ratios mix it with the protocol.'];
 }
 
-// A worker serving more than this times its fair share (100% / workers) makes the column a measure of fewer workers.
-const UNEVEN_FACTOR = 1.5;
+/** A worker serving more than this times its fair share (100% / workers) makes the column a measure of fewer workers (UNEVEN). */
+export const UNEVEN_FACTOR = 1.5;
 
 /** Warnings for columns whose requests the cluster's workers did not share evenly. */
 function unevenWorkers(modes) {

@@ -55,15 +55,11 @@ export const ROWS = Object.freeze([
     what: 'requests / k6\'s test run duration' },
   // A server stream's (RPC set to one): each request is a stream, so RPS above counts streams.
   { label: 'messages/s', field: 'messages_per_s', digits: 0, how: 'median', source: 'k6', checkSpread: true,
-    what: 'a stream\'s run: the messages k6 received from a server stream (`stream_messages`: gRPC\'s `data` events, the SSE '
-      + 'events of the HTTP twin) or sent on a client stream (`stream_messages_sent`: the messages of the request streams it sent) '
-      + '÷ k6\'s test run duration; RPS then counts streams' },
+    what: 'a stream\'s run: the messages k6 received from a server stream or sent on a client stream ÷ k6\'s test run duration, RPS then counting streams' },
   { label: 'messages per stream', field: 'messages_per_stream', digits: 1, how: 'median', source: 'k6',
     what: 'a stream\'s run: messages ÷ requests' },
   { label: 'time to first message p50 (ms)', field: 'first_message_ms.p50', digits: 2, how: 'median', source: 'k6',
-    what: 'a server stream\'s run: median time from a stream\'s start to its first message (`stream_first_message`): gRPC\'s '
-      + 'timed by the script in whole milliseconds (k6\'s JavaScript clock has no finer one), HTTP\'s k6\'s sending + waiting, '
-      + 'to the response head, which the twin sends with the first event; the time to the last message is the latency rows' },
+    what: 'a server stream\'s run: median time from a stream\'s start to its first message, gRPC\'s in whole milliseconds ([streaming.md](streaming.md))' },
   { label: 'time to first message p99 (ms)', field: 'first_message_ms.p99', digits: 2, how: 'median', source: 'k6',
     what: '99th percentile of the same' },
   { label: 'received per message (bytes)', field: 'received_per_message', digits: 1, how: 'median', source: 'k6',
@@ -72,29 +68,22 @@ export const ROWS = Object.freeze([
     what: 'a client stream\'s run: data sent ÷ messages, the stream\'s head and end shared out over its messages' },
   // Beside k6's RPS, so that its ratio stands beside k6's: the servers' own ceilings where k6 is the limit.
   { label: 'server capacity, wrk/h2load (req/s)', field: 'capacity_rps', digits: 0, how: 'median', source: 'capacity',
-    what: 'the rate wrk or h2load reached against the same server at the same concurrency: with `CAPACITY=auto` (the default) '
-      + 'once per column after the scenario\'s k6 runs when k6 was client-bound in any column, with `CAPACITY=1` after every k6 run' },
+    what: 'the rate wrk or h2load reached against the same server at the same concurrency: the [capacity pass](#capacity-pass)' },
   // The client's ceiling: what the same k6 script reached against a server that costs next to nothing (bench/passes/calibrate.js).
   { label: 'client\'s ceiling, k6 vs bare server (req/s)', field: 'client_ceiling_rps', digits: 0, how: 'median', source: 'calibration',
-    what: 'the rate the same k6 script, VUs and pinning reached against the mode\'s bare listener (node:http or node:http2 sending the '
-      + 'same bytes at next to no cost) on loopback, for `CALIBRATE` right before each run (once per mode and compression in each repeat; the notes say how long before): what the load generator can do '
-      + 'on this machine. Not measured for gzip columns (the bare listeners send no gzip) or with `K6_INSTANCES` > 1; with `TLS=1` the bare listener serves TLS too' },
+    what: 'the rate the same k6 script, VUs and pinning reached against the mode\'s [bare server](#bare-server) right before each run, not measured '
+      + 'for gzip columns or with `K6_INSTANCES` > 1: the [client\'s ceiling](#clients-ceiling)' },
   { label: 'share of the client\'s ceiling', field: 'client_share', digits: 2, how: 'median', source: 'calibration',
-    what: 'RPS ÷ the client\'s ceiling; 0.9 or more in the median run marks the column client-bound (`client_bound`, '
-      + '`client_bound_by`: `ceiling`); without a ceiling, k6\'s CPU decides (`cpu`), as it does past 1.1, where the run outran the '
-      + 'ceiling, and where the calibration\'s own machine reading was DISTURBED: such a ceiling was measured on a busy machine '
-      + 'and is not trusted (`client_ceiling_untrusted`, `client_ceiling_disturbed`, and a note)' },
+    what: `RPS ÷ the client's ceiling, which makes the column [client-bound](#client-bound) at ${CLIENT_BOUND_SHARE} or more in the median run and is not `
+      + `trusted past ${UNTRUSTED_SHARE} (\`client_bound_by\`, \`client_ceiling_untrusted\`)` },
   { label: 'requests', field: 'requests', digits: 0, how: 'median', source: 'k6',
-    what: 'requests made, answered or not (`http_reqs`; for gRPC the calls of `grpc_req_failed`, which the script derives at the end from the iterations, one call each, and `setup()`\'s: k6\'s `grpc_req_duration` leaves out calls that reached their deadline), including the one request `setup()` makes' },
+    what: 'requests made, answered or not, `setup()`\'s one included (HTTP `http_reqs`; gRPC the script\'s `grpc_req_failed` count, as k6\'s `grpc_req_duration` leaves out calls that reached their deadline)' },
   { label: 'failed requests', field: 'failed', digits: 0, how: 'sum', source: 'k6',
-    what: 'HTTP: status ≥ 400 or a network error (`http_req_failed`); gRPC: a status other than OK, or a call that never went out (`grpc_req_failed`, the project\'s twin of it)' },
+    what: 'HTTP: status ≥ 400 or a network error (`http_req_failed`); gRPC: a status other than OK, or a call that never went out (`grpc_req_failed`)' },
   { label: 'timed out requests', field: 'timed_out', digits: 0, how: 'sum', source: 'k6',
-    what: 'requests that reached `REQUEST_TIMEOUT` (default: k6\'s own 60 s, both modes) and were ended by k6 (HTTP: k6\'s '
-      + '`http_reqs{error_code:1050}`; gRPC: the script\'s `requests_timed_out`); they are among the failed requests too. '
-      + 'One still waiting when the run ends is counted as interrupted' },
+    what: 'requests k6 ended at `REQUEST_TIMEOUT` (default: k6\'s own 60 s), also counted as failed (HTTP `http_reqs{error_code:1050}`, gRPC `requests_timed_out`)' },
   { label: 'interrupted at the end (unanswered)', field: 'interrupted', digits: 0, how: 'sum', source: 'k6',
-    what: 'iterations k6 had to interrupt when the run ended (still waiting after its graceful stop, 30 s): requests that got '
-      + 'neither an answer nor an error by then, from k6\'s last progress line' },
+    what: 'requests with neither an answer nor an error when k6\'s graceful stop (30 s) ended the run, from k6\'s last progress line' },
   { label: 'failed checks (sampled responses)', field: 'checks_failed', digits: 0, how: 'sum', source: 'k6',
     what: 'checks on the sampled responses (one in `SAMPLE_EVERY`=1000 per VU is decoded and compared with the expected payload)' },
   { label: 'dropped iterations (open model)', field: 'dropped_iterations', digits: 0, how: 'sum', source: 'k6',
@@ -124,24 +113,20 @@ export const ROWS = Object.freeze([
   { label: 'duration (s)', field: 'duration_s', digits: 1, how: 'median', source: 'k6',
     what: 'k6\'s test run duration, as run' },
   { label: 'k6 CPU (% of its cores)', field: 'k6_cpu_pct', digits: 0, how: 'median', source: 'k6',
-    what: 'k6\'s user + system CPU time over the run / (wall time × its cores); ≥ 90% in the median run marks the column client-bound '
-      + '(`client_bound`); `k6_cpu_runs` counts the runs that reached it' },
+    what: `k6's user + system CPU time ÷ (wall time × its cores), which makes the column client-bound at ${CLIENT_BOUND_PCT}% or more in the median run `
+      + 'where no trusted client\'s ceiling decides (`k6_cpu_runs` counts the runs that reached it)' },
   // The machine's noise on the pinned cores over the k6 run (bench/records/machine-noise.js, from /proc): what a busy shared
   // machine took from the server and k6 without a sign in their own figures.
   { label: 'steal, server cores (%)', field: 'machine_steal_server_pct', digits: 1, how: 'median', source: 'machine',
-    what: 'time the hypervisor ran something else on the server\'s pinned cores (`steal` of their `cpuN` lines in /proc/stat, read '
-      + 'right before and right after the k6 run) ÷ their time in that window. A run at '
-      + `${DISTURBED.steal * 100}% or more of steal, or ${DISTURBED.other * 100}% of other processes' CPU, on either side is named in a `
-      + 'DISTURBED note (`modes.<mode>.disturbed`); the parts of each figure are in each summary\'s `bench.run.machine`' },
+    what: `the share of the server's pinned cores' time the hypervisor gave to something else over the k6 run (\`steal\` in /proc/stat): `
+      + `${DISTURBED.steal * 100}% or more makes the run [DISTURBED](#the-banners) ([Methodology](#methodology))` },
   { label: 'other processes\' CPU, server cores (%)', field: 'machine_other_server_pct', digits: 1, how: 'median', source: 'machine',
-    what: 'busy time of the server\'s cores (the window\'s time less their idle, iowait and steal in /proc/stat) less the CPU time of the server\'s '
-      + 'own processes in the window (/proc/<pid>/stat of the primary, the workers and, with `SERVERS` > 1, HAProxy), ÷ the cores\' time: '
-      + 'other processes, the kernel\'s threads and the job\'s own (unpinned) process. Not measured over an emulated link' },
+    what: `the share of the server's pinned cores' time busy with anything but the server's own processes over the k6 run: `
+      + `${DISTURBED.other * 100}% or more makes the run DISTURBED (not measured over an emulated link)` },
   { label: 'steal, k6\'s cores (%)', field: 'machine_steal_k6_pct', digits: 1, how: 'median', source: 'machine',
     what: 'the same steal on k6\'s pinned cores' },
   { label: 'other processes\' CPU, k6\'s cores (%)', field: 'machine_other_k6_pct', digits: 1, how: 'median', source: 'machine',
-    what: 'the same on k6\'s cores, less k6\'s own CPU: the job\'s waited-for children\'s time (/proc/self/stat cutime + cstime), '
-      + 'as k6 starts and exits within the window' },
+    what: 'the same on k6\'s cores, less k6\'s own CPU' },
   // The server's own accounting of the measured window: its rows are defined beside the arithmetic that gives them.
   ...SERVER_ROWS,
   // SERVERS > 1: the replicas behind HAProxy (bench/placement/replicas.js).
@@ -161,8 +146,7 @@ export const ROWS = Object.freeze([
     what: '(data received / TCP payload received − 1) × 100' },
   // Over a link (NETWORK, BANDWIDTH, RTT, TARGET=remote): the link's own counters (bench/placement/link.js) and what they predict.
   { label: 'link throughput down, frames (Mbit/s)', field: 'link_down_mbps', digits: 3, how: 'median', source: 'link',
-    what: 'over an emulated link: the veth\'s byte counters server to client over the k6 run ÷ its duration: '
-      + 'everything that crossed the link, Ethernet/IP/TCP headers and ACKs included' },
+    what: 'over an emulated link: the veth\'s bytes server to client over the k6 run ÷ its duration, Ethernet/IP/TCP headers and ACKs included' },
   { label: 'link throughput up, frames (Mbit/s)', field: 'link_up_mbps', digits: 3, how: 'median', source: 'link',
     what: 'the same, client to server' },
   { label: 'link utilisation down (%)', field: 'link_down_util_pct', digits: 1, how: 'median', source: 'link',
@@ -182,7 +166,7 @@ export const ROWS = Object.freeze([
   { label: 'RPS ceiling from bandwidth, link bytes (req/s)', field: 'ceiling_link_bytes_rps', digits: 0, how: 'median', source: 'link',
     what: 'the same from link bytes per request: what the link actually carries per request' },
   { label: 'RPS ceiling from latency, VUs ÷ RTT (req/s)', field: 'ceiling_latency_rps', digits: 0, how: 'median', source: 'link',
-    what: 'closed model: VUs ÷ RTT (measured before the runs, else configured), the rate at which each VU only waits one round trip per request' },
+    what: 'closed model: VUs ÷ RTT (measured before the runs, else configured), the rate at which each VU waits only one round trip per request' },
   { label: 'RTT share of request time (%)', field: 'latency_share_pct', digits: 1, how: 'median', source: 'link',
     what: 'RPS ÷ that ceiling: the share of each request\'s time that is the RTT' },
   { label: 'server CPU (% of its cores)', field: 'server_cpu_pct', digits: 1, how: 'median', source: 'link',

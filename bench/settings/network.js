@@ -3,6 +3,9 @@
 // Building the link is bench/placement/link.js; this module only reads and checks settings.
 import { makeValidator } from 'envalid';
 
+/** How far a measured RTT or bandwidth of the link may be off its setting before the report warns (a fraction; bench/placement/link.js checkLink). */
+export const LINK_TOLERANCE = 0.2;
+
 /**
  * The network profiles. Bandwidth in bit/s, RTT in ms; `null` means "not shaped".
  * `down` is server to client (what the client downloads), `up` client to server.

@@ -8,7 +8,7 @@
 import './to-base64.js'; // before @bufbuild/protobuf, where this module is the first to load it
 import { create, fromBinary, fromJson, fromJsonString, ScalarType, toJson, toJsonString } from '@bufbuild/protobuf';
 import { ownDescriptors } from './descriptors.js';
-import { toJsonText } from './samples.js';
+import { textMatters, toJsonText } from './samples.js';
 
 /** A scalar field's value at its default in the proto3 JSON mapping (64-bit integers as strings, bytes as base64). */
 const SCALAR_DEFAULTS = {
@@ -34,19 +34,17 @@ export function esMessageOf(rpc, desc, registry) {
 }
 
 /**
- * Whether a message type holds, at any depth, a `float` field or a google.protobuf.Any: the fields whose value read from
- * a sample's JSON text differs from the value read back from its binary encoding (0.1 against 0.10000000149011612).
- * @param {import('@bufbuild/protobuf').DescMessage} desc
- * @param {Set<string>} [seen] types already walked (a type may hold itself)
- * @returns {boolean}
+ * The response samples as @bufbuild/protobuf messages of `desc`: those readSamples already made from the file's JSON
+ * (`esMessages`), or each converted by esMessageOf.
+ * @param {import('./schema.js').Rpc} rpc
+ * @param {import('./samples.js').Samples} responses
+ * @param {import('@bufbuild/protobuf').DescMessage} desc the response type, as protobuf-es describes it
+ * @param {import('@bufbuild/protobuf').Registry|undefined} registry the schema's types, for an Any
+ * @returns {import('@bufbuild/protobuf').Message[]}
+ * @throws {Error} when a sample does not convert
  */
-function textMatters(desc, seen = new Set()) {
-  if (desc.typeName === 'google.protobuf.Any') return true;
-  if (seen.has(desc.typeName)) return false;
-  seen.add(desc.typeName);
-  // A list's element and a map's value are the field's `scalar` or `message` too.
-  return desc.fields.some((field) => field.scalar === ScalarType.FLOAT || (field.message !== undefined && textMatters(field.message, seen)));
-}
+export const esMessagesOf = (rpc, responses, desc, registry) => (responses.esMessages?.[0]?.$typeName === desc.typeName
+  ? responses.esMessages : responses.messages.map(esMessageOf(rpc, desc, registry)));
 
 /**
  * @typedef {object} OwnJson
@@ -80,8 +78,10 @@ export function ownJson(own) {
   const options = { registry }; // reading: unknown fields refused (ignoreUnknownFields is false); both: an Any's types
   // The reason alone: the caller names the message ("the request is not a valid ..."), as it did with protobufjs.
   const prefix = `cannot decode message ${input.typeName} from JSON: `;
-  const responses = own.responses.messages.map(esMessageOf(own.rpc, output, registry))
-    .map((message) => ({ message, bytes: Buffer.byteLength(toJsonString(output, message, options)) }));
+  // readSamples measured the JSON of the messages it made (the same encoder, the same options).
+  const messages = esMessagesOf(own.rpc, own.responses, output, registry);
+  const made = messages === own.responses.esMessages;
+  const responses = messages.map((message, i) => ({ message, bytes: made ? own.responses.jsonBytes[i] : Buffer.byteLength(toJsonString(output, message, options)) }));
   return {
     method,
     decodeRequest: (json) => {

@@ -1,5 +1,6 @@
 // The user's own service as both twins serve it and the job measures it: the schema, the RPC and its samples, loaded
 // once per process from the settings PROTO, PROTO_PATH, RPC, REQUEST and RESPONSE (docs/own-message.md).
+import { ownDescriptors } from './descriptors.js';
 import { loadSchema, resolveRpc } from './schema.js';
 import { readSamples } from './samples.js';
 
@@ -25,33 +26,40 @@ export { OwnServiceError } from './schema.js';
  * @throws {import('./schema.js').OwnServiceError} one line for any of the bad inputs of issue 37
  */
 export function loadOwnService(settings) {
-  // A settings reader may be strict about names it lacks (the server's has no REQUEST): read only what it holds.
-  const [PROTO, PROTO_PATH, RPC, REQUEST, RESPONSE] = ['PROTO', 'PROTO_PATH', 'RPC', 'REQUEST', 'RESPONSE']
-    .map((name) => (Object.hasOwn(settings, name) ? settings[name] : undefined));
-  const protoPath = (PROTO_PATH ?? '').split(':').filter(Boolean);
-  const schema = loadSchema({ proto: PROTO, protoPath });
-  const rpc = resolveRpc(schema.root, RPC);
+  const { proto, protoPath, rpc, files } = loadOwnRpc(settings);
+  const [REQUEST, RESPONSE] = ['REQUEST', 'RESPONSE'].map((name) => setting(settings, name));
+  // The JSON samples are read by @bufbuild/protobuf where its descriptors of the schema build (the JSON twins' library).
+  let es = null;
+  try {
+    es = ownDescriptors(proto, rpc);
+  } catch { /* read by protobufjs alone: the JSON twins name the descriptor that does not build when they start */ }
+  const { registry, method } = es ?? {};
   return {
-    proto: PROTO,
+    proto,
     protoPath,
     rpc,
-    files: schema.files,
-    requests: readSamples('REQUEST', REQUEST, rpc.requestType, undefined, { streamed: rpc.requestStream }),
-    responses: readSamples('RESPONSE', RESPONSE, rpc.responseType, undefined, { streamed: rpc.responseStream }),
+    files,
+    requests: readSamples('REQUEST', REQUEST, rpc.requestType, undefined, { streamed: rpc.requestStream, es: es && { desc: method.input, registry } }),
+    responses: readSamples('RESPONSE', RESPONSE, rpc.responseType, undefined, { streamed: rpc.responseStream, es: es && { desc: method.output, registry } }),
   };
 }
 
+// A settings reader may be strict about names it lacks (the server's has no REQUEST): read only what it holds.
+const setting = (settings, name) => (Object.hasOwn(settings, name) ? settings[name] : undefined);
+
 /**
- * The response samples as a listener answers them, in turn: each message (made into the listener's own kind of message
- * by `as`, once) with its encoded size, for the memory budget (server/memory-budget.js admitAnswer).
- * @template T
- * @param {import('./samples.js').Samples} responses
- * @param {number[]} sizes each sample's size in the listener's encoding (responses.jsonBytes or protobufBytes), bytes
- * @param {(message: import('protobufjs').Message) => T} [as] default: the protobufjs message itself
- * @returns {() => {message: T, bytes: number}}
+ * Loads the user's schema and resolves its RPC, without the samples: what the cluster's primary checks before it forks
+ * the workers (each reads the samples for itself, and a bad one stops it before it listens).
+ * @param {{PROTO: string, PROTO_PATH?: string, RPC: string}} settings
+ * @returns {Pick<OwnService, 'proto'|'protoPath'|'rpc'|'files'>}
+ * @throws {import('./schema.js').OwnServiceError} for a bad schema or an RPC it lacks, in one line
  */
-export const answersInTurn = (responses, sizes, as = (m) => /** @type {any} */ (m)) => inTurn(
-  responses.messages.map((m, i) => ({ message: as(m), bytes: sizes[i] })));
+export function loadOwnRpc(settings) {
+  const [PROTO, PROTO_PATH, RPC] = ['PROTO', 'PROTO_PATH', 'RPC'].map((name) => setting(settings, name));
+  const protoPath = (PROTO_PATH ?? '').split(':').filter(Boolean);
+  const schema = loadSchema({ proto: PROTO, protoPath });
+  return { proto: PROTO, protoPath, rpc: resolveRpc(schema.root, RPC), files: schema.files };
+}
 
 /**
  * A turn-taker over samples: each call returns the next, from the first, round and round (ghz's data array, in turn).

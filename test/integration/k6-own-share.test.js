@@ -80,7 +80,7 @@ test('10,000 samples at 32 VUs: one copy in k6, not one per VU', { timeout: 1200
   const dir = await tempDir(t, 'k6-share-');
   const file = path.join(dir, 'requests.json');
   // 10,000 copies of OTLP's example trace export (about 560 bytes of JSON each, 5.6 MB): with a copy per VU, k6 held
-  // 5.1–6.1 GB at its peak here and took 36–64 s to start; shared, 0.28–0.42 GB (docs/own-message.md).
+  // 5.1–6.1 GB at its peak here and took 36–64 s to start; shared, 0.28–0.42 GB (docs/findings/2026-11-26-own-samples-memory.md).
   const one = JSON.stringify(JSON.parse(readFileSync(path.join(ROOT, 'proto/otlp/examples/traces.json'), 'utf8')));
   await writeFile(file, `[${Array(10000).fill(one).join(',')}]`);
   const server = await countingServer();

@@ -103,3 +103,106 @@ test('PROTO as a FileDescriptorSet written by protoc (--include_imports): the sa
   const set = await descriptorSet({ protos: [PROTO], includes: INCLUDES, out: path.join(dir, 'shop.binpb') });
   await checkConnect(t, { PROTO: set });
 });
+
+test('streams on connect-node: connect-grpc serves all three kinds to grpc-js, connect-json server and client streams to '
+  + 'connect-node\'s Connect client over HTTP/1.1, each as the samples have it', async (t) => {
+  const { createClient } = await import('@connectrpc/connect');
+  const { createConnectTransport } = await import('@connectrpc/connect-node');
+  const { ownDescriptors } = await import('../../proto/own/descriptors.js');
+  const { fromBinary, toBinary } = await import('@bufbuild/protobuf');
+  const shop = (method) => ({ ...SETTINGS, RPC: `shop.v1.ShopService/${method}`, REQUEST: '' });
+  const WATCH = { ...shop('WatchOrders'), RESPONSE: path.join(OWN, 'order-streams.json') };
+  const IMPORT = { ...shop('ImportOrders'), RESPONSE: path.join(OWN, 'requests.ndjson') };
+  const SYNC = { ...shop('SyncOrders'), RESPONSE: path.join(OWN, 'order-streams.json') };
+  const uploads = loadOwnService({ ...IMPORT, REQUEST: path.join(OWN, 'order-uploads.ndjson') }).requests;
+  /** A server of one RPC on both connect-node listeners (or the one given), and the RPC as the test sees it. */
+  const serve = async (settings, MODE = 'connect-grpc,connect-json') => {
+    const { REQUEST, ...serving } = settings;
+    void REQUEST;
+    const server = await startServer({ MODE, ...serving });
+    t.after(() => server.stop());
+    return { server, service: loadOwnService(settings) };
+  };
+  const same = (type, want, got, what) => assert.equal(firstDifference(type, want, got), null, what);
+  const raw = (port, rpc) => {
+    const identity = (b) => b;
+    const Client = grpc.makeGenericClientConstructor({ [rpc.method]: { path: rpc.path, requestStream: rpc.requestStream,
+      responseStream: rpc.responseStream, requestSerialize: identity, requestDeserialize: identity, responseSerialize: identity, responseDeserialize: identity } }, rpc.service);
+    const client = new Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+    t.after(() => client.close());
+    return (...args) => client[rpc.method](...args);
+  };
+
+  // Server streams: call i gets sample stream i on both.
+  {
+    const { server, service } = await serve(WATCH);
+    const { rpc, responses } = service;
+    const want = responses.streams.map((s) => s.map((i) => responses.messages[i]));
+    const call = raw(server.ports['connect-grpc'], rpc);
+    for (const [i, stream] of want.entries()) {
+      const got = await new Promise((resolve, reject) => {
+        const messages = [];
+        const c = call(Buffer.alloc(0), { deadline: Date.now() + 5000 });
+        c.on('data', (b) => messages.push(rpc.responseType.decode(b)));
+        c.on('error', reject);
+        c.on('end', () => resolve(messages));
+      });
+      assert.equal(got.length, stream.length, `connect-grpc stream ${i}`);
+      stream.forEach((m, j) => same(rpc.responseType, m, got[j], `connect-grpc stream ${i}, message ${j}`));
+    }
+    const { service: desc, method } = ownDescriptors(WATCH.PROTO, rpc);
+    const client = createClient(desc, createConnectTransport({ baseUrl: `http://127.0.0.1:${server.ports['connect-json']}`, httpVersion: '1.1' }));
+    for (const [i, stream] of want.entries()) {
+      const got = [];
+      for await (const m of client[method.localName]({})) got.push(rpc.responseType.decode(toBinary(method.output, m)));
+      assert.equal(got.length, stream.length, `connect-json stream ${i}`);
+      stream.forEach((m, j) => same(rpc.responseType, m, got[j], `connect-json stream ${i}, message ${j}`));
+    }
+  }
+
+  // Client streams: each request stream read to its end, then response sample i.
+  {
+    const { server, service } = await serve(IMPORT);
+    const { rpc, responses } = service;
+    const call = raw(server.ports['connect-grpc'], rpc);
+    const streams = uploads.streams.map((s) => s.map((i) => uploads.messages[i]));
+    for (const [i, stream] of streams.slice(0, 2).entries()) {
+      const got = await new Promise((resolve, reject) => {
+        const c = call({ deadline: Date.now() + 5000 }, (err, b) => (err ? reject(err) : resolve(rpc.responseType.decode(b))));
+        for (const m of stream) c.write(Buffer.from(rpc.requestType.encode(m).finish()));
+        c.end();
+      });
+      same(rpc.responseType, responses.messages[i], got, `connect-grpc answer ${i}`);
+    }
+    const { service: desc, method } = ownDescriptors(IMPORT.PROTO, rpc);
+    const client = createClient(desc, createConnectTransport({ baseUrl: `http://127.0.0.1:${server.ports['connect-json']}`, httpVersion: '1.1' }));
+    async function* messages(stream) {
+      for (const m of stream) yield fromBinary(method.input, rpc.requestType.encode(m).finish());
+    }
+    const got = await client[method.localName](messages(streams[0]));
+    same(rpc.responseType, responses.messages[0], rpc.responseType.decode(toBinary(method.output, got)), 'connect-json answer 0');
+  }
+
+  // A relay on connect-grpc (the Connect protocol's bidirectional streams need HTTP/2): each request message answered
+  // with the next of the call's stream, round again.
+  {
+    const { server, service } = await serve(SYNC, 'connect-grpc');
+    const { rpc, responses } = service;
+    const stream = responses.streams[0].map((i) => responses.messages[i]);
+    const count = stream.length + 2;
+    const got = await new Promise((resolve, reject) => {
+      const messages = [];
+      const c = raw(server.ports['connect-grpc'], rpc)({ deadline: Date.now() + 5000 });
+      c.on('data', (b) => {
+        messages.push(rpc.responseType.decode(b));
+        if (messages.length < count) c.write(Buffer.alloc(0));
+        else c.end();
+      });
+      c.on('error', reject);
+      c.on('end', () => resolve(messages));
+      c.write(Buffer.alloc(0));
+    });
+    assert.equal(got.length, count);
+    got.forEach((m, j) => same(rpc.responseType, stream[j % stream.length], m, `relay answer ${j}`));
+  }
+});

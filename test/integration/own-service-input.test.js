@@ -84,7 +84,7 @@ describe('bad input: one line before anything starts, from the server and the jo
   test('the main job refuses, for a stream, the settings it cannot measure one with: a mode that does not load it, gzip, the decomposition', async () => {
     const WATCH = { ...GOOD, RPC: 'shop.v1.ShopService/WatchOrders', K6_BIN: process.execPath, CAPACITY: '0' };
     for (const [settings, line] of [
-      [{ MODES: 'http,connect-json' }, 'MODES connect-json cannot load it yet; leave it out (http, grpc, json-h2 do)'],
+      [{ MODES: 'http,connect-json' }, 'MODES connect-json cannot load it yet; leave it out (http, grpc, connect-grpc, json-h2 do)'],
       [{ COMPRESSION: 'gzip' }, 'COMPRESSION=gzip compresses unary answers only so far'],
       [{ DECOMPOSE: '1' }, 'DECOMPOSE=1 measures unary calls only so far'],
     ]) {

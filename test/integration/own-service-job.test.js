@@ -38,7 +38,7 @@ describe('bash bench.sh with an own service', () => {
     const { code, stdout, stderr } = await sh(process.execPath, ['bench/cli.js', 'run'],
       { ...SHORT, SCENARIO: 'otlp-traces', RESULTS_DIR: dir, K6_BIN: k6 }, 180_000);
     assert.equal(code, 0, stderr);
-    assert.match(stderr, /opentelemetry\.proto\.collector\.trace\.v1\.TraceService\/Export: 1 request and 1 response sample\(s\); every twin answered/);
+    assert.match(stderr, /opentelemetry\.proto\.collector\.trace\.v1\.TraceService\/Export: 1 request and 1 response sample\(s\); every sample went through the twins' codecs as the same message, and every twin answered the response samples in turn/);
     assert.match(stdout, /### Scenario `otlp-traces`/);
     // The example request's sizes: its canonical mapping (enums by name, where the example has numbers) and protobuf.
     assert.match(stdout, /\| request \(1 sample\)\s+\|\s+578 \|\s+214 \|\s+2\.70 \|/);
@@ -61,13 +61,14 @@ describe('bash bench.sh with an own service', () => {
     assert.equal(code, 0, stderr);
     assert.match(stdout, /### Scenario `shop\.v1\.ShopService\.GetOrder`/);
     assert.match(stdout, /\| response \(5 samples\)/);
-    // The memory each worker holds for them, measured in a fresh process (bench/own-service.js ownHeapBytes).
-    assert.match(stdout, /^- memory: \d+\.\d MiB of V8 heap in each server worker for the schema and the 5 response sample\(s\), decoded$/m);
+    // The memory each worker holds for them, measured in a fresh process (bench/own-service.js ownMemory).
+    assert.match(stdout, /^- memory: \d+\.\d MiB of RSS added to each server worker for the schema and the 5 response sample\(s\) \(\d+\.\d MiB reachable in V8's heap\)$/m);
     const files = await readdir(dir);
     assert.ok(files.some((f) => /^k6-grpc-local-shop\.v1\.ShopService\.GetOrder-.*\.json$/.test(f)), files.join(' '));
     const summary = JSON.parse(await readFile(path.join(dir, files.find((f) => /^k6-http-local-.*\.json$/.test(f))), 'utf8'));
     assert.equal(summary.bench.run.own.samples.response.sha256, await sha256(RESPONSES));
-    assert.ok(summary.bench.run.own.memory.worker_heap_bytes > 0, JSON.stringify(summary.bench.run.own.memory));
+    assert.ok(summary.bench.run.own.memory.worker_heap_bytes > 0 && summary.bench.run.own.memory.worker_rss_bytes >= 0,
+      JSON.stringify(summary.bench.run.own.memory));
     assert.equal(summary.metrics.checks.values.fails, 0);
   });
 });

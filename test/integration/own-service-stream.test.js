@@ -19,6 +19,7 @@ import { sh } from '../helpers/run.js';
 import { ensurePyproto, pyproto } from '../helpers/pyproto.js';
 import { freePort, ROOT, startServer } from '../helpers/server.js';
 import { tempDir } from '../helpers/tmp.js';
+import { EVENT } from '../../server/events.js';
 
 const OWN = path.join(ROOT, 'test', 'fixtures', 'own');
 const INCLUDES = [path.join(OWN, 'a'), path.join(OWN, 'b')];
@@ -235,6 +236,42 @@ test('back-pressure: a reader that stops reading stops the writer (gRPC, HTTP/1.
   assert.ok(counts.sent('http') < total, 'no message written after the client left');
 });
 
+test('a reload and a stop with streams open: every open stream completes on the worker that began it, none is cut', async (t) => {
+  // Streams of 3, 1 and 4 messages, a second apart: open for up to 3 s, longer than a new worker takes to start.
+  const server = await startServer({ MODE: 'http,grpc', ...SHOP, STREAM_INTERVAL: '1000' });
+  t.after(() => server.stop());
+  const expected = JSON.parse(readFileSync(SHOP.RESPONSE, 'utf8')).map((stream) => stream.length);
+  /** One of each sample stream on each twin, each resolving with its message count. */
+  const openStreams = () => [
+    ...expected.map(() => grpcStream(server.grpcPort, SHOP.RPC).done.then((ms) => ms.length)),
+    ...expected.map(() => httpStream(server.httpPort, `/${SHOP.RPC}`, { accept: 'text/event-stream', framing: 'sse' }).then((ms) => ms.length)),
+  ];
+  const counts = async (streams) => (await Promise.all(streams)).sort();
+  const all = [...expected, ...expected].sort();
+
+  const before = server.workerPids();
+  const open = openStreams();
+  await new Promise((resolve) => setTimeout(resolve, 150)); // each has its first message, the rest to come
+  const from = server.lines.length;
+  server.proc.kill('SIGHUP');
+  await server.waitForLine((l) => l.event === EVENT.RELOADED, { from, timeoutMs: 15000 });
+  const draining = await server.waitForLine((l) => l.event === EVENT.DRAINING && before.includes(l.pid), { from });
+  assert.deepEqual(await counts(open), all, 'every stream open across the reload has all its messages');
+  assert.ok(draining.at < Date.now() - 200, 'the old worker began its drain while the streams were open');
+  const retired = server.lines.slice(from).filter((l) => l.event === EVENT.WORKER_RETIRED);
+  assert.deepEqual(retired.map((l) => l.worker), before, 'the old worker drained');
+  assert.ok(retired.every((l) => l.code === 0));
+
+  // The new worker serves; a stop waits for the streams it has open.
+  const again = openStreams();
+  await new Promise((resolve) => setTimeout(resolve, 150));
+  const stopped = server.stop();
+  assert.deepEqual(await counts(again), all, 'every stream open across the stop has all its messages');
+  assert.equal(await stopped, 0);
+  const ended = server.lines.filter((l) => l.event === EVENT.WORKER_STOPPED);
+  assert.ok(ended.length >= 1, 'the worker logged its stop');
+});
+
 test('the HTTP head leaves with the first message: one read holds both, the second message STREAM_INTERVAL later', async (t) => {
   const server = await startServer({ MODE: 'http', ...SHOP, STREAM_INTERVAL: '300' });
   t.after(() => server.stop());
@@ -392,7 +429,7 @@ test('bash bench.sh with a server stream (SCENARIO=gemini-stream): the equality 
     RESULTS_DIR: dir, K6_BIN: await k6Bin(),
   }, 180_000);
   assert.equal(code, 0, stderr);
-  assert.match(stderr, /StreamGenerateContent: 8 request and 237 response sample\(s\); every twin answered the response samples/);
+  assert.match(stderr, /StreamGenerateContent: 8 request and 237 response sample\(s\); every sample went through the twins' codecs as the same message, and every twin answered the response samples in turn/);
   assert.match(stderr, /client's ceiling · gemini-stream · http: not measured \(the bare listeners serve no streams\)/);
   for (const row of ['messages/s', 'messages per stream', 'time to first message p50 \\(ms\\)', 'received per message \\(bytes\\)',
     'server CPU per message \\(µs\\)']) assert.match(stdout, new RegExp(`\\| ${row}\\s+\\|`), row);
@@ -419,7 +456,7 @@ test('bash bench.sh with a client stream: each call sends a request stream (NDJS
     REPEATS: '1', DURATION: '3s', WARMUP: '0s', VUS: '4', RESULTS_DIR: dir, K6_BIN: await k6Bin(),
   }, 180_000);
   assert.equal(code, 0, stderr);
-  assert.match(stderr, /ImportOrders: 6 request and 5 response sample\(s\); every twin answered the response samples/);
+  assert.match(stderr, /ImportOrders: 6 request and 5 response sample\(s\); every sample went through the twins' codecs as the same message, and every twin answered the response samples in turn/);
   assert.match(stdout, /\| sent per message \(bytes\)\s+\|/);
   assert.doesNotMatch(stdout, /time to first message/, 'a client stream has no first message to time');
   assert.match(stdout, /Bytes sent per message of the stream: /);

@@ -133,7 +133,7 @@ test('an own service swept: its RPC names the cell, its twins proven equal first
     DURATION: '1s', WARMUP: '0s', RESULTS_DIR: dir };
   const result = await sweep(env, [], 150000);
   assert.equal(result.code, 0, result.stderr);
-  assert.match(result.stderr, /shop\.v1\.ShopService\/GetOrder: \d+ request and \d+ response sample\(s\); every twin answered the response samples, the same messages \(http \d+ calls, grpc \d+ calls\)/);
+  assert.match(result.stderr, /shop\.v1\.ShopService\/GetOrder: \d+ request and \d+ response sample\(s\); every sample went through the twins' codecs as the same message, and every twin answered the response samples in turn, the same messages \(http \d+ calls, grpc \d+ calls\)/);
   const json = (await readdir(dir)).find((f) => /^sweep-.*\.json$/.test(f));
   const report = JSON.parse(await readFile(path.join(dir, json), 'utf8'));
   const scenario = 'shop.v1.ShopService.GetOrder';

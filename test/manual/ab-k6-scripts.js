@@ -1,4 +1,4 @@
-// A/B of k6 scripts against one server (docs/profiling.md, "The k6 scripts' own cost"): one server worker
+// A/B of k6 scripts against one server (docs/findings/2026-11-23-frameworks-issue-13.md, "The k6 HTTP script's own cost"): one server worker
 // with every listener pinned to cpu 0, k6 pinned to cpu 1; per repeat each variant runs once for SECONDS
 // at VUS, the variants interleaved, after a warm-up of the first. Prints each run's iterations/s, then
 // per variant the median (min–max) of its rate and of its ratio to the first variant's run of the same

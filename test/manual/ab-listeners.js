@@ -1,4 +1,4 @@
-// A/B of server variants on a framework/bare pair of listeners (docs/profiling.md, "Using it on the
+// A/B of server variants on a framework/bare pair of listeners (docs/findings/2026-11-23-frameworks-issue-13.md, "Using it on the
 // frameworks"). Per repeat and variant: a fresh server with both listeners (1 worker, pinned to cpu 0),
 // the bare one then the framework loaded by wrk or h2load (pinned to cpu 1, 32 connections, one request
 // in flight each) for SECONDS after a 1 s warm-up; the variants interleaved. Prints each repeat, then

@@ -1,4 +1,4 @@
-// CPU profiles of k6 running k6 scripts against one server (docs/profiling.md, "VU 0 decides, the iterating VUs read its
+// CPU profiles of k6 running k6 scripts against one server (docs/findings/2026-11-25-profiling.md, "VU 0 decides, the iterating VUs read its
 // plan"): one server worker with every listener pinned to cpu 0, k6 alone pinned to cpu 1, 16 VUs for 12 s per run,
 // the variants alternating for ROUNDS rounds. Each run's profile is k6's /debug/pprof/profile over 8 s from its 3rd
 // second, saved as <label>-<round>.pb in the folder it prints, with the run's iterations/s. Compare two variants per

@@ -2,7 +2,7 @@
 // readers' specs (server/settings.js, bench/settings/bench.js, bench/settings/soak.js, bench/settings/faults.js) and the report's
 // rows (bench/report/report.js ROWS). Pure: reads docs/*.md, writes only to a temporary folder.
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -11,7 +11,11 @@ import { splitCores } from '../../bench/settings/cores.js';
 import { readSoakSettings, SOAK_SETTING_NAMES, soakSettingSpecs } from '../../bench/settings/soak.js';
 import { ROWS } from '../../bench/report/rows.js';
 import { readSettings, serverSettingSpecs } from '../../server/settings.js';
-import { generate, ROOT, rowsTable, run, SECTIONS, settingsTable } from '../../scripts/gen-docs.js';
+import { bannersTable, generate, ROOT, rowsTable, run, SECTIONS, settingsTable, targetsTable } from '../../scripts/gen-docs.js';
+import { BANNERS } from '../../bench/report/banners.js';
+import { DISTURBED } from '../../bench/report/machine-noise.js';
+import { WIDE_SPREAD } from '../../bench/report/rows.js';
+import { PERFORMANCE_TARGETS } from '../../bench/performance-targets.js';
 import { faultSettingSpecs, readFaultSettings } from '../../bench/settings/faults.js';
 
 const READERS = [
@@ -21,9 +25,9 @@ const READERS = [
   { name: 'faults', doc: 'docs/faults.md', read: readFaultSettings, specs: faultSettingSpecs },
 ];
 
-/** The generated part of a doc: what lies between a section's markers. */
-const sectionOf = (doc) => {
-  const { marker } = SECTIONS.find((s) => s.file === doc);
+/** The generated part of a doc: what lies between a section's markers (its first section's, unless one is named). */
+const sectionOf = (doc, name) => {
+  const { marker } = SECTIONS.find((s) => s.file === doc && (name === undefined || s.marker === name));
   const text = readFileSync(path.join(ROOT, doc), 'utf8');
   return text.slice(text.indexOf(`<!-- ${marker}:start -->`), text.indexOf(`<!-- ${marker}:end -->`));
 };
@@ -58,7 +62,7 @@ test('the settings tables are the same on any machine (defaults that depend on i
 test('every report row has its explanation and a row in docs/report.md', () => {
   assert.equal(new Set(ROWS.map((r) => r.label)).size, ROWS.length, 'row labels are the keys of ratios: each once');
   assert.equal(new Set(ROWS.map((r) => r.field)).size, ROWS.length, 'each JSON field once');
-  const section = sectionOf('docs/report.md');
+  const section = sectionOf('docs/report.md', 'report:rows');
   for (const { label, field, what } of ROWS) {
     assert.ok(typeof what === 'string' && what.trim() !== '', `report row ${label} has no what`);
     assert.ok(section.includes(`| ${label} | \`${field}\` |`), `${label} missing from docs/report.md: run npm run docs`);
@@ -84,4 +88,23 @@ test('--check names a stale doc and writes nothing; without it the doc is rewrit
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
+});
+
+test('each banner of docs/report.md is one the report prints, with the code\'s thresholds', () => {
+  const code = readdirSync(path.join(ROOT, 'bench/report')).filter((f) => f.endsWith('.js') && f !== 'banners.js')
+    .map((f) => readFileSync(path.join(ROOT, 'bench/report', f), 'utf8')).join('\n');
+  // The capitalised ones are printed as they are named; the two notes are named by a phrase their note prints.
+  const printed = { 'client-bound': 'so the RPS is client-bound', 'client\'s ceiling not trusted': 'is not trusted' };
+  for (const { name } of BANNERS) assert.ok(code.includes(printed[name] ?? name), `banner ${name} is printed nowhere in bench/report/`);
+  const section = sectionOf('docs/report.md', 'report:banners');
+  for (const { name } of BANNERS) assert.ok(section.includes(`| **${name}** |`), `banner ${name} missing from docs/report.md`);
+  assert.ok(section.includes(`> ${WIDE_SPREAD * 100}% of the median`));
+  assert.ok(section.includes(`steal ≥ ${DISTURBED.steal * 100}% or other processes ≥ ${DISTURBED.other * 100}%`));
+  assert.throws(() => bannersTable([{ name: 'X', where: 'w', trigger: 't', threshold: '', effect: 'e', todo: 'd' }]), /banner X has no threshold/);
+});
+
+test('docs/decomposition.md gives each performance target the code sets', () => {
+  const section = sectionOf('docs/decomposition.md', 'targets');
+  for (const [pair, least] of Object.entries(PERFORMANCE_TARGETS)) assert.ok(section.includes(`| \`${pair}\` | ≥ ${least} |`), pair);
+  assert.throws(() => targetsTable({ 'a/b': 1 }, {}), /target a\/b has no text/);
 });

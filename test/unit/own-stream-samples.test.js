@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
+import protobuf from 'protobufjs';
 import { rpcKind } from '../../proto/own/schema.js';
 import { loadOwnService } from '../../proto/own/service.js';
 import { ROOT } from '../../bench/root.js';
@@ -61,9 +62,26 @@ test('a bad stream sample is one line naming the file, the stream, the message a
       return true;
     });
   }
-  const binary = path.join(dir, 'streams.binpb');
-  writeFileSync(binary, Buffer.from([0]));
-  assert.throws(() => loadOwnService({ ...WATCH, RESPONSE: binary }), /a stream's samples are read from the proto3 JSON mapping only/);
+  // A binary file is one stream (ghz's -B): a length that runs past the end is named with the message's index.
+  const binary = path.join(dir, 'broken.binpb');
+  writeFileSync(binary, Buffer.from([0, 9, 1]));
+  assert.throws(() => loadOwnService({ ...WATCH, RESPONSE: binary }), /broken\.binpb: sample 1: not a length-delimited shop\.v1\.Order \(the length 9 runs past the end of the file\)/);
+});
+
+test('a binary sample file on a streamed side is one stream, its length-delimited messages in order', async (t) => {
+  const dir = await tempDir(t, 'own-stream-bin-');
+  const json = loadOwnService({ ...WATCH, RESPONSE: path.join(OWN, 'order-streams.json') });
+  const { responseType } = json.rpc;
+  const first = json.responses.streams[0].map((i) => json.responses.messages[i]);
+  const writer = protobuf.Writer.create();
+  for (const m of first) writer.bytes(responseType.encode(m).finish());
+  const file = path.join(dir, 'stream.binpb');
+  writeFileSync(file, writer.finish());
+  const { responses } = loadOwnService({ ...WATCH, RESPONSE: file });
+  assert.deepEqual(responses.streams, [first.map((_, i) => i)]);
+  const encoded = (ms) => ms.map((m) => Buffer.from(responseType.encode(m).finish()).toString('base64'));
+  assert.deepEqual(encoded(responses.messages), encoded(first));
+  assert.deepEqual(responses.protobufBytes, json.responses.streams[0].map((i) => json.responses.protobufBytes[i]));
 });
 
 test('an RPC\'s kind by its stream keywords; the listeners that cannot serve a stream', () => {
