@@ -5,7 +5,6 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
-import protoLoader from '@grpc/proto-loader';
 import { PROTO_FILE, SERVICE_NAME, USER_TYPE } from './payload.js';
 
 /** Absolute path of the .proto file. */
@@ -180,6 +179,9 @@ const REFLECTED_PROTOS = [
  * @throws {Error} when two of the files declare one package (protobufjs would describe them as one file)
  */
 export function reflectionPackageDefinition() {
+  // Required here: a worker that serves no reflection call loads no proto-loader (and its protobufjs).
+  /** @type {typeof import('@grpc/proto-loader')} */
+  const protoLoader = require('@grpc/proto-loader');
   const definition = protoLoader.loadSync(REFLECTED_PROTOS.map(([, file]) => file), {
     keepCase: true,
     includeDirs: [...new Set(REFLECTED_PROTOS.map(([dir]) => dir))],

@@ -1,11 +1,9 @@
 // The gRPC listener: @grpc/grpc-js serving every method of the service (the demo's unary RPCs, and the user's own, RPC
 // set: proto/methods.js), with server reflection and the standard health service (grpc.health.v1.Health).
 import grpc from '@grpc/grpc-js';
-import { ReflectionService } from '@grpc/reflection';
-import { HealthImplementation } from 'grpc-health-check';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import protoLoader from '@grpc/proto-loader';
 import { reflectionPackageDefinition } from '../proto/index.js';
 import { answerPicker, serviceMethods, streamPicker } from '../proto/methods.js';
 import { DESCRIPTOR_SET } from '../proto/own/schema.js';
@@ -16,7 +14,20 @@ import { GRPC_HEALTH_SERVICES } from './health.js';
 import { countMessages, endStream, reject, REJECTED, servedRequests } from './served.js';
 import { admitAnswer } from './memory-budget.js';
 import { firstOf, sendStream } from './streams.js';
-import { ownDescriptors, reflectedFiles } from '../proto/own/descriptors.js';
+import { addLazily } from './grpc-lazy.js';
+
+// The libraries loaded only when used: proto-loader with GRPC_CODEC=proto-loader, health and reflection on their first
+// call (server/grpc-lazy.js).
+const require = createRequire(import.meta.url);
+/** The methods of grpc.health.v1.Health (grpc-health-check's health.proto). */
+const HEALTH_METHODS = Object.freeze({
+  '/grpc.health.v1.Health/Check': { requestStream: false, responseStream: false },
+  '/grpc.health.v1.Health/Watch': { requestStream: false, responseStream: true },
+  '/grpc.health.v1.Health/List': { requestStream: false, responseStream: false },
+});
+/** The methods of server reflection, both versions @grpc/reflection serves. */
+const REFLECTION_METHODS = Object.freeze(Object.fromEntries(['v1', 'v1alpha'].map((v) => [
+  `/grpc.reflection.${v}.ServerReflection/ServerReflectionInfo`, { requestStream: true, responseStream: true }])));
 
 /**
  * grpc-js's Server, with the HTTP/2 bounds of server/h2-guard.js on each HTTP/2 server it builds.
@@ -288,6 +299,8 @@ function serverStream(method, answers, { refuse, invalid, debug, listener, inter
  * @returns {grpc.MethodDefinition<any, any>}
  */
 function loaderDefinition({ proto, protoPath, rpc }) {
+  /** @type {typeof import('@grpc/proto-loader')} */
+  const protoLoader = require('@grpc/proto-loader');
   const packageDefinition = DESCRIPTOR_SET.test(proto) ? protoLoader.loadFileDescriptorSetFromBuffer(readFileSync(proto))
     : protoLoader.loadSync(proto, { includeDirs: protoPath.length ? protoPath : [path.dirname(proto)] });
   return /** @type {grpc.MethodDefinition<any, any>} */ (/** @type {grpc.ServiceDefinition} */ (packageDefinition[rpc.service])[rpc.method]);
@@ -333,18 +346,32 @@ export async function startGrpc({ host, port, log, health, settings, tls, own = 
     server.addService(definition, implementation);
   }
   // One reflection service for the demo's files and the user's: @grpc/reflection reads only the fileDescriptorProtos of
-  // each entry (hence the cast to proto-loader's type), and a server takes the reflection service once.
-  const reflected = reflectionPackageDefinition();
+  // each entry (hence the cast to proto-loader's type), and a server takes the reflection service once. The user's files
+  // are described now, so that a schema they cannot describe stops the start.
+  let ownFiles = null;
   if (own) {
-    reflected[own.rpc.service] = /** @type {import('@grpc/proto-loader').MessageTypeDefinition} */ (/** @type {unknown} */ (
-      { fileDescriptorProtos: reflectedFiles(ownDescriptors(own.proto, own.rpc).registry) }));
+    const { ownDescriptors, reflectedFiles } = await import('../proto/own/descriptors.js');
+    ownFiles = reflectedFiles(ownDescriptors(own.proto, own.rpc).registry);
   }
-  new ReflectionService(reflected).addToServer(server);
-  const healthService = new HealthImplementation();
-  health.subscribe((serving) => {
-    for (const name of GRPC_HEALTH_SERVICES) healthService.setStatus(name, serving ? 'SERVING' : 'NOT_SERVING');
-  });
-  healthService.addToServer(server);
+  addLazily(server, REFLECTION_METHODS, (target) => {
+    const reflected = reflectionPackageDefinition();
+    if (own) {
+      reflected[own.rpc.service] = /** @type {import('@grpc/proto-loader').MessageTypeDefinition} */ (/** @type {unknown} */ (
+        { fileDescriptorProtos: ownFiles }));
+    }
+    /** @type {typeof import('@grpc/reflection')} */
+    const { ReflectionService } = require('@grpc/reflection');
+    new ReflectionService(reflected).addToServer(/** @type {grpc.Server} */ (/** @type {unknown} */ (target)));
+  }, log);
+  addLazily(server, HEALTH_METHODS, (target) => {
+    /** @type {typeof import('grpc-health-check')} */
+    const { HealthImplementation } = require('grpc-health-check');
+    const healthService = new HealthImplementation();
+    health.subscribe((serving) => {
+      for (const name of GRPC_HEALTH_SERVICES) healthService.setStatus(name, serving ? 'SERVING' : 'NOT_SERVING');
+    });
+    healthService.addToServer(/** @type {any} */ (target));
+  }, log);
   // The errno of an address's failure is the error's code, for a clear error (server/worker.js).
   await bindInsecure(/** @type {grpc.Server} */ (/** @type {unknown} */ (server)), host, port,
     tls ? grpc.ServerCredentials.createSsl(null, [{ cert_chain: tls.cert, private_key: tls.key }], false) : undefined);

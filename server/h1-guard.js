@@ -18,9 +18,12 @@
 // idle for IDLE_CLOSE_GRACE_MS, by the server: a client that waits that long between requests is
 // not in the middle of sending one, and is expected to retry an idempotent request on a closed
 // idle connection (RFC 9112 9.3.1).
-import http from 'node:http';
 import https from 'node:https';
 import { countHandshakes } from './tls.js';
+
+// node:http as CommonJS exports it: an ESM import of it builds the module's namespace, whose lazy getters (WebSocket and
+// the other fetch globals) load Node's bundled undici, 50 ms of a worker's start (docs/findings/2026-11-28-worker-start.md).
+const http = process.getBuiltinModule('node:http');
 
 /** How long (ms) a connection must have been idle before a drain closes it. */
 const IDLE_CLOSE_GRACE_MS = 500;
@@ -32,12 +35,12 @@ function keep() { return this; }
 /**
  * A node:http server whose requests reach `handler` under the HTTP/1.1 bounds, and can be drained
  * without losing a request. fastify takes it as its serverFactory.
- * @param {(req: http.IncomingMessage, res: http.ServerResponse) => void} handler
- * @param {http.ServerOptions} serverOptions node:http's options (headersTimeout, ...)
+ * @param {(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void} handler
+ * @param {import('node:http').ServerOptions} serverOptions node:http's options (headersTimeout, ...)
  * @param {{settings: {MAX_CONNECTIONS: number}, tls?: object|null}} options tls: tls.createServer's options
  *   (server/tls.js tlsServerOptions) to serve HTTPS, null for cleartext; MAX_CONNECTIONS: open connections one worker
  *   keeps; a connection past it is closed at once, before any byte is read
- * @returns {{server: http.Server, drain: () => void, drained: DrainCounts}} drain: from now on every response
+ * @returns {{server: import('node:http').Server, drain: () => void, drained: DrainCounts}} drain: from now on every response
  *   carries `Connection: close` and a connection idle for IDLE_CLOSE_GRACE_MS is closed, until the server's
  *   'close'; call it right before server.close() (or the framework's close, which calls it). drained: how the
  *   requests in flight when the drain began, and those that came during it, ended
@@ -51,7 +54,7 @@ export function guardedHttp1Server(handler, serverOptions, { settings, tls = nul
   // Counted once it ends: answered when its response went out whole, lost when its connection closed first.
   const count = (res) => res.once('close', () => { if (res.writableFinished) drained.answered++; else drained.lost++; });
   // TLS (server/tls.js): https.Server is an http.Server over TLS sockets; everything below applies alike.
-  /** @type {http.RequestListener} */
+  /** @type {import('node:http').RequestListener} */
   const onRequest = (req, res) => {
     sockets.set(req.socket, performance.now());
     if (draining) {
@@ -62,7 +65,7 @@ export function guardedHttp1Server(handler, serverOptions, { settings, tls = nul
     if (res.socket === null) res.once('socket', () => handler(req, res));
     else handler(req, res);
   };
-  /** @type {http.Server} */
+  /** @type {import('node:http').Server} */
   const server = tls ? https.createServer({ ...serverOptions, ...tls }, onRequest) : http.createServer(serverOptions, onRequest);
   countHandshakes(server);
   // Not server.maxConnections: under cluster's round robin a connection a worker refuses goes

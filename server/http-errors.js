@@ -1,5 +1,6 @@
 // Error replies of the HTTP listener: 404 and 405 as JSON, and no internals in a 5xx.
-import { STATUS_CODES } from 'node:http';
+// Not imported: an ESM import of node:http loads undici (server/h1-guard.js).
+const { STATUS_CODES } = process.getBuiltinModule('node:http');
 
 /**
  * Registers, on a fastify instance with no routes yet, a not-found handler that

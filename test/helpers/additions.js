@@ -29,6 +29,37 @@ export function addListener(copy, name) {
 }
 
 /**
+ * Adds a listener on a server library the project does not serve with yet: its start module (which imports the
+ * library; nothing loads it unless a MODE opens the listener), its entry, the library in package.json and
+ * package-lock.json as npm install writes it, and in the libraries each run records (bench/provenance.js).
+ * @param {{edit: Function, dir: string}} copy a scratch copy
+ * @param {string} name the listener's name, e.g. 'lib-alt'; its start module is server/<name>.js
+ * @returns {Promise<string[]>} the files it added
+ */
+export async function addServerLibrary(copy, name) {
+  const library = 'example-server';
+  const start = `start${name.replace(/(^|-)(\w)/g, (_, __, c) => c.toUpperCase())}`;
+  await writeFile(path.join(copy.dir, `server/${name}.js`), `import { createServer } from '${library}';\n\n`
+    + `export async function ${start}({ host, port }) {\n  const server = await createServer().listen(port, host);\n`
+    + '  return { close: () => server.close(), forceClose: () => server.close() };\n}\n');
+  const last = "    start: async (options) => (await import('./peer-grpc.js')).startPeerGrpc(options),\n  },\n";
+  await copy.edit('server/listeners.js', last, `${last}  '${name}': {
+    portSetting: '${name.toUpperCase().replace(/-/g, '_')}_PORT', defaultPort: 3010, protocol: '${library}',
+    label: 'JSON · HTTP/1.1 · ${library}',
+    transport: 'HTTP/1.1', load: { tool: 'wrk', request: 'get' }, alpn: null, hardened: false, probe: null,
+    start: async (options) => (await import('./${name}.js')).${start}(options),
+  },
+`);
+  await copy.edit('package.json', '"dependencies": {', `"dependencies": {\n    "${library}": "^1.0.0",`);
+  const root = '"version": "0.1.0",\n      "license": "MIT",\n      "dependencies": {';
+  await copy.edit('package-lock.json', root, `${root}\n        "${library}": "^1.0.0",`);
+  await copy.edit('package-lock.json', '"packages": {', `"packages": {\n    "node_modules/${library}": {\n      "version": "1.0.0",\n`
+    + `      "resolved": "https://registry.npmjs.org/${library}/-/${library}-1.0.0.tgz",\n      "license": "MIT"\n    },`);
+  await copy.edit('bench/provenance.js', "'@connectrpc/connect-node', ", `'@connectrpc/connect-node', '${library}', `);
+  return [`server/${name}.js`];
+}
+
+/**
  * Adds a mode at the registry's end that loads a listener over HTTP/1.1 with JSON, as the http mode does. With
  * `ownScripts` it gets its two k6 scripts (copies of the HTTP ones reading its own host variables) and those variables
  * in config.js; without, it runs the HTTP scripts.
