@@ -1,39 +1,22 @@
 // npm run sweep end to end: a 2 × 1 × 1 sweep (two bandwidths, one RTT, one concurrency, short cells) over real
 // emulated links, with real servers and k6; its JSON, the heat map's 1.0 contour, the verdict, and --link answered
-// from the sweep (measured and predicted). Needs root for ip netns and tc (CI runs as root).
+// from the sweep (measured and predicted). Needs root for ip netns and tc (CI runs as root). It runs alone in npm test
+// (test/suite.js ALONE); the sweep's tests that read no timing are in sweep-own.test.js, which runs beside others.
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { promisify } from 'node:util';
 import { CONTOUR_LABEL, CONTOUR_NAME } from '../../bench/report/sweep-map.js';
-import { k6Bin } from '../helpers/k6.js';
-import { ROOT } from '../helpers/server.js';
+import { sweep, skipUnlessRoot } from '../helpers/sweep.js';
 import { tempDir } from '../helpers/tmp.js';
-
-const run = promisify(execFile);
-const skip = process.getuid?.() === 0 ? false : 'needs root for ip netns and tc (CI runs as root)';
-
-/** Runs `node bench/cli.js sweep` with args; resolves with {code, stdout, stderr}. */
-async function sweep(env, args = [], timeout = 240000) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['bench/cli.js', 'sweep', ...args], {
-      cwd: ROOT, env: { ...process.env, K6_BIN: k6Bin(), ...env }, timeout,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-  }
-}
 
 const alive = (pid) => { try { process.kill(pid, 0); return true; } catch (err) { return err.code === 'EPERM'; } };
 /** Link namespaces whose job has ended (other sessions' running jobs have theirs: jvgb-<pid>-<n>). */
 const orphans = () => execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' }).split('\n')
   .map((l) => /^jvgb-(\d+)-\d+/.exec(l)).filter((m) => m && !alive(Number(m[1]))).map((m) => m[0]);
 
-test('a 2 × 1 × 1 sweep: both modes per cell, the model beside, the contour on the map, the verdict, and --link', { skip, timeout: 300000 }, async (t) => {
+test('a 2 × 1 × 1 sweep: both modes per cell, the model beside, the contour on the map, the verdict, and --link', { skip: skipUnlessRoot, timeout: 300000 }, async (t) => {
   const dir = await tempDir(t, 'sweep-');
   // 2 Mbit/s is bandwidth-bound at 32 VUs and 20 ms (docs/network.md: gRPC 1.74× HTTP); 200 Mbit/s is not.
   const env = { SWEEP_BANDWIDTH: '2mbit,200mbit', SWEEP_RTT: '20ms', SWEEP_VUS: '32', DURATION: '2s', WARMUP: '1s', RESULTS_DIR: dir };
@@ -122,45 +105,4 @@ test('a 2 × 1 × 1 sweep: both modes per cell, the model beside, the contour on
   const notSweep = await sweep({ RESULTS_DIR: dir }, ['--render', path.join(dir, 'nothing.json')]);
   assert.equal(notSweep.code, 1);
   assert.match(notSweep.stderr.trim(), /^[^\n]*cannot read the sweep .*nothing\.json: ENOENT$/);
-});
-
-test('an own service swept: its RPC names the cell, its twins proven equal first, its files hashed, paths read from BENCH_CWD', { skip, timeout: 180000 }, async (t) => {
-  const dir = await tempDir(t, 'sweep-own-');
-  const own = path.join(ROOT, 'test/fixtures/own');
-  // Relative to where the user ran the command (scripts/provision.sh's BENCH_CWD), not to the repository.
-  const env = { BENCH_CWD: own, PROTO: 'a/shop/v1/shop.proto', PROTO_PATH: 'a:b', RPC: 'shop.v1.ShopService/GetOrder',
-    REQUEST: 'requests.ndjson', RESPONSE: 'responses.json', SWEEP_BANDWIDTH: '20mbit', SWEEP_RTT: '10ms', SWEEP_VUS: '4',
-    DURATION: '1s', WARMUP: '0s', RESULTS_DIR: dir };
-  const result = await sweep(env, [], 150000);
-  assert.equal(result.code, 0, result.stderr);
-  assert.match(result.stderr, /shop\.v1\.ShopService\/GetOrder: \d+ request and \d+ response sample\(s\); every sample went through the twins' codecs as the same message, and every twin answered the response samples in turn, the same messages \(http \d+ calls, grpc \d+ calls\)/);
-  const json = (await readdir(dir)).find((f) => /^sweep-.*\.json$/.test(f));
-  const report = JSON.parse(await readFile(path.join(dir, json), 'utf8'));
-  const scenario = 'shop.v1.ShopService.GetOrder';
-  assert.deepEqual(report.cells.map((c) => c.scenario), [scenario]);
-  for (const mode of ['http', 'grpc']) {
-    assert.ok(report.cells[0].modes[mode].rps > 0 && report.cells[0].modes[mode].failed === 0, JSON.stringify(report.cells[0].modes[mode]));
-  }
-  const record = report.services[scenario];
-  const sha256 = async (file) => createHash('sha256').update(await readFile(file)).digest('hex');
-  assert.equal(record.samples.response.sha256, await sha256(path.join(own, 'responses.json')));
-  assert.equal(record.samples.request.sha256, await sha256(path.join(own, 'requests.ndjson')));
-  assert.ok(record.schema.some((f) => f.path.endsWith('shop.proto') && /^[0-9a-f]{64}$/.test(f.sha256)), JSON.stringify(record.schema));
-  assert.ok(report.maps.some((m) => m.includes(`-${scenario}-10ms.svg`)), report.maps.join(', '));
-});
-
-test('bad sweep settings stop at once, in one line', async () => {
-  for (const [env, pattern] of [
-    [{ PROTO: 'x.proto' }, /^sweep: PROTO is read with RPC \(package\.Service\/Method\): set RPC too/],
-    [{ RPC: 'shop.v1.ShopService/GetOrder', PROTO: path.join(ROOT, 'test/fixtures/own/a/shop/v1/shop.proto'), SCENARIO: 'user' },
-      /^sweep: RPC measures that RPC in place of SCENARIO: set one or the other/],
-    [{ SWEEP_BANDWIDTH: '2mb' }, /^sweep: invalid setting SWEEP_BANDWIDTH="2mb": "2mb" must be a rate in bits/],
-    [{ SWEEP_RTT: '400ms' }, /^sweep: invalid setting SWEEP_RTT: 400 ms is past the 300 ms/],
-    [{ SWEEP_VUS: '8,64', SWEEP_RATE: '500' }, /^sweep: SWEEP_RATE \(open model\) and SWEEP_VUS/],
-  ]) {
-    const result = await sweep(env, ['--check-settings'], 30000);
-    assert.equal(result.code, 1, JSON.stringify(env));
-    assert.match(result.stderr, pattern);
-    assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
-  }
 });
