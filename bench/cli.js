@@ -35,7 +35,8 @@ const CHECK_SETTINGS = {
 /**
  * The commands, each declared once; the usages (this command's and the list of all) derive from it.
  * Each module exports `main(settings, {positionals, values})` (values: the options parsed here) and may
- * export `preflight(settings, {positionals, values})`.
+ * export `preflight(settings, {positionals, values})`, which may resolve with one line saying what the command would
+ * run (--check-settings prints it).
  * via: how one usually runs it; args: its positional arguments, for the usage (none: it takes none);
  * options: its own, besides --help; docs: where its settings are described;
  * exitCode: the exit code of an expected failure.
@@ -219,8 +220,12 @@ try {
   }
   const settings = command.settings ? command.settings() : null;
   const module = await command.load();
-  await module.preflight?.(settings, { values, positionals });
-  if (values['check-settings']) process.exit(0);
+  const plan = await module.preflight?.(settings, { values, positionals });
+  if (values['check-settings']) {
+    // A line on success too: a newcomer's first command should say that it did something.
+    process.stdout.write(`${label}: settings and tools checked, nothing run${typeof plan === 'string' ? `; ${plan}` : ''}\n`);
+    process.exit(0);
+  }
   // One provisioning of k6 for every job: K6_BIN when given, else found or built (scripts/ensure-tool.sh).
   if (command.k6 && !settings.K6_BIN) settings.K6_BIN = ensureTool('k6');
   await module.main(settings, { values, positionals });

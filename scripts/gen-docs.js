@@ -1,5 +1,6 @@
-// Writes the docs' tables of settings and report rows from their one definition in the code
-// (npm run docs), between marker comments in docs/*.md; the prose around them is left alone.
+// Writes the docs' generated parts between marker comments (npm run docs): the tables of settings and report rows
+// from their one definition in the code, and the sample report (README.md, docs/report.md's verdict) from a real run's
+// JSON report committed as docs/sample-report.json, rendered by the report's own code. The prose around them is left alone.
 // `--check` writes nothing: it exits 1 naming every file whose tables differ from the code
 // (test/unit/docs.test.js runs the same check).
 //
@@ -15,6 +16,7 @@ import { sweepSettingSpecs } from '../bench/settings/sweep.js';
 import { ROWS, SOURCES, WIDE_SPREAD } from '../bench/report/rows.js';
 import { BANNERS } from '../bench/report/banners.js';
 import { PERFORMANCE_TARGETS, TARGET_TEXTS } from '../bench/performance-targets.js';
+import { provenanceLine, renderTable } from '../bench/report/render.js';
 import { serverSettingSpecs } from '../server/settings.js';
 
 /** The repository's root. */
@@ -121,11 +123,71 @@ export function targetsTable(targets, texts) {
 }
 
 /**
+ * The sample report: the JSON report of a real `bash bench.sh` run with the defaults, copied from results/ (made by the
+ * command its provenance records; regenerate both when the versions it records change: test/unit/sample-report.test.js).
+ */
+export const SAMPLE = 'docs/sample-report.json';
+
+/** The README's rows of the sample, by JSON field, in the table's order; docs/report.md explains every row. */
+export const SAMPLE_FIELDS = Object.freeze(['rps', 'capacity_rps', 'client_ceiling_rps', 'client_share', 'failed',
+  'latency_ms.p50', 'latency_ms.p99', 'received_per_request', 'payload_bytes', 'server_cpu_us_per_request',
+  'server_rss_peak_mib', 'server_heap_allocated_bytes_per_request']);
+
+/**
+ * Reads the sample report.
+ * @param {string} [root] the repository (default ROOT)
+ * @returns {any} the JSON report bench/report/files.js writes (`modes`, `ratios`, `verdict`, `provenance`, ...)
+ * @throws {Error} when it cannot be read or parsed, or holds no recorded provenance
+ */
+export function readSample(root = ROOT) {
+  const report = JSON.parse(readFileSync(path.join(root, SAMPLE), 'utf8'));
+  if (!report.provenance?.recorded?.commit) throw new Error(`${SAMPLE}: records no provenance (a report of bash bench.sh records it)`);
+  return report;
+}
+
+/** What made the sample, in words: the command, the commit, the date and the settings that shape its figures. */
+function sampleOrigin(report) {
+  const { commit, dirty, bench, pinning, machine } = report.provenance.recorded;
+  if (dirty) throw new Error(`${SAMPLE}: made from a checkout with uncommitted changes; make it from a clean one`);
+  const placement = pinning.split('; ').slice(0, 2).join(', ').replace(' (taskset)', '');
+  return `\`bash bench.sh\` at commit ${commit.slice(0, 7)} on ${report.generated_at.slice(0, 10)} (the defaults: ${bench.REPEATS} runs `
+    + `per mode, interleaved, ${bench.DURATION} each after a ${bench.WARMUP} warm-up, ${bench.VUS} VUs; ${placement}; a `
+    + `${machine.cpu_count}-core ${machine.cpu_model} machine)`;
+}
+
+/**
+ * The README's sample report: what made it, the verdict, the table's headline rows (SAMPLE_FIELDS) with the legend of
+ * their ratios, and the provenance line, as the report writes them (bench/report/render.js).
+ * @param {any} report readSample()
+ * @returns {string} Markdown
+ * @throws {Error} when SAMPLE_FIELDS names a field ROWS lacks, or the sample was made from uncommitted changes
+ */
+export function sampleReport(report) {
+  const rows = SAMPLE_FIELDS.map((field) => ROWS.find((r) => r.field === field) ?? (() => { throw new Error(`SAMPLE_FIELDS: no report row has field ${field}`); })());
+  const { table, legend } = renderTable(report, rows);
+  const shown = table.split('\n').length - 2;
+  const verdict = report.verdict.map((v) => `- ${v}`).join('\n');
+  const provenance = provenanceLine(report.provenance.recorded, report.order.map((k) => report.modes[k].node));
+  return `What ${sampleOrigin(report)} printed: the verdict and ${shown} of the table's rows, medians with the min–max of the runs `
+    + `([${SAMPLE}](${SAMPLE}) has them all):\n\n**Verdict.**\n\n${verdict}\n\n${table}\n\n${legend}${provenance.replace(/^provenance/, 'Provenance')}.`;
+}
+
+/**
+ * docs/report.md's example of a verdict: the sample's, with what made it.
+ * @param {any} report readSample()
+ * @returns {string} Markdown
+ */
+export function sampleVerdict(report) {
+  return `The verdict of ${sampleOrigin(report)}, whose report is [sample-report.json](sample-report.json):\n\n`
+    + report.verdict.map((v) => `- ${v}`).join('\n');
+}
+
+/**
  * @typedef {object} Section one generated part of a doc
  * @property {string} file the doc, relative to the repository
  * @property {string} marker its markers are `<!-- ${marker}:start -->` and `<!-- ${marker}:end -->`
  * @property {string} source where to edit what it says
- * @property {() => string} render the Markdown between the markers
+ * @property {(root: string) => string} render the Markdown between the markers, from the repository at root
  */
 
 /**
@@ -149,16 +211,22 @@ export const SECTIONS = Object.freeze([
     render: () => bannersTable(BANNERS) },
   { file: 'docs/report.md', marker: 'report:rows', source: 'ROWS in bench/report/rows.js',
     render: () => rowsTable(ROWS) },
+  { file: 'docs/report.md', marker: 'report:sample-verdict', source: `${SAMPLE}, by sampleVerdict in scripts/gen-docs.js`,
+    render: (root) => sampleVerdict(readSample(root)) },
+  { file: 'README.md', marker: 'sample:report', source: `${SAMPLE}, by sampleReport in scripts/gen-docs.js`,
+    render: (root) => sampleReport(readSample(root)) },
 ]);
 
 /**
- * A doc's text with one section between its markers replaced.
+ * A doc's text with one section between its markers replaced. A start marker indented on its line (in a list item)
+ * indents every generated line alike, so that the section stays inside the item.
  * @param {string} text the doc
  * @param {Section} section
+ * @param {string} [root] the repository the section renders from (default ROOT)
  * @returns {string}
  * @throws {Error} when the markers are missing, repeated or out of order
  */
-export function replaceSection(text, { file, marker, source, render }) {
+export function replaceSection(text, { file, marker, source, render }, root = ROOT) {
   const start = `<!-- ${marker}:start -->`;
   const end = `<!-- ${marker}:end -->`;
   const from = text.indexOf(start);
@@ -166,8 +234,11 @@ export function replaceSection(text, { file, marker, source, render }) {
   if (from < 0 || to < from || text.indexOf(start, from + 1) >= 0 || text.indexOf(end, to + 1) >= 0) {
     throw new Error(`${file}: needs ${start} and then ${end}, each once`);
   }
-  const content = `\n<!-- Generated by npm run docs from ${source}: edit there, not here. -->\n\n${render()}\n\n`;
-  return text.slice(0, from + start.length) + content + text.slice(to);
+  const before = text.slice(text.lastIndexOf('\n', from - 1) + 1, from);
+  const indent = /^[ \t]*$/.test(before) ? before : '';
+  const generated = `<!-- Generated by npm run docs from ${source}: edit there, not here. -->\n\n${render(root)}`
+    .split('\n').map((line) => (line ? `${indent}${line}` : line)).join('\n');
+  return `${text.slice(0, from + start.length)}\n${generated}\n\n${indent}${text.slice(to)}`;
 }
 
 /**
@@ -180,7 +251,7 @@ export function generate(root = ROOT) {
   const files = [...new Set(SECTIONS.map((s) => s.file))];
   return files.map((file) => {
     const current = readFileSync(path.join(root, file), 'utf8');
-    const wanted = SECTIONS.filter((s) => s.file === file).reduce(replaceSection, current);
+    const wanted = SECTIONS.filter((s) => s.file === file).reduce((text, section) => replaceSection(text, section, root), current);
     return { file, current, wanted };
   });
 }

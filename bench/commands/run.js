@@ -36,13 +36,20 @@ import { proveOwnEquality } from '../passes/equality.js';
 /**
  * What the job needs before it starts, checked at once: the tools of the passes asked for, and root for a link.
  * @param {import('../settings/bench.js').BenchSettings} settings
- * @returns {Promise<void>}
+ * @returns {Promise<string>} what the job would measure, in one line: each scenario (an own service: its RPC, kind and
+ *   sample counts), the modes, the runs
  * @throws {BenchError} naming what is missing and what installs it
  */
 export async function preflight(settings) {
   serverNodes(settings); // every release of NODE_VERSIONS, before anything starts
   // An own service's schema, RPC and samples: a bad one is one line (ERR_OWN_SERVICE) before anything starts.
-  for (const { source } of scenariosOf(settings)) if (source) streamPreflight(settings, loadMeasurable(source, { streams: true }).rpc);
+  const measured = scenariosOf(settings).map(({ scenario, source }) => {
+    if (!source) return scenario;
+    const { rpc, requests, responses } = loadMeasurable(source, { streams: true });
+    streamPreflight(settings, rpc);
+    const count = (n, what) => `${n} ${what} sample${n === 1 ? '' : 's'}`;
+    return `${source.RPC} (${rpc.kind}; ${count(requests.messages.length, 'request')}, ${count(responses.messages.length, 'response')})`;
+  });
   const listeners = settings.MODES.map((mode) => MODES[mode].listener);
   if (settings.CAPACITY === '1') await requireCapacityTools(listeners);
   // The default: provisioned before anything starts too, though the pass may not be needed (no column client-bound).
@@ -62,6 +69,7 @@ export async function preflight(settings) {
   if (settings.PROFILE && settings.TARGET === 'remote' && !settings.REMOTE_ADMIN_HOST) {
     throw new BenchError('PROFILE=1 profiles the server through its admin endpoint: set REMOTE_ADMIN_HOST to the remote server\'s');
   }
+  return `would measure ${measured.join(', ')} in ${settings.MODES.join(', ')}, ${settings.REPEATS} run(s) of ${settings.DURATION} each`;
 }
 
 /**

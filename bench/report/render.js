@@ -69,12 +69,12 @@ function ratioLegend(cis, bare) {
 }
 
 /**
- * The report as a Markdown table with notes below it. A cell shows the median and,
- * for repeated runs, the (min–max) spread.
+ * The report's table and the legend of its ratio cells, of some of its rows: those of `rows` that a column has.
  * @param {ReturnType<typeof import('./report.js').buildReport>} report
- * @returns {string}
+ * @param {ReadonlyArray<import('./rows.js').Row>} [rows] ROWS (default), or a selection of them in their order
+ * @returns {{table: string, legend: string}} Markdown; legend: '' when no ratio shown has an interval, else ends in a blank line
  */
-export function renderMarkdown(report) {
+export function renderTable(report, rows = ROWS) {
   const keys = report.order;
   const heading = (k) => {
     const m = report.modes[k];
@@ -85,13 +85,13 @@ export function renderMarkdown(report) {
   const ratioKeys = Object.keys(report.ratios);
   const header = ['', ...keys.map(heading), ...ratioKeys.map((r) => `ratio ${r}`)];
   // Rows of optional passes (capacity, capture) that no column has are left out.
-  const shown = ROWS.filter(({ field }) => keys.some((k) => valueAt(report.modes[k], field) !== null));
-  const rows = shown.map(({ label, field, digits, how }) => [
+  const shown = rows.filter(({ field }) => keys.some((k) => valueAt(report.modes[k], field) !== null));
+  const body = shown.map(({ label, field, digits, how }) => [
     label,
     ...keys.map((k) => cell(report.modes[k], field, digits, how)),
     ...ratioKeys.map((r) => ratioCell(report.ratios[r][label], report.ratio_ci?.[r]?.[label])),
   ]);
-  const table = markdownTable([header, ...rows], { align: ['l', ...header.slice(1).map(() => 'r')] });
+  const table = markdownTable([header, ...body], { align: ['l', ...header.slice(1).map(() => 'r')] });
   const shownRatios = shown.flatMap(({ label, how }) => ratioKeys.map((r) => ({ how, ratio: report.ratios[r][label], ci: report.ratio_ci?.[r]?.[label] })))
     .filter(({ ratio }) => typeof ratio === 'number');
   const cis = shownRatios.map(({ ci }) => ci).filter((ci) => typeof ci?.low === 'number');
@@ -99,7 +99,18 @@ export function renderMarkdown(report) {
   const bare = shownRatios.filter(({ ci }) => typeof ci?.low !== 'number')
     .map(({ how, ci }) => (ci?.why ? `${ci.why}${ci.pairs < MIN_PAIRS ? ` (both columns have it in ${ci.pairs} run${ci.pairs === 1 ? '' : 's'})` : ''}`
       : how === 'sum' ? 'a summed row (failures)' : 'a run measured 0 or less, whose ratio has no logarithm'));
-  const legend = cis.length ? `${ratioLegend(cis, bare)}\n\n` : '';
+  return { table, legend: cis.length ? `${ratioLegend(cis, bare)}\n\n` : '' };
+}
+
+/**
+ * The report as a Markdown table with notes below it. A cell shows the median and,
+ * for repeated runs, the (min–max) spread.
+ * @param {ReturnType<typeof import('./report.js').buildReport>} report
+ * @returns {string}
+ */
+export function renderMarkdown(report) {
+  const keys = report.order;
+  const { table, legend } = renderTable(report);
   const m = report.modes[keys[0]];
   const load = m.model === 'open' ? `open model, ${m.rate} req/s` : `closed model, ${m.vus} VUs`;
   const via = report.via ? ` · ${report.via.title}` : '';
