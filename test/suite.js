@@ -1,12 +1,10 @@
-// npm test's runner (issue 39): the integration files side by side, TEST_CONCURRENCY at a time, the slowest first so that
-// none is left running alone at the end, and beside them the unit files in one process at a lower CPU priority; then, one
-// at a time, the files whose assertions read the machine's timing or CPU (ALONE), which a neighbour's load would make
-// fail. Most integration files wait on bounded runs of a few seconds (k6, wrk, a drain deadline), not on the CPU, so three
-// at a time on two cores take about half the time of one at a time, and the unit files' CPU fits in their waits.
+// npm test's runner (issue 39): the test files side by side, TEST_CONCURRENCY at a time, the slowest first so that none
+// is left running alone at the end; then, one at a time, the files whose assertions read the machine's timing or CPU
+// (ALONE), which a neighbour's load would make fail. Most files wait on bounded runs of a few seconds (k6, wrk, a
+// drain deadline), not on the CPU, so three at a time on two cores take about half the time of one at a time.
 //   node test/suite.js [FILE...]    default: test/unit/*.test.js and test/integration/*.test.js
-//   TEST_CONCURRENCY=N              integration files side by side in the first phase (default 3; 1: every file alone)
-import { spawn } from 'node:child_process';
-import { setPriority } from 'node:os';
+//   TEST_CONCURRENCY=N              files side by side in the first phase (default 3; 1: every file alone)
+import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,21 +31,9 @@ export const ALONE = {
   'test/integration/tls-idle.test.js': 'some of 4000 TLS handshakes complete within 500 ms (none did beside two other files)',
 };
 
-/**
- * The slowest files, slowest first (npm test's per-file times in CI's fresh container, 2026-11-28; docker-run, which
- * skips there, by its time on the host): started first, they end with the rest.
- */
-export const SLOWEST = ['soak', 'docker-run', 'bench', 'link', 'own-service-stream', 'faults', 'h2-hostile', 'tls', 'own-service-job',
-  'replicas', 'multiplexed-drain', 'decompose', 'reload', 'own-service-equality', 'node-versions', 'h2spec', 'k6-scripts', 'accounting',
-  'server-start', 'compression', 'early-signal', 'wire', 'own-service-input', 'k8s', 'mode-listener', 'sweep-own'].map((name) => `test/integration/${name}.test.js`);
-
-/**
- * The unit files: pure tests with no process, port or timing of their own (docs/contributing.md), so they run in one
- * process (--test-isolation=none, as npm run test:unit) instead of a process each, which cost the first phase about a
- * second a file.
- * @param {string} file relative to the repository
- */
-const isUnit = (file) => file.startsWith('test/unit/');
+/** The slowest files, slowest first (npm test's per-file times, 2026-11-26): started first, they end with the rest. */
+export const SLOWEST = ['soak', 'docker-run', 'faults', 'bench', 'h2-hostile', 'tls', 'link', 'sweep', 'own-service-stream', 'own-service-job',
+  'replicas', 'multiplexed-drain', 'reload', 'decompose', 'accounting', 'h2spec'].map((name) => `test/integration/${name}.test.js`);
 
 /**
  * Every test file, relative to the repository: the unit tests and the integration tests.
@@ -59,48 +45,29 @@ export function allTestFiles() {
 }
 
 /**
- * Splits test files into the phases.
+ * Splits test files into the two phases.
  * @param {string[]} files relative to the repository
- * @returns {{unit: string[], together: string[], alone: string[]}} unit: the unit files, as given, in one process beside
- *   `together`; together: the other integration files, SLOWEST first (in its order), then the rest as given
+ * @returns {{together: string[], alone: string[]}} together: SLOWEST first (in its order), then the rest as given
  */
 export function phases(files) {
-  const unit = files.filter(isUnit);
   const alone = files.filter((f) => f in ALONE);
-  const rest = files.filter((f) => !(f in ALONE) && !isUnit(f));
+  const rest = files.filter((f) => !(f in ALONE));
   const rank = (f) => (SLOWEST.includes(f) ? SLOWEST.indexOf(f) : SLOWEST.length);
-  return { unit, together: rest.map((f, i) => [f, i]).sort((a, b) => rank(a[0]) - rank(b[0]) || a[1] - b[1]).map(([f]) => f), alone };
+  return { together: rest.map((f, i) => [f, i]).sort((a, b) => rank(a[0]) - rank(b[0]) || a[1] - b[1]).map(([f]) => f), alone };
 }
 
 /**
  * Runs node --test on some files with the spec reporter on stdout and the per-file times on stderr.
  * @param {string[]} files
- * @param {{concurrency?: number, oneProcess?: boolean, niceness?: number, held?: boolean}} [opts] oneProcess: every file
- *   in the runner's process (--test-isolation=none); niceness: the child's CPU priority (0 to 19); held: its output
- *   kept and written whole when it ends, so that it does not interleave with a run beside it
- * @returns {Promise<number>} its exit status
+ * @param {number} concurrency
+ * @returns {number} its exit status
  */
-async function nodeTest(files, { concurrency = 1, oneProcess = false, niceness = 0, held = false } = {}) {
+function nodeTest(files, concurrency) {
   if (files.length === 0) return 0;
-  const child = spawn(process.execPath, ['--test', oneProcess ? '--test-isolation=none' : `--test-concurrency=${concurrency}`,
+  const res = spawnSync(process.execPath, ['--test', `--test-concurrency=${concurrency}`,
     '--test-reporter=spec', '--test-reporter-destination=stdout',
-    '--test-reporter=./test/helpers/file-times.js', '--test-reporter-destination=stderr', ...files],
-  { cwd: ROOT, stdio: held ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
-  // A lower priority only: the files beside it keep the CPU they would have without it.
-  if (niceness) setPriority(child.pid, niceness);
-  const out = [];
-  const err = [];
-  if (held) {
-    child.stdout.on('data', (chunk) => out.push(chunk));
-    child.stderr.on('data', (chunk) => err.push(chunk));
-  }
-  const [code, signal] = await new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (c, s) => resolve([c, s]));
-  });
-  process.stdout.write(Buffer.concat(out));
-  process.stderr.write(Buffer.concat(err));
-  return code ?? (signal ? 1 : 0);
+    '--test-reporter=./test/helpers/file-times.js', '--test-reporter-destination=stderr', ...files], { cwd: ROOT, stdio: 'inherit' });
+  return res.status ?? 1;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
@@ -111,13 +78,11 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     process.exit(1);
   }
   const files = process.argv.length > 2 ? process.argv.slice(2).map((f) => path.relative(ROOT, path.resolve(f))) : allTestFiles();
-  const { unit, together, alone } = concurrency === 1 ? { unit: [], together: files, alone: [] } : phases(files);
+  const { together, alone } = concurrency === 1 ? { together: files, alone: [] } : phases(files);
   const started = Date.now();
-  console.error(`test: ${together.length} files, ${concurrency} at a time, and beside them ${unit.length} unit files in one process; `
-    + `then ${alone.length} alone (${alone.join(', ') || 'none'})`);
-  const [units, first] = await Promise.all([nodeTest(unit, { oneProcess: true, niceness: 10, held: together.length > 0 }),
-    nodeTest(together, { concurrency })]);
-  const second = await nodeTest(alone);
+  console.error(`test: ${together.length} files, ${concurrency} at a time; then ${alone.length} alone (${alone.join(', ') || 'none'})`);
+  const first = nodeTest(together, concurrency);
+  const second = nodeTest(alone, 1);
   console.error(`test: ${((Date.now() - started) / 1000).toFixed(0)} s in all`);
-  process.exit(units || first || second);
+  process.exit(first || second);
 }
