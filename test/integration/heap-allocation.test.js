@@ -50,7 +50,8 @@ for (const [mode, tool] of [['http', 'wrk'], ['grpc', 'h2load']]) {
     try {
       const [workerPid] = server.workerPids();
       const urls = () => [...server.stderr().matchAll(/Debugger listening on (ws:\/\/\S+)/g)].map((m) => m[1]);
-      await eventually(() => urls().length >= 2, 5000);
+      // Both processes print their inspector's URL as they start; a busy machine can hold the worker's back a while.
+      assert.ok(await eventually(() => urls().length >= 2, 15000), `the worker printed no inspector URL:\n${server.stderr()}`);
       for (const url of urls()) {
         const candidate = await inspect(url);
         const { result } = await candidate.send('Runtime.evaluate', { expression: 'process.pid' });
