@@ -31,16 +31,20 @@ export const scenarioOfRpc = (rpc) => rpc.replace('/', '.');
  * @property {string} [REQUEST]
  * @property {string} [RESPONSE]
  * @property {string} [STREAM_INTERVAL] ms between a server stream's messages (the server's setting)
+ * @property {'sse'|'ndjson'} [STREAM_FRAMING] how the HTTP scripts ask for a server stream (default sse)
  */
 
 /**
  * The scenarios the main job measures, each with its own service's settings, or none for the demo's scenarios.
  * @param {{SCENARIO: string[], PROTO?: string, PROTO_PATH?: string, RPC?: string, REQUEST?: string, RESPONSE?: string,
- *   STREAM_INTERVAL?: number}} settings
+ *   STREAM_INTERVAL?: number, STREAM_FRAMING?: 'sse'|'ndjson'}} settings
  * @returns {Array<{scenario: string, source: OwnSource|null}>} with RPC: that RPC alone, named by scenarioOfRpc
  */
 export function scenariosOf(settings) {
-  const pacing = settings.STREAM_INTERVAL ? { STREAM_INTERVAL: String(settings.STREAM_INTERVAL) } : {};
+  const pacing = {
+    ...(settings.STREAM_INTERVAL ? { STREAM_INTERVAL: String(settings.STREAM_INTERVAL) } : {}),
+    ...(settings.STREAM_FRAMING ? { STREAM_FRAMING: settings.STREAM_FRAMING } : {}),
+  };
   if (settings.RPC) {
     // The user's paths are read from where they ran the command (scripts/provision.sh sets BENCH_CWD), not the repository.
     const abs = (p) => (p ? path.resolve(process.env.BENCH_CWD ?? '.', p) : undefined);
@@ -83,6 +87,7 @@ export function scenariosOf(settings) {
  * @property {{min: number, median: number, max: number}} [messages_per_stream] of the response streams (server streaming),
  *   or the request streams (client streaming)
  * @property {number} [stream_interval_ms] the server's STREAM_INTERVAL (server streaming)
+ * @property {'sse'|'ndjson'} [stream_framing] how the HTTP modes asked for a server stream (STREAM_FRAMING)
  * @property {Array<{path: string, sha256: string}>} schema the schema's files with the SHA-256 of their bytes
  * @property {{request: {file: string, sha256: string|null, count: number}, response: {file: string, sha256: string|null, count: number}}} samples
  * @property {{request: SizeRow, response: SizeRow}} sizes bytes of each sample, over the samples
@@ -138,6 +143,7 @@ export async function prepareOwn(source, scratch, scenario) {
   const samples = requests.streams ? requests.streams.map((stream) => `[${stream.map((i) => json[i]).join(',')}]`) : json;
   await writeFile(requestsFile, `[${samples.join(',\n')}]\n`);
   const largest = Math.max(...requests.jsonBytes, ...requests.protobufBytes);
+  const framing = source.STREAM_FRAMING ?? 'sse';
   const server = Object.fromEntries(Object.entries({
     PROTO: source.PROTO, PROTO_PATH: source.PROTO_PATH, RPC: source.RPC, RESPONSE: source.RESPONSE, STREAM_INTERVAL: source.STREAM_INTERVAL,
     // Both twins take a request as large as the largest sample (grpc-js's grpc.max_receive_message_length, fastify's
@@ -147,6 +153,7 @@ export async function prepareOwn(source, scratch, scenario) {
   const k6 = {
     RPC: rpc.name, REQUESTS: requestsFile, SCENARIO: scenario,
     ...(Object.hasOwn(STREAM_KINDS, rpc.kind) ? { STREAM: STREAM_KINDS[rpc.kind] } : {}),
+    ...(rpc.responseStream && !rpc.requestStream ? { STREAM_FRAMING: framing } : {}),
     ...k6Schema(source),
   };
   const memory = await ownMemory(server);
@@ -161,6 +168,7 @@ export async function prepareOwn(source, scratch, scenario) {
       rpc: rpc.name,
       kind: rpc.kind,
       ...(rpc.responseStream ? { stream_interval_ms: Number(source.STREAM_INTERVAL ?? 0) } : {}),
+      ...(rpc.responseStream && !rpc.requestStream ? { stream_framing: framing } : {}),
       ...((responses.streams ?? requests.streams) ? { messages_per_stream: sizeSpread((responses.streams ?? requests.streams).map((st) => st.length)) } : {}),
       schema: service.files,
       samples: { request: sampleOf(requests), response: sampleOf(responses) },

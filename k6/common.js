@@ -5,7 +5,7 @@ import * as hosts from '../config.js';
 import { SCENARIOS } from '../proto/payload.js';
 import { COMPRESSIONS } from '../server/compression.js';
 import { OWN_REQUESTS } from './own.js';
-import { CONNECTION_POLICIES, DEFAULT_REQUEST_TIMEOUT, K6_DURATION, SYSTEM_TAGS } from './settings.js';
+import { CONNECTION_POLICIES, DEFAULT_REQUEST_TIMEOUT, K6_DURATION, STREAM_FRAMINGS, SYSTEM_TAGS } from './settings.js';
 
 /**
  * A whole number of at least 1 from -e NAME, or fallback when unset.
@@ -77,6 +77,7 @@ export const DESCRIPTOR_SET = /\.(binpb|pb|protoset|desc)$/;
  *   STREAM=client, a client stream: each call sends one request stream (the samples are streams), then reads the answer;
  *   STREAM=bidi, a relay: each call sends one request stream and reads an answer to each of its messages
  *   (k6/settings.js STREAM_METRICS);
+ * - framing: -e STREAM_FRAMING, how the HTTP scripts ask for a server stream: `sse` (default) or `ndjson`;
  * - requests: -e REQUESTS, a JSON array of request messages in the proto3 JSON mapping, sent in turn (the job writes it
  *   from REQUEST, binary samples converted). k6's gRPC client marshals an object with Go's protojson, so the mapping's
  *   forms (64-bit integers as strings, bytes as base64) are what it expects.
@@ -86,6 +87,7 @@ export const DESCRIPTOR_SET = /\.(binpb|pb|protoset|desc)$/;
 export const OWN = __ENV.RPC ? Object.freeze({
   rpc: __ENV.RPC,
   stream: streamOf(__ENV.STREAM),
+  framing: framingOf(__ENV.STREAM_FRAMING),
   ...ownSchema(__ENV.OWN_DIR || '', __ENV.PROTO || '', (__ENV.PROTO_PATH || '').split(':').filter(Boolean)),
   requests: ownRequests(__ENV.REQUESTS && ownPath(__ENV.OWN_DIR || '', __ENV.REQUESTS)),
 }) : null;
@@ -103,6 +105,20 @@ function streamOf(raw) {
     throw new Error(`STREAM=${JSON.stringify(raw)}: must be server, client or bidi (a server-, client- or bidirectional streaming RPC), or unset (unary)`);
   }
   return raw;
+}
+
+/**
+ * How an HTTP script asks for a server stream (-e STREAM_FRAMING, k6/settings.js STREAM_FRAMINGS): `sse` when unset.
+ * @param {string|undefined} raw
+ * @returns {'sse'|'ndjson'}
+ * @throws {Error} one line, for another value
+ */
+function framingOf(raw) {
+  if (raw === undefined || raw === '') return 'sse';
+  if (!Object.hasOwn(STREAM_FRAMINGS, raw)) {
+    throw new Error(`STREAM_FRAMING=${JSON.stringify(raw)}: must be one of ${Object.keys(STREAM_FRAMINGS).join(', ')} (how HTTP reads a server stream)`);
+  }
+  return /** @type {'sse'|'ndjson'} */ (raw);
 }
 
 /**

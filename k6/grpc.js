@@ -55,12 +55,13 @@ export function grpcTest(run) {
     const messages = reads ? new Counter(STREAM_METRICS.messages) : null;
     const sentMessages = sends ? new Counter(STREAM_METRICS.sent) : null;
     const firstMessage = reads ? new Trend(STREAM_METRICS.firstMessage, true) : null;
+    const largestGap = reads ? new Trend(STREAM_METRICS.largestGap, true) : null;
     const streamParams = { ...unsampled };
     return {
       options: control?.options,
       setup: control?.setupWith(client, failures),
       // One stream per iteration, read to its end (k6 ends the iteration once the stream's events are done). A server
-      // stream's first message is timed here, with k6's JavaScript clock (Date.now, whole milliseconds: k6 has no finer
+      // stream's first message and the largest gap between two are timed here, with k6's JavaScript clock (Date.now, whole milliseconds: k6 has no finer
       // one); a client stream sends its sample's messages, then reads the answer; a relay sends its sample's messages and
       // reads an answer to each (the server ends the call once this side ended and it answered). The whole call is k6's
       // own grpc_req_duration.
@@ -79,16 +80,27 @@ export function grpcTest(run) {
         turn = turn + 1 === count ? 0 : turn + 1;
         const started = Date.now();
         let received = 0;
+        let last = started;
+        let largest = 0;
         const stream = new grpc.Stream(client, method, streamParams);
+        // Each message's arrival, in whole milliseconds: the first's time, then the largest gap between two (a stall of
+        // a token stream), one sample of each a stream so that k6 adds no metric sample per message.
         stream.on('data', () => {
-          if (received++ === 0 && firstMessage) firstMessage.add(Date.now() - started);
+          const now = Date.now();
+          if (received++ === 0) {
+            if (firstMessage) firstMessage.add(now - started);
+          } else if (now - last > largest) largest = now - last;
+          last = now;
         });
         stream.on('error', (err) => {
           failures.add(1);
           if (/** @type {{code?: number}} */ (err).code === DEADLINE_EXCEEDED) timedOut.add(1);
         });
         stream.on('end', () => {
-          if (reads) messages.add(received);
+          if (reads) {
+            messages.add(received);
+            if (received > 1) largestGap.add(largest);
+          }
           if (!reuse) client.close();
         });
         if (sends) {

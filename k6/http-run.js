@@ -8,7 +8,7 @@ import { rpcPath, SCENARIOS } from '../proto/payload.js';
 import {
   baseOptions, COMPRESSION, CONNECTIONS, hostOf, OWN, OWN_ONE_REQUEST, positiveIntEnv, REQUEST_TIMEOUT, RUN_SHAPE, SAMPLE_EVERY, SCENARIO, summaryModeOr, TLS_CA,
 } from './common.js';
-import { HTTP_TIMED_OUT, STREAM_METRICS } from './settings.js';
+import { HTTP_TIMED_OUT, STREAM_FRAMINGS, STREAM_METRICS } from './settings.js';
 import { summaryHandler } from './summary.js';
 
 /**
@@ -23,9 +23,10 @@ import { summaryHandler } from './summary.js';
  * @property {object|null} params of every unsampled request (null: none, not even an empty object)
  * @property {object} sampled of a sampled one (its body kept as text)
  * @property {number} every one response in this many is decoded and checked (SAMPLE_EVERY)
- * @property {'server'|'client'|'bidi'|null} stream a streaming RPC (-e STREAM): a server stream's POST asks for SSE and
- *   reads its events; a client stream's POSTs its sample, a stream of messages, as NDJSON; a relay's opens a WebSocket at
- *   `url` (ws: or wss:), sends its sample's messages as text frames and reads an answer to each
+ * @property {'server'|'client'|'bidi'|null} stream a streaming RPC (-e STREAM): a server stream's POST asks for SSE or
+ *   NDJSON (`framing`) and reads its messages; a client stream's POSTs its sample, a stream of messages, as NDJSON; a
+ *   relay's opens a WebSocket at `url` (ws: or wss:), sends its sample's messages as text frames and reads an answer to each
+ * @property {'sse'|'ndjson'} framing how a server stream is asked for and its messages counted (-e STREAM_FRAMING)
  */
 
 /**
@@ -54,9 +55,10 @@ export function httpRun({ hostSetting, target, mode: own = 'http', protocol = 'g
   // COMPRESSION=gzip asks for a gzipped body; k6 counts the bytes as received and decompresses them.
   const ask = COMPRESSION === 'gzip' ? { 'Accept-Encoding': 'gzip' } : {};
   const stream = OWN ? OWN.stream : null;
-  // A server stream as Server-Sent Events (server/http.js), each one read whole: its events are counted. A client stream
-  // as NDJSON, one request message a line.
-  const accept = stream === 'server' ? { Accept: 'text/event-stream' } : {};
+  // A server stream as Server-Sent Events or NDJSON (server/http.js), each one read whole: its messages are counted. A
+  // client stream as NDJSON, one request message a line.
+  const framing = OWN ? OWN.framing : 'sse';
+  const accept = stream === 'server' ? { Accept: STREAM_FRAMINGS[framing] } : {};
   const type = stream === 'client' ? 'application/x-ndjson' : 'application/json';
   const headers = post ? { 'Content-Type': type, ...accept, ...ask } : ask;
   const asked = Object.keys(headers).length ? { headers } : {};
@@ -81,6 +83,7 @@ export function httpRun({ hostSetting, target, mode: own = 'http', protocol = 'g
     sampled: { responseType: 'text', ...timeout, ...asked },
     every: SAMPLE_EVERY,
     stream,
+    framing,
   };
   const probe = /** @type {import('k6/http').RefinedParams<'binary'>} */ ({ responseType: 'binary', timeout: '5s', ...asked });
   return {
@@ -96,8 +99,8 @@ export function httpRun({ hostSetting, target, mode: own = 'http', protocol = 'g
     // Fails fast, naming the host, when no server answers; returns the body's size for the report.
     setup: relay ? () => relaySetup(plan, { mode, host }) : () => {
       const res = post ? http.post(plan.url, plan.body ?? bodyOf(OWN.requests[0], stream), probe) : http.get(plan.url, probe);
-      if (stream === 'server' && res.status === 200 && !String(res.headers['Content-Type']).startsWith('text/event-stream')) {
-        exec.test.abort(`the HTTP server at ${host} answered the stream ${OWN.rpc} as ${res.headers['Content-Type']}, not text/event-stream`);
+      if (stream === 'server' && res.status === 200 && !String(res.headers['Content-Type']).startsWith(STREAM_FRAMINGS[framing])) {
+        exec.test.abort(`the HTTP server at ${host} answered the stream ${OWN.rpc} as ${res.headers['Content-Type']}, not ${STREAM_FRAMINGS[framing]}`);
       }
       if (res.status !== 200) {
         exec.test.abort(`cannot reach the HTTP server at ${host}: ${res.error || `status ${res.status}`}`);

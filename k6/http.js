@@ -81,10 +81,12 @@ export function httpTest(run) {
     const { Counter, Trend } = metrics;
     const messages = new Counter(STREAM_METRICS.messages);
     const firstMessage = new Trend(STREAM_METRICS.firstMessage, true);
-    // One server stream per iteration, as SSE, read whole (k6's HTTP client returns the body at its end). Its head leaves
-    // the server with the first event (test/integration/own-service-stream.test.js), so the first message arrived when
-    // the head did: sending + waiting. Its events are counted by the blank line that ends each: a message's JSON has no
-    // raw newline (proto3 JSON is written compact, a newline in a string escaped).
+    // One server stream per iteration, as SSE or NDJSON, read whole (k6's HTTP client returns the body at its end). Its
+    // head leaves the server with the first message (test/integration/own-service-stream.test.js), so the first message
+    // arrived when the head did: sending + waiting. Its messages are counted by what ends each, SSE's blank line or
+    // NDJSON's newline: a message's JSON has no raw newline (proto3 JSON is written compact, a newline in a string escaped).
+    const end = plan.framing === 'ndjson' ? '\n' : '\n\n';
+    const step = end.length;
     iterations.stream = () => {
       if (bodies === null) {
         bodies = own.ownShare(samples, (message) => JSON.stringify(message), plan.vus);
@@ -98,7 +100,7 @@ export function httpTest(run) {
       const { timings } = res;
       firstMessage.add(timings.sending + timings.waiting);
       let received = 0;
-      for (let at = text.indexOf('\n\n'); at >= 0; at = text.indexOf('\n\n', at + 2)) received++;
+      for (let at = text.indexOf(end); at >= 0; at = text.indexOf(end, at + step)) received++;
       messages.add(received);
     };
   }
@@ -125,10 +127,11 @@ export function httpTest(run) {
     const messages = new Counter(STREAM_METRICS.messages);
     const sentMessages = new Counter(STREAM_METRICS.sent);
     const firstMessage = new Trend(STREAM_METRICS.firstMessage, true);
+    const largestGap = new Trend(STREAM_METRICS.largestGap, true);
     const failedSessions = new Counter(STREAM_METRICS.failed);
     // One relay per iteration, a WebSocket (server/http.js): the VU's next sample, a stream, sent as text frames once the
     // connection is open; closed once each message has its answer. The first answer is timed from the connection's
-    // start, with k6's JavaScript clock (whole milliseconds). k6 ends the iteration when the socket has closed.
+    // start, and the largest gap between two answers, with k6's JavaScript clock (whole milliseconds). k6 ends the iteration when the socket has closed.
     let frames = null;
     iterations.stream = () => {
       if (frames === null) {
@@ -140,6 +143,8 @@ export function httpTest(run) {
       turn = turn + 1 === count ? 0 : turn + 1;
       const started = Date.now();
       let received = 0;
+      let last = started;
+      let largest = 0;
       let failed = false;
       const ws = new WebSocket(url);
       ws.onopen = () => {
@@ -147,7 +152,10 @@ export function httpTest(run) {
         sentMessages.add(stream.length);
       };
       ws.onmessage = () => {
-        if (received++ === 0) firstMessage.add(Date.now() - started);
+        const now = Date.now();
+        if (received++ === 0) firstMessage.add(now - started);
+        else if (now - last > largest) largest = now - last;
+        last = now;
         if (received === stream.length) ws.close();
       };
       ws.onerror = () => {
@@ -155,6 +163,7 @@ export function httpTest(run) {
       };
       ws.onclose = () => {
         messages.add(received);
+        if (received > 1) largestGap.add(largest);
         if (failed || received < stream.length) failedSessions.add(1);
       };
     };

@@ -34,14 +34,24 @@ export const CONNECTION_POLICIES = Object.freeze(['reuse', 'per-request']);
 /**
  * The metrics the scripts add for a streaming RPC (-e STREAM), read back by bench/records/summary.js: a server stream's
  * messages received (a Counter) and the time from the start of the call to its first message (a Trend, ms); a client
- * stream's messages sent (a Counter); a relay's both, and, over WebSocket, the sessions that failed (a Counter). The time
+ * stream's messages sent (a Counter); a relay's both, and, over WebSocket, the sessions that failed (a Counter); where a
+ * script sees each message arrive (gRPC, WebSocket: not k6's HTTP client, which returns a body whole), each stream's largest
+ * gap between two messages (a Trend, ms, one sample a stream of two or more messages). The time
  * to the last message, or to the answer, is k6's own request duration: http_req_duration, which ends with the body's
  * last byte, and grpc_req_duration, which k6 records for a stream as for a unary call, from its start to its end; a
  * WebSocket relay's is k6's ws_session_duration, from the connection's start to its close.
  */
 export const STREAM_METRICS = Object.freeze({
   messages: 'stream_messages', firstMessage: 'stream_first_message', sent: 'stream_messages_sent', failed: 'stream_sessions_failed',
+  largestGap: 'stream_largest_gap',
 });
+
+/**
+ * How an HTTP script asks for a server stream (-e STREAM_FRAMING, the job's setting): `sse`, Server-Sent Events
+ * (`Accept: text/event-stream`, an event a message), or `ndjson`, newline-delimited JSON (`Accept: application/x-ndjson`,
+ * a line a message); the first is the default. Each with the content type the server answers it with (server/http.js).
+ */
+export const STREAM_FRAMINGS = Object.freeze({ sse: 'text/event-stream', ndjson: 'application/x-ndjson' });
 
 /** The values of -e STREAM, by the RPC's kind: the job sets it for a streaming RPC (bench/own-service.js). */
 export const STREAM_KINDS = Object.freeze({ 'server streaming': 'server', 'client streaming': 'client', 'bidirectional streaming': 'bidi' });

@@ -23,7 +23,8 @@ export const K6_VARS = Object.freeze({
   PROTO: 'an own service: its .proto relative to one of PROTO_PATH, or its FileDescriptorSet',
   PROTO_PATH: 'an own service: the import directories, `:`-separated',
   OWN_DIR: 'an own service: the absolute folder PROTO, PROTO_PATH and REQUESTS are relative to (Compose\'s /own; docs/docker.md)',
-  STREAM: 'an own service: `server` for a server-streaming RPC, each call read to its end (k6/common.js OWN)',
+  STREAM: 'an own service: `server`, `client` or `bidi` for a streaming RPC of that kind (k6/common.js OWN)',
+  STREAM_FRAMING: 'an own service\'s server stream: how the HTTP scripts ask for it, `sse` or `ndjson` (k6/settings.js STREAM_FRAMINGS)',
   REQUESTS: 'an own service: a JSON array of its request messages in the proto3 JSON mapping, sent in turn',
   TLS_CA: 'TLS: the run\'s CA certificate (PEM path) the scripts verify the server against; HTTP also needs SSL_CERT_FILE set to it in k6\'s environment',
 });

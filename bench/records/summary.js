@@ -59,6 +59,9 @@ const PERCENTILES = { p50: 'med', p90: 'p(90)', p95: 'p(95)', p99: 'p(99)' };
  * @property {{p50: number, p99: number}|null} first_message_ms time from a stream's start to its first message (ms): gRPC's
  *   timed by the script in whole milliseconds (k6's Date.now), HTTP's k6's sending + waiting (its head leaves with the first
  *   event); the time to the last message is latency_ms
+ * @property {{p50: number, p99: number}|null} largest_gap_ms each stream's largest gap between two messages it received (ms),
+ *   over the streams: timed by the gRPC and WebSocket scripts in whole milliseconds; null over SSE and NDJSON (k6's HTTP client
+ *   returns a body whole), for a client stream, and in runs from before it was recorded
  * @property {number|null} received_per_message a server stream's or a relay's: data_received_bytes ÷ messages received (bytes)
  * @property {number|null} sent_per_message a client stream's or a relay's: data_sent_bytes ÷ messages sent (bytes)
  * @property {number|null} server_cpu_us_per_message server_cpu_us_per_request ÷ messages_per_stream (µs)
@@ -234,17 +237,18 @@ export function figuresOf(file, data) {
  * @param {Record<string, {values: Record<string, number>}>} metrics k6's summary metrics
  * @param {{requests: number, duration_s: number, data_received_bytes: number, data_sent_bytes: number,
  *   server_cpu_us_per_request: number|null}} f
- * @returns {Pick<ModeFigures, 'messages'|'messages_per_s'|'messages_per_stream'|'first_message_ms'|'received_per_message'|'sent_per_message'|'server_cpu_us_per_message'>}
+ * @returns {Pick<ModeFigures, 'messages'|'messages_per_s'|'messages_per_stream'|'first_message_ms'|'largest_gap_ms'|'received_per_message'|'sent_per_message'|'server_cpu_us_per_message'>}
  */
 function streamFigures(metrics, f) {
   const received = metrics[STREAM_METRICS.messages]?.values?.count;
   const sent = metrics[STREAM_METRICS.sent]?.values?.count;
   const messages = typeof received === 'number' ? received : sent;
   if (typeof messages !== 'number') {
-    return { messages: null, messages_per_s: null, messages_per_stream: null, first_message_ms: null, received_per_message: null,
-      sent_per_message: null, server_cpu_us_per_message: null };
+    return { messages: null, messages_per_s: null, messages_per_stream: null, first_message_ms: null, largest_gap_ms: null,
+      received_per_message: null, sent_per_message: null, server_cpu_us_per_message: null };
   }
   const first = metrics[STREAM_METRICS.firstMessage]?.values;
+  const gap = metrics[STREAM_METRICS.largestGap]?.values;
   const perStream = f.requests > 0 ? messages / f.requests : null;
   const per = (bytes) => (messages > 0 ? bytes / messages : null);
   return {
@@ -252,6 +256,7 @@ function streamFigures(metrics, f) {
     messages_per_s: f.duration_s > 0 ? messages / f.duration_s : null,
     messages_per_stream: perStream,
     first_message_ms: first ? { p50: finiteOrNull(first.med), p99: finiteOrNull(first['p(99)']) } : null,
+    largest_gap_ms: gap ? { p50: finiteOrNull(gap.med), p99: finiteOrNull(gap['p(99)']) } : null,
     received_per_message: typeof received === 'number' ? per(f.data_received_bytes) : null,
     sent_per_message: typeof sent === 'number' && sent > 0 ? f.data_sent_bytes / sent : null,
     server_cpu_us_per_message: f.server_cpu_us_per_request !== null && perStream ? f.server_cpu_us_per_request / perStream : null,

@@ -316,9 +316,12 @@ function notesOf(modes, clientBound) {
       + 'JavaScript clock has no finer one) (docs/streaming.md)');
   } else if (streamed.length) {
     const server = streamed.some((m) => typeof m.first_message_ms?.p50 === 'number');
+    // Runs recorded before STREAM_FRAMING asked for SSE.
+    const framing = streamed.map((m) => m.runs[0]?.run?.own?.stream_framing).find(Boolean) ?? 'sse';
+    const asked = { sse: 'Server-Sent Events, an event a message', ndjson: 'NDJSON, a line a message' }[framing] ?? framing;
     notes.push(`a stream's run: each request is one stream, so RPS counts streams; the latency rows are the time to the `
-      + `${server ? 'last message' : 'answer'}${server ? '; gRPC\'s time to first message is timed in whole milliseconds '
-        + '(k6\'s JavaScript clock has no finer one)' : ''} (docs/streaming.md)`);
+      + `${server ? 'last message' : 'answer'}${server ? `; over HTTP the stream is read as ${asked} (STREAM_FRAMING=${framing}); `
+        + 'gRPC\'s time to first message is timed in whole milliseconds (k6\'s JavaScript clock has no finer one)' : ''} (docs/streaming.md)`);
   }
   for (const [key, mode] of Object.entries(modes)) {
     notes.push(`${key}: ${mode.host}, ${mode.repeats} run(s): ${mode.runs.map((r) => r.file).join(', ')}`);

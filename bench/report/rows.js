@@ -62,6 +62,11 @@ export const ROWS = Object.freeze([
     what: 'a server stream\'s run: median time from a stream\'s start to its first message, gRPC\'s in whole milliseconds ([streaming.md](streaming.md))' },
   { label: 'time to first message p99 (ms)', field: 'first_message_ms.p99', digits: 2, how: 'median', source: 'k6',
     what: '99th percentile of the same' },
+  { label: 'largest gap between messages p50 (ms)', field: 'largest_gap_ms.p50', digits: 0, how: 'median', source: 'k6',
+    what: 'a server stream\'s or a relay\'s run over gRPC or a WebSocket: median over the streams of each one\'s largest gap between '
+      + 'two messages, timed by the scripts in whole milliseconds; not seen over SSE or NDJSON, whose body k6 returns whole ([streaming.md](streaming.md))' },
+  { label: 'largest gap between messages p99 (ms)', field: 'largest_gap_ms.p99', digits: 0, how: 'median', source: 'k6',
+    what: '99th percentile of the same' },
   { label: 'received per message (bytes)', field: 'received_per_message', digits: 1, how: 'median', source: 'k6',
     what: 'a server stream\'s run: data received ÷ messages, the stream\'s head and end shared out over its messages' },
   { label: 'sent per message (bytes)', field: 'sent_per_message', digits: 1, how: 'median', source: 'k6',

@@ -44,6 +44,7 @@ const capacityMode = makeValidator((input) => {
  * @property {string|undefined} REQUEST
  * @property {string|undefined} RESPONSE
  * @property {number} STREAM_INTERVAL ms
+ * @property {'sse'|'ndjson'} STREAM_FRAMING
  * @property {'reuse'|'per-request'} CONNECTIONS
  * @property {string} REQUEST_TIMEOUT k6 duration
  * @property {'off'|'gzip'} COMPRESSION
@@ -128,6 +129,7 @@ export function benchSettingSpecs(cores = splitCores(allowedCpus())) {
     // The user's own service (issue 37, docs/own-message.md): checked by the pre-flight, which loads it.
     ...Object.fromEntries(OWN_SETTING_NAMES.map((name) => [name, sharedSpec(name, 'run', cores)])),
     STREAM_INTERVAL: sharedSpec('STREAM_INTERVAL', 'run', cores),
+    STREAM_FRAMING: sharedSpec('STREAM_FRAMING', 'run', cores),
     CONNECTIONS: sharedSpec('CONNECTIONS', 'run', cores),
     REQUEST_TIMEOUT: sharedSpec('REQUEST_TIMEOUT', 'run', cores),
     COMPRESSION: str({

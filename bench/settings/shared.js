@@ -3,7 +3,7 @@
 // the same entry: the job's default, and the few words it adds to the meaning.
 import { bool, str } from 'envalid';
 import { positiveInt, wholeNumber, withDefaultText } from '../../server/env.js';
-import { CONNECTION_POLICIES, DEFAULT_REQUEST_TIMEOUT } from '../../k6/settings.js';
+import { CONNECTION_POLICIES, DEFAULT_REQUEST_TIMEOUT, STREAM_FRAMINGS } from '../../k6/settings.js';
 import { SCENARIOS } from '../../proto/payload.js';
 import { BUILT_IN_SERVICES } from '../../proto/own/builtins.js';
 import { DEFAULT_MODES, MODE_NAMES } from '../modes.js';
@@ -125,6 +125,14 @@ const SHARED = Object.freeze({
       + 'a paced stream, as an LLM\'s tokens are), the same for both twins; 0: as fast as the connection takes them (docs/streaming.md)',
     example: '20',
     jobs: { run: { default: 0 } },
+  },
+  STREAM_FRAMING: {
+    validator: (spec) => str({ ...spec, choices: Object.keys(STREAM_FRAMINGS) }),
+    desc: 'with a server-streaming RPC: how the HTTP modes ask for the stream and count its messages: `sse`, Server-Sent Events '
+      + '(`Accept: text/event-stream`, an event a message), or `ndjson`, newline-delimited JSON (`Accept: application/x-ndjson`, '
+      + 'a line a message), the framings the HTTP twin serves (docs/streaming.md)',
+    example: 'ndjson',
+    jobs: { run: { default: 'sse' } },
   },
   CONNECTIONS: {
     validator: (spec) => str({ ...spec, choices: [...CONNECTION_POLICIES] }),

@@ -14,7 +14,7 @@ import { before, test } from 'node:test';
 import grpc from '@grpc/grpc-js';
 import WebSocket from 'ws';
 import { ensureTool } from '../../bench/tools.js';
-import { k6Bin } from '../helpers/k6.js';
+import { k6Bin, k6Run } from '../helpers/k6.js';
 import { sh } from '../helpers/run.js';
 import { ensurePyproto, pyproto } from '../helpers/pyproto.js';
 import { freePort, ROOT, startServer } from '../helpers/server.js';
@@ -422,6 +422,39 @@ test('a listener that serves no streams refuses a streaming RPC at start, in one
   });
 });
 
+test('the HTTP script reads a server stream as SSE or NDJSON (STREAM_FRAMING): it counts every message the server sent', async (t) => {
+  const dir = await tempDir(t, 'own-stream-framing-');
+  const requests = path.join(dir, 'requests.json');
+  writeFileSync(requests, '[{"orderId":"a"}]');
+  const adminPort = await freePort();
+  // Streams of 3, 1 and 4 messages in turn; 1 ms apart, so that a stream's messages leave in separate writes.
+  const server = await startServer({ MODE: 'http', WORKERS: '1', ...SHOP, STREAM_INTERVAL: '1', ADMIN_PORT: String(adminPort) });
+  t.after(() => server.stop());
+  let before = 0;
+  for (const framing of ['sse', 'ndjson']) {
+    const summaryFile = path.join(dir, `${framing}.json`);
+    const { code, output } = await k6Run(['--vus', '1', '--duration', '1s', '-e', `LOCAL_HTTP_HOST=127.0.0.1:${server.httpPort}`,
+      '-e', `RPC=${SHOP.RPC}`, '-e', `PROTO=${path.relative(INCLUDES[0], SHOP.PROTO)}`, '-e', `PROTO_PATH=${SHOP.PROTO_PATH}`,
+      '-e', 'STREAM=server', '-e', `STREAM_FRAMING=${framing}`, '-e', `REQUESTS=${requests}`, '-e', `SUMMARY_FILE=${summaryFile}`,
+      'http-tests/local.js']);
+    assert.equal(code, 0, output);
+    const { metrics } = JSON.parse(await readFile(summaryFile, 'utf8'));
+    assert.equal(metrics.http_req_failed.values.passes, 0, framing);
+    // Every message the server sent, but those of setup()'s one stream (its first: whichever it was, k6 counts it not).
+    const sent = (await streamCounts(adminPort)).sent('http');
+    const streams = metrics.http_reqs.values.count;
+    const counted = metrics.stream_messages.values.count;
+    assert.ok(streams > 10, `${framing}: ${streams} streams`);
+    assert.ok(sent - before - counted >= 1 && sent - before - counted <= 4, `${framing}: k6 counted ${counted} of ${sent - before} messages sent`);
+    assert.equal(metrics.stream_largest_gap, undefined, `${framing}: k6's HTTP client returns a body whole: no gap is timed`);
+    before = sent;
+  }
+  const bad = await k6Run(['--vus', '1', '--duration', '1s', '-e', `LOCAL_HTTP_HOST=127.0.0.1:${server.httpPort}`, '-e', `RPC=${SHOP.RPC}`,
+    '-e', `PROTO=${SHOP.PROTO}`, '-e', 'STREAM=server', '-e', 'STREAM_FRAMING=jsonl', 'http-tests/local.js']);
+  assert.notEqual(bad.code, 0);
+  assert.match(bad.output, /STREAM_FRAMING=\\?"jsonl\\?": must be one of sse, ndjson \(how HTTP reads a server stream\)/);
+});
+
 test('bash bench.sh with a server stream (SCENARIO=gemini-stream): the equality check, then streams/s, messages/s, time to first message and bytes per message for both twins', async (t) => {
   const dir = await tempDir(t, 'own-stream-job-');
   const { code, stdout, stderr } = await sh(process.execPath, ['bench/cli.js', 'run'], {
@@ -433,10 +466,15 @@ test('bash bench.sh with a server stream (SCENARIO=gemini-stream): the equality 
   assert.match(stderr, /client's ceiling · gemini-stream · http: not measured \(the bare listeners serve no streams\)/);
   for (const row of ['messages/s', 'messages per stream', 'time to first message p50 \\(ms\\)', 'received per message \\(bytes\\)',
     'server CPU per message \\(µs\\)']) assert.match(stdout, new RegExp(`\\| ${row}\\s+\\|`), row);
-  assert.match(stdout, /^- a stream's run: each request is one stream, so RPS counts streams; the latency rows are the time to the last message; gRPC's time to first message is timed in whole milliseconds/m);
+  assert.match(stdout, /^- a stream's run: each request is one stream, so RPS counts streams; the latency rows are the time to the last message; over HTTP the stream is read as Server-Sent Events, an event a message \(STREAM_FRAMING=sse\); gRPC's time to first message is timed in whole milliseconds/m);
+  assert.match(stdout, /\| largest gap between messages p50 \(ms\)\s+\|/);
   const report = JSON.parse(await readFile(path.join(dir, (await readdir(dir)).find((f) => /^compare-.*\.json$/.test(f))), 'utf8'));
   assert.equal(report.own.kind, 'server streaming');
   assert.equal(report.own.stream_interval_ms, 1);
+  assert.equal(report.own.stream_framing, 'sse');
+  // Paced at 1 ms, whole milliseconds: each gRPC stream's largest gap is at least 1 ms; k6 sees no SSE event apart.
+  assert.ok(report.modes.grpc.largest_gap_ms.p50 >= 1, `gRPC's largest gap ${report.modes.grpc.largest_gap_ms.p50} ms`);
+  assert.equal(report.modes.http.largest_gap_ms.p50, null);
   // Each call answers the next of the 8 streams (237 messages), whichever twin: about 29.6 messages a stream.
   for (const [mode, m] of Object.entries(report.modes)) {
     assert.equal(m.failed, 0, mode);
