@@ -138,10 +138,10 @@ start_mode() {
   # same as -e for a k6 on this machine, which resolves them against OWN_DIR (k6/common.js).
   local own='' own_e='' name
   if [ -n "${OWN_DIR:-}" ]; then
-    for name in OWN_DIR RPC PROTO PROTO_PATH RESPONSE REQUESTS MAX_BODY_BYTES; do
+    for name in OWN_DIR RPC PROTO PROTO_PATH RESPONSE REQUESTS MAX_BODY_BYTES STREAM STREAM_INTERVAL STREAM_FRAMING; do
       [ -z "${!name:-}" ] || own+="$name=$(printf %q "${!name}") "
     done
-    for name in OWN_DIR RPC PROTO PROTO_PATH REQUESTS; do
+    for name in OWN_DIR RPC PROTO PROTO_PATH REQUESTS STREAM STREAM_FRAMING; do
       [ -z "${!name:-}" ] || own_e+="-e $name=$(printf %q "${!name}") "
     done
     [ -n "${REQUESTS:-}" ] || echo "$me: REQUESTS is not set: k6 needs a JSON array of request messages in OWN_DIR (docs/docker.md)" >&2

@@ -533,6 +533,8 @@ test('bash bench.sh with a bidirectional stream over TLS: a WebSocket relay (wss
     assert.ok(m.requests > 10, `${mode}: ${m.requests} calls`);
     assert.ok(Math.abs(m.messages_per_stream - 3) < 0.4, `${mode}: ${m.messages_per_stream} answers a call`);
     assert.ok(m.sent_per_message > 0 && m.received_per_message > 0, mode);
+    // Both scripts see each answer arrive: each relay of two or more answers has its largest gap timed (whole ms, 0 or more).
+    assert.ok(m.largest_gap_ms.p50 >= 0 && m.largest_gap_ms.p99 >= m.largest_gap_ms.p50, `${mode}: ${JSON.stringify(m.largest_gap_ms)}`);
   }
   assert.ok(report.modes.grpc.received_per_message < report.modes.http.received_per_message, 'protobuf answers are smaller than JSON frames');
 });

@@ -273,10 +273,10 @@ describe('compose.yaml', () => {
       assert.equal(server.working_dir, '/own');
       assert.deepEqual(server.command, ['node', `/app/${execForm(inFinal('CMD')[0])[1]}`]);
       assert.deepEqual(server.healthcheck.test, ['CMD', healthCommand[0], `/app/${healthCommand[1]}`]);
-      assert.deepEqual(Object.keys(server.environment).sort(), ['MAX_BODY_BYTES', 'PROTO', 'PROTO_PATH', 'RESPONSE', 'RPC']);
+      assert.deepEqual(Object.keys(server.environment).sort(), ['MAX_BODY_BYTES', 'PROTO', 'PROTO_PATH', 'RESPONSE', 'RPC', 'STREAM_INTERVAL']);
       assert.deepEqual(Object.keys(server.environment).filter((k) => !(k in DEFAULTS)), [], 'sets variables the server does not read');
     }
-    assert.deepEqual(Object.keys(own.services.k6.environment).sort(), ['OWN_DIR', 'PROTO', 'PROTO_PATH', 'REQUESTS', 'RPC']);
+    assert.deepEqual(Object.keys(own.services.k6.environment).sort(), ['OWN_DIR', 'PROTO', 'PROTO_PATH', 'REQUESTS', 'RPC', 'STREAM', 'STREAM_FRAMING']);
     assert.equal(own.services.k6.environment.OWN_DIR, '/own');
     assert.deepEqual(Object.keys(own.services.k6.environment).filter((k) => !(k in K6_VARS)), [], 'sets variables no k6 script reads');
   });
