@@ -99,7 +99,8 @@ export const MODES = Object.freeze({
     minimalOwnScript: 'bench/k6-minimal/own-http.js',
     metrics: { requests: ['http_reqs', 'count'], latency: 'http_req_duration', failed: 'http_req_failed' },
     payload: 'json-body',
-    streams: [], // its scripts send the Connect protocol's unary POST only
+    // The Connect protocol's server and client streams (k6/connect.js); its bidirectional ones need HTTP/2.
+    streams: ['server streaming', 'client streaming'],
   },
 });
 

@@ -9,6 +9,7 @@ import {
   baseOptions, COMPRESSION, CONNECTIONS, hostOf, OWN, OWN_ONE_REQUEST, positiveIntEnv, REQUEST_TIMEOUT, RUN_SHAPE, SAMPLE_EVERY, SCENARIO, summaryModeOr, TLS_CA,
 } from './common.js';
 import { HTTP_TIMED_OUT, STREAM_FRAMINGS, STREAM_METRICS } from './settings.js';
+import { connectEnvelopes, connectMessages } from './connect.js';
 import { summaryHandler } from './summary.js';
 
 /**
@@ -26,8 +27,12 @@ import { summaryHandler } from './summary.js';
  * @property {'server'|'client'|'bidi'|null} stream a streaming RPC (-e STREAM): a server stream's POST asks for SSE or
  *   NDJSON (`framing`) and reads its messages; a client stream's POSTs its sample, a stream of messages, as NDJSON; a
  *   relay's opens a WebSocket at `url` (ws: or wss:), sends its sample's messages as text frames and reads an answer to each
- * @property {'sse'|'ndjson'} framing how a server stream is asked for and its messages counted (-e STREAM_FRAMING)
+ * @property {'sse'|'ndjson'|'connect'} framing how a server stream is asked for and its messages counted: -e
+ *   STREAM_FRAMING, or the Connect protocol's envelopes on connect-json (a client stream's too)
  */
+
+/** The Connect protocol's content type of a stream in JSON. */
+const CONNECT_STREAM_TYPE = 'application/connect+json';
 
 /**
  * The POST body of a request sample: its JSON, or a client stream's messages as NDJSON, a line each.
@@ -57,9 +62,11 @@ export function httpRun({ hostSetting, target, mode: own = 'http', protocol = 'g
   const stream = OWN ? OWN.stream : null;
   // A server stream as Server-Sent Events or NDJSON (server/http.js), each one read whole: its messages are counted. A
   // client stream as NDJSON, one request message a line.
-  const framing = OWN ? OWN.framing : 'sse';
-  const accept = stream === 'server' ? { Accept: STREAM_FRAMINGS[framing] } : {};
-  const type = stream === 'client' ? 'application/x-ndjson' : 'application/json';
+  // connect-json: the Connect protocol's streams, every message in an envelope both ways (k6/connect.js).
+  const connectStream = protocol === 'connect' && (stream === 'server' || stream === 'client');
+  const framing = connectStream ? 'connect' : OWN ? OWN.framing : 'sse';
+  const accept = stream === 'server' && !connectStream ? { Accept: STREAM_FRAMINGS[framing] } : {};
+  const type = connectStream ? CONNECT_STREAM_TYPE : stream === 'client' ? 'application/x-ndjson' : 'application/json';
   const headers = post ? { 'Content-Type': type, ...accept, ...ask } : ask;
   const asked = Object.keys(headers).length ? { headers } : {};
   // Without REQUEST_TIMEOUT and headers, no params at all: k6 converts the params of every request, which cost 7-10% of
@@ -76,10 +83,12 @@ export function httpRun({ hostSetting, target, mode: own = 'http', protocol = 'g
     url: relay ? `${TLS_CA ? 'wss' : 'ws'}://${host}/${OWN.rpc}`
       : OWN ? `${scheme}://${host}/${OWN.rpc}` : protocol === 'connect' ? `${scheme}://${host}/${rpcPath(rpc)}` : `${scheme}://${host}${httpPath}`,
     post,
-    body: OWN ? (OWN_ONE_REQUEST && bodyOf(OWN_ONE_REQUEST, stream)) : protocol === 'connect' ? JSON.stringify(request) : null,
+    // A Connect stream's body is binary, which a SharedArray cannot hold: each VU makes its own.
+    body: OWN ? (!connectStream && OWN_ONE_REQUEST && bodyOf(OWN_ONE_REQUEST, stream)) || null : protocol === 'connect' ? JSON.stringify(request) : null,
     vus: positiveIntEnv('VUS', null),
     answer: OWN ? MESSAGE_ANSWER : SCENARIOS[SCENARIO].answer,
-    params: stream === 'server' ? { responseType: 'text', ...timeout, ...asked } : any && !relay ? { ...timeout, ...asked } : null,
+    params: connectStream ? { responseType: 'binary', ...timeout, ...asked }
+      : stream === 'server' ? { responseType: 'text', ...timeout, ...asked } : any && !relay ? { ...timeout, ...asked } : null,
     sampled: { responseType: 'text', ...timeout, ...asked },
     every: SAMPLE_EVERY,
     stream,
@@ -98,9 +107,14 @@ export function httpRun({ hostSetting, target, mode: own = 'http', protocol = 'g
     },
     // Fails fast, naming the host, when no server answers; returns the body's size for the report.
     setup: relay ? () => relaySetup(plan, { mode, host }) : () => {
-      const res = post ? http.post(plan.url, plan.body ?? bodyOf(OWN.requests[0], stream), probe) : http.get(plan.url, probe);
-      if (stream === 'server' && res.status === 200 && !String(res.headers['Content-Type']).startsWith(STREAM_FRAMINGS[framing])) {
-        exec.test.abort(`the HTTP server at ${host} answered the stream ${OWN.rpc} as ${res.headers['Content-Type']}, not ${STREAM_FRAMINGS[framing]}`);
+      const body = connectStream ? connectEnvelopes(stream === 'client' ? OWN.requests[0] : [OWN.requests[0]]) : plan.body ?? bodyOf(OWN.requests[0], stream);
+      const res = post ? http.post(plan.url, body, probe) : http.get(plan.url, probe);
+      const streamType = connectStream ? CONNECT_STREAM_TYPE : stream === 'server' ? STREAM_FRAMINGS[framing] : null;
+      if (streamType && res.status === 200 && !String(res.headers['Content-Type']).startsWith(streamType)) {
+        exec.test.abort(`the HTTP server at ${host} answered the stream ${OWN.rpc} as ${res.headers['Content-Type']}, not ${streamType}`);
+      }
+      if (connectStream && res.status === 200 && !connectMessages(res.body).ok) {
+        exec.test.abort(`the Connect server at ${host} did not end the stream ${OWN.rpc} well: ${String.fromCharCode.apply(null, Array.from(new Uint8Array(res.body).subarray(-200)))}`);
       }
       if (res.status !== 200) {
         exec.test.abort(`cannot reach the HTTP server at ${host}: ${res.error || `status ${res.status}`}`);
@@ -113,7 +127,7 @@ export function httpRun({ hostSetting, target, mode: own = 'http', protocol = 'g
       // The body as decoded: k6 has already decompressed a gzipped one.
       return { mode, host, sampleBytes: res.body.byteLength, ...(OWN ? { own: true } : {}) };
     },
-    handleSummary: summaryHandler({ mode, target, host, ...RUN_SHAPE }, relay ? withRelayRequests : undefined),
+    handleSummary: summaryHandler({ mode, target, host, ...RUN_SHAPE }, relay ? withRelayRequests : connectStream ? withStreamFailures : undefined),
   };
 }
 
@@ -139,6 +153,23 @@ async function relaySetup(plan, data) {
   });
   if (answer.error) exec.test.abort(`cannot reach the WebSocket relay at ${plan.url}: ${answer.error}`);
   return { ...data, sampleBytes: answer.text.length, own: true };
+}
+
+/**
+ * The summary of a Connect stream's run with the streams that ended in an error among the failed requests: the Connect
+ * protocol answers a stream's error with status 200 and the error in its last envelope, which k6's http_req_failed
+ * does not see (k6/http.js counts them).
+ * @param {any} data k6's summary
+ * @returns {any}
+ */
+function withStreamFailures(data) {
+  const failed = data.metrics[STREAM_METRICS.failed]?.values?.count ?? 0;
+  const was = data.metrics.http_req_failed?.values;
+  if (!failed || !was) return data;
+  const passes = was.passes + failed;
+  const fails = Math.max(0, was.fails - failed);
+  const metrics = { ...data.metrics, http_req_failed: { ...data.metrics.http_req_failed, values: { rate: passes / (passes + fails), passes, fails } } };
+  return { ...data, metrics };
 }
 
 /**

@@ -30,6 +30,8 @@ export function httpTest(run) {
   // (docs/profiling.md).
   const { url, sampled, every } = plan;
   const params = plan.params ?? undefined;
+  // Text, or a Connect stream's binary envelopes (k6/connect.js).
+  /** @type {Array<string|ArrayBuffer>|null} */
   let bodies = plan.body === null ? null : [plan.body];
   // The request samples in turn: an index, not a generator (k6 runs this on every iteration).
   let count = bodies ? bodies.length : 0;
@@ -77,7 +79,28 @@ export function httpTest(run) {
   // Loaded only for a streaming RPC: every module costs each VU (docs/profiling.md).
   const metrics = plan.stream ? require('k6/metrics') : null;
   const STREAM_METRICS = plan.stream ? require('./settings.js').STREAM_METRICS : null;
-  if (plan.stream === 'server') {
+  // connect-json's streams: the Connect protocol's envelopes both ways, and its errors in the last envelope (k6/connect.js).
+  const connect = plan.framing === 'connect' ? require('./connect.js') : null;
+  const failedStreams = connect ? new metrics.Counter(STREAM_METRICS.failed) : null;
+  if (plan.stream === 'server' && connect) {
+    const messages = new metrics.Counter(STREAM_METRICS.messages);
+    const firstMessage = new metrics.Trend(STREAM_METRICS.firstMessage, true);
+    // As the SSE iteration below; connect-node sends the response's head with the first message too.
+    iterations.stream = () => {
+      if (bodies === null) {
+        bodies = own.ownShare(samples, (message) => connect.connectEnvelopes([message]), plan.vus);
+        count = bodies.length;
+      }
+      const body = bodies[turn];
+      turn = turn + 1 === count ? 0 : turn + 1;
+      const res = client.post(url, body, params);
+      if (res.status !== 200) return;
+      const read = connect.connectMessages(res.body);
+      if (!read.ok) failedStreams.add(1);
+      firstMessage.add(res.timings.sending + res.timings.waiting);
+      messages.add(read.messages);
+    };
+  } else if (plan.stream === 'server') {
     const { Counter, Trend } = metrics;
     const messages = new Counter(STREAM_METRICS.messages);
     const firstMessage = new Trend(STREAM_METRICS.firstMessage, true);
@@ -108,16 +131,24 @@ export function httpTest(run) {
     const sent = new metrics.Counter(STREAM_METRICS.sent);
     // One client stream per iteration: the VU's next sample, a stream of messages, POSTed as NDJSON (k6 sends a body
     // whole); each body's messages (its lines) counted once, on the VU's first iteration.
+    // On connect-json, the messages in envelopes, and the answer's last envelope read for an error.
     let lengths = null;
     iterations.stream = () => {
       if (lengths === null) {
-        if (bodies === null) bodies = own.ownShare(samples, (stream) => stream.map((m) => `${JSON.stringify(m)}\n`).join(''), plan.vus);
+        if (connect) {
+          const streams = own.ownShare(samples, (stream) => stream, plan.vus);
+          bodies = streams.map((stream) => connect.connectEnvelopes(stream));
+          lengths = streams.map((stream) => stream.length);
+        } else {
+          if (bodies === null) bodies = own.ownShare(samples, (stream) => stream.map((m) => `${JSON.stringify(m)}\n`).join(''), plan.vus);
+          lengths = bodies.map((body) => String(body).split('\n').length - 1);
+        }
         count = bodies.length;
-        lengths = bodies.map((body) => body.split('\n').length - 1);
       }
       const at = turn;
       turn = turn + 1 === count ? 0 : turn + 1;
-      client.post(url, bodies[at], params);
+      const res = client.post(url, bodies[at], params);
+      if (connect && res.status === 200 && !connect.connectMessages(res.body).ok) failedStreams.add(1);
       sent.add(lengths[at]);
     };
   }
@@ -135,7 +166,7 @@ export function httpTest(run) {
     let frames = null;
     iterations.stream = () => {
       if (frames === null) {
-        frames = bodies ? bodies.map((body) => JSON.parse(body).map((m) => JSON.stringify(m)))
+        frames = bodies ? bodies.map((body) => JSON.parse(String(body)).map((m) => JSON.stringify(m)))
           : own.ownShare(samples, (stream) => stream.map((m) => JSON.stringify(m)), plan.vus);
         count = frames.length;
       }

@@ -8,6 +8,7 @@ import https from 'node:https';
 import http2 from 'node:http2';
 import grpc from '@grpc/grpc-js';
 import WebSocket from 'ws';
+import { STREAM_FRAMINGS } from '../../k6/settings.js';
 import { BenchError } from '../errors.js';
 import { MODES } from '../modes.js';
 import { LISTENERS } from '../../server/listeners.js';
@@ -143,9 +144,12 @@ async function callTwin(mode, cell, own, count) {
     return answers;
   }
   if (rpc.requestStream && stream) return relayTwin(cell, own, calls, count, ca);
-  // A server stream's HTTP twin answers Server-Sent Events (server/http.js), as the k6 script asks.
-  // A client stream's, NDJSON, a line a message.
-  const headers = { 'content-type': rpc.requestStream ? 'application/x-ndjson' : 'application/json', ...(stream ? { accept: 'text/event-stream' } : {}) };
+  if (MODES[mode].listener === 'connect-json' && (stream || rpc.requestStream)) return connectStreamTwin(cell, own, calls, count, ca);
+  // A server stream's HTTP twin answers Server-Sent Events or NDJSON (server/http.js), as the k6 script asks
+  // (STREAM_FRAMING). A client stream's request is NDJSON, a line a message.
+  const framing = own.record.stream_framing ?? 'sse';
+  const headers = { 'content-type': rpc.requestStream ? 'application/x-ndjson' : 'application/json', ...(stream ? { accept: STREAM_FRAMINGS[framing] } : {}) };
+  const settled = (status, body, resolve, reject) => settle(status, body, rpc, framing, resolve, reject);
   if (transport === 'HTTP/2') {
     const session = http2.connect(`${ca ? 'https' : 'http'}://${cell.host}`, ca ? { ca } : {});
     session.on('error', () => {});
@@ -159,7 +163,7 @@ async function callTwin(mode, cell, own, count) {
           stream.on('response', (h) => { status = Number(h[':status']); });
           stream.on('data', (c) => chunks.push(c));
           stream.on('error', reject);
-          stream.on('end', () => settle(status, Buffer.concat(chunks).toString('utf8'), rpc, resolve, reject));
+          stream.on('end', () => settled(status, Buffer.concat(chunks).toString('utf8'), resolve, reject));
           stream.end(bodies[i % bodies.length]);
         }));
       }
@@ -176,7 +180,7 @@ async function callTwin(mode, cell, own, count) {
           { method: 'POST', headers, agent, ca: ca ?? undefined, timeout: CALL_TIMEOUT_MS }, (res) => {
             const chunks = [];
             res.on('data', (c) => chunks.push(c));
-            res.on('end', () => settle(res.statusCode ?? 0, Buffer.concat(chunks).toString('utf8'), rpc, resolve, reject));
+            res.on('end', () => settled(res.statusCode ?? 0, Buffer.concat(chunks).toString('utf8'), resolve, reject));
           });
         req.on('timeout', () => req.destroy(new Error(`no answer within ${CALL_TIMEOUT_MS} ms`)));
         req.on('error', reject);
@@ -234,19 +238,81 @@ async function relayTwin(cell, own, calls, count, ca) {
 }
 
 /**
- * Decodes a JSON twin's answer strictly into its messages (a server stream's: each SSE event's `data:` line), or rejects
- * with its status and body.
+ * Calls connect-json's streaming method `count` times over one keep-alive connection, as the k6 script does (the Connect
+ * protocol: each request message in an envelope, a flags byte and a 4-byte big-endian length before its JSON; the answer
+ * the same, ended by an end-of-stream envelope, flag 0x02, whose JSON holds any error) and decodes each answer strictly.
+ * @param {{host: string}} cell
+ * @param {import('../own-service.js').OwnRun} own
+ * @param {import('protobufjs').Message[][]} calls each call's request messages
+ * @param {number} count
+ * @param {Buffer|null} ca
+ * @returns {Promise<import('protobufjs').Message[][]>}
+ * @throws {Error} for a status other than 200, an error at the stream's end, or an answer that does not decode
  */
-function settle(status, body, rpc, resolve, reject) {
+async function connectStreamTwin(cell, own, calls, count, ca) {
+  const { rpc } = own.service;
+  const envelope = (text) => {
+    const json = Buffer.from(text, 'utf8');
+    const head = Buffer.alloc(5);
+    head.writeUInt32BE(json.length, 1);
+    return Buffer.concat([head, json]);
+  };
+  const bodies = calls.map((ms) => Buffer.concat(ms.map((m) => envelope(toJsonText(rpc.requestType, m)))));
+  const agent = new (ca ? https : http).Agent({ keepAlive: true, maxSockets: 1 });
+  const answers = [];
+  try {
+    for (let i = 0; i < count; i++) {
+      const { status, body } = await new Promise((resolve, reject) => {
+        const req = (ca ? https : http).request(`${ca ? 'https' : 'http'}://${cell.host}${rpc.path}`, {
+          method: 'POST', headers: { 'content-type': 'application/connect+json' }, agent, ca: ca ?? undefined, timeout: CALL_TIMEOUT_MS,
+        }, (res) => {
+          const chunks = [];
+          res.on('data', (c) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+        });
+        req.on('timeout', () => req.destroy(new Error(`no answer within ${CALL_TIMEOUT_MS} ms`)));
+        req.on('error', reject);
+        req.end(bodies[i % bodies.length]);
+      });
+      if (status !== 200) throw new Error(`HTTP ${status}: ${body.toString('utf8').slice(0, 200)}`);
+      const messages = [];
+      let end = null;
+      for (let at = 0; at + 5 <= body.length && end === null;) {
+        const n = body.readUInt32BE(at + 1);
+        const text = body.subarray(at + 5, at + 5 + n).toString('utf8');
+        if (body[at] & 0x02) end = JSON.parse(text);
+        else messages.push(text);
+        at += 5 + n;
+      }
+      if (end === null) throw new Error('the Connect stream ended with no end-of-stream envelope');
+      if (end.error) throw new Error(`the Connect stream ended in an error: ${JSON.stringify(end.error)}`);
+      try {
+        answers.push(messages.map((text) => fromJson(rpc.responseType, text)));
+      } catch (err) {
+        throw new Error(`the answer is not a ${rpc.responseType.fullName.slice(1)} in the proto3 JSON mapping: ${err.message}`, { cause: err });
+      }
+    }
+  } finally {
+    agent.destroy();
+  }
+  return answers;
+}
+
+/**
+ * Decodes a JSON twin's answer strictly into its messages (a server stream's: each SSE event's `data:` line, or each
+ * NDJSON line), or rejects with its status and body.
+ */
+function settle(status, body, rpc, framing, resolve, reject) {
   if (status !== 200) {
     reject(new Error(`HTTP ${status}: ${body.slice(0, 200)}`));
     return;
   }
   try {
-    const texts = rpc.responseStream ? body.split('\n\n').filter(Boolean).map((event, i) => {
-      if (!event.startsWith('data: ') || event.includes('\n')) throw new Error(`SSE event ${i} is not one data line: ${event.slice(0, 100)}`);
-      return event.slice('data: '.length);
-    }) : [body];
+    const texts = !rpc.responseStream ? [body] : framing === 'ndjson' ? body.split('\n').filter(Boolean)
+      : body.split('\n\n').filter(Boolean).map((event, i) => {
+        if (!event.startsWith('data: ') || event.includes('\n')) throw new Error(`SSE event ${i} is not one data line: ${event.slice(0, 100)}`);
+        return event.slice('data: '.length);
+      });
     resolve(texts.map((text) => fromJson(rpc.responseType, text)));
   } catch (err) {
     reject(new Error(`the answer is not a ${rpc.responseType.fullName.slice(1)} in the proto3 JSON mapping: ${err.message}`));

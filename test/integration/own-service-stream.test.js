@@ -458,7 +458,7 @@ test('the HTTP script reads a server stream as SSE or NDJSON (STREAM_FRAMING): i
 test('bash bench.sh with a server stream (SCENARIO=gemini-stream): the equality check, then streams/s, messages/s, time to first message and bytes per message for both twins', async (t) => {
   const dir = await tempDir(t, 'own-stream-job-');
   const { code, stdout, stderr } = await sh(process.execPath, ['bench/cli.js', 'run'], {
-    REPEATS: '1', DURATION: '3s', WARMUP: '0s', VUS: '4', SCENARIO: 'gemini-stream', STREAM_INTERVAL: '1',
+    REPEATS: '1', DURATION: '3s', WARMUP: '0s', VUS: '4', SCENARIO: 'gemini-stream', STREAM_INTERVAL: '1', MODES: 'http,grpc,connect-json',
     RESULTS_DIR: dir, K6_BIN: await k6Bin(),
   }, 180_000);
   assert.equal(code, 0, stderr);
@@ -491,7 +491,7 @@ test('bash bench.sh with a client stream: each call sends a request stream (NDJS
   const dir = await tempDir(t, 'own-client-stream-job-');
   const { code, stdout, stderr } = await sh(process.execPath, ['bench/cli.js', 'run'], {
     ...SHOP, RPC: 'shop.v1.ShopService/ImportOrders', REQUEST: path.join(OWN, 'order-uploads.ndjson'), RESPONSE: path.join(OWN, 'requests.ndjson'),
-    REPEATS: '1', DURATION: '3s', WARMUP: '0s', VUS: '4', RESULTS_DIR: dir, K6_BIN: await k6Bin(),
+    REPEATS: '1', DURATION: '3s', WARMUP: '0s', VUS: '4', MODES: 'http,grpc,connect-json', RESULTS_DIR: dir, K6_BIN: await k6Bin(),
   }, 180_000);
   assert.equal(code, 0, stderr);
   assert.match(stderr, /ImportOrders: 6 request and 5 response sample\(s\); every sample went through the twins' codecs as the same message, and every twin answered the response samples in turn/);
