@@ -3,7 +3,7 @@
 // user.v1.UserService and the user's own RPC are the same thing to a listener: the demo's RPCs answer what their
 // request selects (proto/payload.js's scenarios, each a response sample), an own RPC its samples in turn.
 import { fileURLToPath } from 'node:url';
-import { PROTO_FILE, SCENARIOS, SERVICE_NAME } from './payload.js';
+import { PROTO_FILE, SCENARIOS, SERVICE_NAME, USERS_STREAM } from './payload.js';
 import { resolveRpc } from './own/schema.js';
 import { httpBindingsOf } from './own/http-rule.js';
 import { fromJson, toJsonText } from './own/samples.js';
@@ -79,14 +79,41 @@ function demoRpcs() {
   return demo;
 }
 
+/** The demo's server stream's RPC and request, loaded once per process. */
+let demoStream = null;
+
 /**
- * The demo's built-in service, user.v1.UserService, as methods: its RPCs, each answering the scenario its request
- * selects (proto/payload.js), with the listener's port and the worker's pid in the answer, as the demo's User has them.
- * @param {{port: number, workerPid: number}} who the listener's port and the worker's pid
- * @returns {ServiceMethod[]} in the scenario registry's order of RPCs
+ * The demo's server stream (proto/payload.js USERS_STREAM) as a method: every call the one stream of Users.
+ * @param {{port: number, workerPid: number}} who
+ * @returns {ServiceMethod}
  */
-export function demoMethods(who) {
-  return demoRpcs().map(({ rpc, scenarios, requests, select, refusal }) => ({
+function usersStreamMethod(who) {
+  if (!demoStream) {
+    const rpc = resolveRpc(User.root, `${SERVICE_NAME}/${USERS_STREAM.rpc}`);
+    demoStream = { rpc, requests: samplesOf(rpc.requestType, [fromJson(rpc.requestType, USERS_STREAM.request)]) };
+  }
+  const { rpc, requests } = demoStream;
+  const messages = USERS_STREAM.messages(who).map((m) => withoutDefaults(rpc.responseType, rpc.responseType.fromObject(m)));
+  return {
+    proto: DEMO_PROTO, protoPath: [], rpc, requests,
+    responses: { ...samplesOf(rpc.responseType, messages), streams: [messages.map((_, i) => i)] },
+    // Every call the one stream, as an own server stream answers its samples in turn whatever the request.
+    select: null,
+    refusal: '',
+  };
+}
+
+/**
+ * The demo's built-in service, user.v1.UserService, as methods: its unary RPCs, each answering the scenario its request
+ * selects (proto/payload.js), with the listener's port and the worker's pid in the answer, as the demo's User has them;
+ * with `streams`, its server stream StreamUsers too (USERS_STREAM), for the listeners that serve server streams.
+ * @param {{port: number, workerPid: number}} who the listener's port and the worker's pid
+ * @param {{streams?: boolean}} [options] `streams`: the listener serves server streams (default false: the bare
+ *   listeners, the peers and protobuf-h1 serve none)
+ * @returns {ServiceMethod[]} in the scenario registry's order of RPCs, then StreamUsers
+ */
+export function demoMethods(who, { streams = false } = {}) {
+  const unary = demoRpcs().map(({ rpc, scenarios, requests, select, refusal }) => ({
     proto: DEMO_PROTO,
     protoPath: [],
     rpc,
@@ -96,6 +123,7 @@ export function demoMethods(who) {
     select,
     refusal,
   }));
+  return streams ? [...unary, usersStreamMethod(who)] : unary;
 }
 
 /**
@@ -108,11 +136,17 @@ export const ownMethod = (own) => ({
 });
 
 /**
- * Every method a compared listener serves: the demo's, and the user's own RPC when there is one.
- * @param {{port: number, workerPid: number, own?: import('./own/service.js').OwnService|null}} options
+ * Every method a compared listener serves: the demo's, and the user's own RPC when there is one, in place of the demo's
+ * method of the same path (SCENARIO=users-stream serves user.proto's StreamUsers from its sample files).
+ * @param {{port: number, workerPid: number, own?: import('./own/service.js').OwnService|null, streams?: boolean}} options
+ *   `streams`: the listener serves server streams, and so the demo's (default false)
  * @returns {ServiceMethod[]}
  */
-export const serviceMethods = ({ port, workerPid, own = null }) => [...demoMethods({ port, workerPid }), ...(own ? [ownMethod(own)] : [])];
+export function serviceMethods({ port, workerPid, own = null, streams = false }) {
+  const demo = demoMethods({ port, workerPid }, { streams });
+  if (!own) return demo;
+  return [...demo.filter((m) => m.rpc.path !== own.rpc.path), ownMethod(own)];
+}
 
 /**
  * How a listener answers a method: each call with the decoded request gives the answer it picks (the method's

@@ -341,7 +341,7 @@ export async function startGrpc({ host, port, log, health, settings, tls, own = 
   }, { settings, log, listener: 'grpc' }, gzip?.watch, tls);
   const loader = settings.GRPC_CODEC === 'proto-loader';
   // One service per method: grpc-js routes on the method's path, whichever service it adds it with.
-  for (const method of serviceMethods({ port, workerPid: process.pid, own })) {
+  for (const method of serviceMethods({ port, workerPid: process.pid, own, streams: true })) {
     const { definition, implementation } = methodService(method, { log, loader, listener, intervalMs: settings.STREAM_INTERVAL });
     server.addService(definition, implementation);
   }

@@ -474,7 +474,8 @@ async function serveBindings(app, { rpc }, { decodeBound }, listener, answer, bi
 
 /**
  * The listener's routes, as a fastify plugin: every method of the service (proto/methods.js serviceMethods: the
- * demo's RPCs, whose google.api.http routes are the demo's GET routes, and the user's own RPC when there is one),
+ * demo's RPCs, whose google.api.http routes are the demo's GET routes, its server stream StreamUsers on a JSON
+ * listener, and the user's own RPC when there is one),
  * each by serveMethod, and HEALTH_PATH: 200 `{"status":"SERVING"}` while `health.serving`, else 503
  * `{"status":"NOT_SERVING"}`. The 404, 405 and 5xx come from the app's handlers (server/http-errors.js), set before this
  * plugin is registered.
@@ -486,7 +487,9 @@ async function serveBindings(app, { rpc }, { decodeBound }, listener, answer, bi
  * @returns {Promise<void>}
  */
 export async function httpRoutes(app, { port, health, encoding = 'json', own = null, listener = 'http', intervalMs = 0 }) {
-  for (const method of serviceMethods({ port, workerPid: process.pid, own })) await serveMethod(app, method, encoding, listener, intervalMs);
+  // A protobuf listener serves no stream (server/listeners.js): the demo's StreamUsers only where JSON is served.
+  const streams = encoding === 'json';
+  for (const method of serviceMethods({ port, workerPid: process.pid, own, streams })) await serveMethod(app, method, encoding, listener, intervalMs);
   app.get(HEALTH_PATH, (request, reply) => (health.serving
     ? reply.send({ status: 'SERVING' })
     : reply.code(503).send({ status: 'NOT_SERVING' })));
