@@ -83,23 +83,31 @@ function demoRpcs() {
 let demoStream = null;
 
 /**
- * The demo's server stream (proto/payload.js USERS_STREAM) as a method: every call the one stream of Users.
+ * The demo's server stream (proto/payload.js USERS_STREAM) as a method: a call that asks for its count gets the one
+ * stream of Users; another count is refused, naming it.
  * @param {{port: number, workerPid: number}} who
  * @returns {ServiceMethod}
  */
 function usersStreamMethod(who) {
   if (!demoStream) {
     const rpc = resolveRpc(User.root, `${SERVICE_NAME}/${USERS_STREAM.rpc}`);
-    demoStream = { rpc, requests: samplesOf(rpc.requestType, [fromJson(rpc.requestType, USERS_STREAM.request)]) };
+    const { count } = USERS_STREAM.request;
+    const protoName = protoFieldName(rpc.requestType.fields.count);
+    demoStream = {
+      rpc,
+      requests: samplesOf(rpc.requestType, [fromJson(rpc.requestType, USERS_STREAM.request)]),
+      // The count the stream has, as ListUsers serves only its scenarios' (under either name, unset as 0).
+      select: (request) => ((request.count ?? request[protoName] ?? 0) === count ? 0 : -1),
+      refusal: `${protoName} must be one of ${count}`,
+    };
   }
-  const { rpc, requests } = demoStream;
+  const { rpc, requests, select, refusal } = demoStream;
   const messages = USERS_STREAM.messages(who).map((m) => withoutDefaults(rpc.responseType, rpc.responseType.fromObject(m)));
   return {
     proto: DEMO_PROTO, protoPath: [], rpc, requests,
     responses: { ...samplesOf(rpc.responseType, messages), streams: [messages.map((_, i) => i)] },
-    // Every call the one stream, as an own server stream answers its samples in turn whatever the request.
-    select: null,
-    refusal: '',
+    select,
+    refusal,
   };
 }
 
@@ -163,14 +171,16 @@ export function answerPicker(method, answers) {
 }
 
 /**
- * How a listener answers a server-streaming method: each call the next response stream in turn (the samples'
- * `streams`), as the listener's answers.
+ * How a listener answers a streaming method: each call the response stream its request picks (the method's `select`,
+ * an index into the samples' `streams`), or the next in turn; null when the request picks none.
  * @template A
  * @param {ServiceMethod} method
  * @param {A[]} answers the response samples as the listener answers them, in the samples' order
- * @returns {() => A[]}
+ * @returns {(request?: Record<string, any>) => A[]|null}
  */
 export function streamPicker(method, answers) {
-  const streams = method.responses.streams ?? [answers.map((_, i) => i)];
-  return inTurn(streams.map((stream) => stream.map((i) => answers[i])));
+  const streams = (method.responses.streams ?? [answers.map((_, i) => i)]).map((stream) => stream.map((i) => answers[i]));
+  const { select } = method;
+  if (!select) return inTurn(streams);
+  return (request) => streams[select(request ?? {})] ?? null;
 }

@@ -55,7 +55,7 @@ export function userServiceImpl(who, listener = 'connect-grpc', { intervalMs = 0
     const toMessage = esMessageOf(method.rpc, desc.output, undefined);
     const answers = method.responses.messages.map((m, i) => ({ message: toMessage(m), bytes: method.responses.protobufBytes[i] }));
     if (method.rpc.responseStream) {
-      impl[desc.localName] = serverStreamOf(streamPicker(method, answers), listener, intervalMs);
+      impl[desc.localName] = serverStreamOf(streamPicker(method, answers), listener, intervalMs, method.refusal);
       continue;
     }
     const pick = answerPicker(method, answers);
@@ -71,16 +71,20 @@ export function userServiceImpl(who, listener = 'connect-grpc', { intervalMs = 0
 }
 
 /**
- * A server stream's connect-node handler, an async generator: each call the next response stream, paced by
- * `intervalMs`, stopped when the client goes away; its messages and how it ended counted (server/served.js).
- * @param {() => Array<{message: any}>} nextStream the next response stream (proto/methods.js streamPicker)
+ * A server stream's connect-node handler, an async generator: each call the response stream its request picks, paced
+ * by `intervalMs`, stopped when the client goes away; its messages and how it ended counted (server/served.js). A
+ * request that picks none is refused with INVALID_ARGUMENT and `refusal`.
+ * @param {(request?: any) => Array<{message: any}>|null} nextStream the call's response stream (proto/methods.js
+ *   streamPicker)
  * @param {string} listener the name its counts go under
  * @param {number} intervalMs ms between two messages
+ * @param {string} [refusal] why a request picks no stream (the method's refusal)
  * @returns {(request: any, context: {signal: AbortSignal}) => AsyncGenerator<any>}
  */
-function serverStreamOf(nextStream, listener, intervalMs) {
-  return async function* serverStream(_request, context) {
-    const stream = nextStream();
+function serverStreamOf(nextStream, listener, intervalMs, refusal = '') {
+  return async function* serverStream(request, context) {
+    const stream = nextStream(request);
+    if (!stream) throw refused(listener, REJECTED.NO_ANSWER, new ConnectError(refusal, Code.InvalidArgument));
     servedRequests.connect++;
     /** @type {'completed'|'cut'} */
     let how = 'cut';

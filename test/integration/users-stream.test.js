@@ -22,16 +22,16 @@ const BUILT_IN = BUILT_IN_SERVICES['users-stream'];
 const SCHEMA = { protos: [inProto(BUILT_IN.proto)], includes: BUILT_IN.protoPath.map(inProto), type: 'user.v1.User' };
 const REQUEST = JSON.stringify(USERS_STREAM.request);
 
-/** One StreamUsers call from a grpc-js client with identity codecs: each message's bytes, in order. */
-function grpcStream(port) {
+/** One StreamUsers call from a grpc-js client with identity codecs, asking for `count` Users: each message's bytes, in order. */
+function grpcStream(port, count = USERS_STREAM.request.count) {
   const identity = (bytes) => bytes;
   const Client = grpc.makeGenericClientConstructor({
     StreamUsers: { path: `/${RPC}`, requestStream: false, responseStream: true,
       requestSerialize: identity, requestDeserialize: identity, responseSerialize: identity, responseDeserialize: identity },
   }, 'UserService');
   const client = new Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
-  // ListUsersRequest{count: 100}: field 1, varint.
-  const call = client.StreamUsers(Buffer.from([0x08, USERS_STREAM.request.count]), { deadline: Date.now() + 10000 });
+  // ListUsersRequest{count}: field 1, a varint (one byte below 128).
+  const call = client.StreamUsers(Buffer.from([0x08, count]), { deadline: Date.now() + 10000 });
   return new Promise((resolve, reject) => {
     const messages = [];
     call.on('data', (m) => messages.push(m));
@@ -90,6 +90,13 @@ test('node server: StreamUsers streams users-100\'s Users over gRPC and as SSE, 
     gRPC: { answers: overGrpc, expected: users(server.grpcPort) },
     SSE: { answers: overSse, expected: users(server.httpPort) },
   });
+  // Another count is refused, as ListUsers refuses the counts it has no scenario of.
+  await assert.rejects(grpcStream(server.grpcPort, 5), /^Error: gRPC stream: 3 count must be one of 100$/);
+  const refused = await fetch(`http://127.0.0.1:${server.httpPort}/${RPC}`, {
+    method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: '{"count":5}',
+  });
+  assert.equal(refused.status, 400);
+  assert.equal((await refused.json()).message, 'count must be one of 100');
 });
 
 test('SCENARIO=users-stream\'s settings: the same RPC answers its sample stream, message for message, on both twins', async (t) => {
