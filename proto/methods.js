@@ -3,7 +3,7 @@
 // user.v1.UserService and the user's own RPC are the same thing to a listener: the demo's RPCs answer what their
 // request selects (proto/payload.js's scenarios, each a response sample), an own RPC its samples in turn.
 import { fileURLToPath } from 'node:url';
-import { PROTO_FILE, SCENARIOS, SERVICE_NAME } from './payload.js';
+import { PROTO_FILE, SCENARIOS, SERVICE_NAME, USERS_STREAM } from './payload.js';
 import { resolveRpc } from './own/schema.js';
 import { httpBindingsOf } from './own/http-rule.js';
 import { fromJson, toJsonText } from './own/samples.js';
@@ -79,14 +79,49 @@ function demoRpcs() {
   return demo;
 }
 
+/** The demo's server stream's RPC and request, loaded once per process. */
+let demoStream = null;
+
 /**
- * The demo's built-in service, user.v1.UserService, as methods: its RPCs, each answering the scenario its request
- * selects (proto/payload.js), with the listener's port and the worker's pid in the answer, as the demo's User has them.
- * @param {{port: number, workerPid: number}} who the listener's port and the worker's pid
- * @returns {ServiceMethod[]} in the scenario registry's order of RPCs
+ * The demo's server stream (proto/payload.js USERS_STREAM) as a method: a call that asks for its count gets the one
+ * stream of Users; another count is refused, naming it.
+ * @param {{port: number, workerPid: number}} who
+ * @returns {ServiceMethod}
  */
-export function demoMethods(who) {
-  return demoRpcs().map(({ rpc, scenarios, requests, select, refusal }) => ({
+function usersStreamMethod(who) {
+  if (!demoStream) {
+    const rpc = resolveRpc(User.root, `${SERVICE_NAME}/${USERS_STREAM.rpc}`);
+    const { count } = USERS_STREAM.request;
+    const protoName = protoFieldName(rpc.requestType.fields.count);
+    demoStream = {
+      rpc,
+      requests: samplesOf(rpc.requestType, [fromJson(rpc.requestType, USERS_STREAM.request)]),
+      // The count the stream has, as ListUsers serves only its scenarios' (under either name, unset as 0).
+      select: (request) => ((request.count ?? request[protoName] ?? 0) === count ? 0 : -1),
+      refusal: `${protoName} must be one of ${count}`,
+    };
+  }
+  const { rpc, requests, select, refusal } = demoStream;
+  const messages = USERS_STREAM.messages(who).map((m) => withoutDefaults(rpc.responseType, rpc.responseType.fromObject(m)));
+  return {
+    proto: DEMO_PROTO, protoPath: [], rpc, requests,
+    responses: { ...samplesOf(rpc.responseType, messages), streams: [messages.map((_, i) => i)] },
+    select,
+    refusal,
+  };
+}
+
+/**
+ * The demo's built-in service, user.v1.UserService, as methods: its unary RPCs, each answering the scenario its request
+ * selects (proto/payload.js), with the listener's port and the worker's pid in the answer, as the demo's User has them;
+ * with `streams`, its server stream StreamUsers too (USERS_STREAM), for the listeners that serve server streams.
+ * @param {{port: number, workerPid: number}} who the listener's port and the worker's pid
+ * @param {{streams?: boolean}} [options] `streams`: the listener serves server streams (default false: the bare
+ *   listeners, the peers and protobuf-h1 serve none)
+ * @returns {ServiceMethod[]} in the scenario registry's order of RPCs, then StreamUsers
+ */
+export function demoMethods(who, { streams = false } = {}) {
+  const unary = demoRpcs().map(({ rpc, scenarios, requests, select, refusal }) => ({
     proto: DEMO_PROTO,
     protoPath: [],
     rpc,
@@ -96,6 +131,7 @@ export function demoMethods(who) {
     select,
     refusal,
   }));
+  return streams ? [...unary, usersStreamMethod(who)] : unary;
 }
 
 /**
@@ -108,11 +144,17 @@ export const ownMethod = (own) => ({
 });
 
 /**
- * Every method a compared listener serves: the demo's, and the user's own RPC when there is one.
- * @param {{port: number, workerPid: number, own?: import('./own/service.js').OwnService|null}} options
+ * Every method a compared listener serves: the demo's, and the user's own RPC when there is one, in place of the demo's
+ * method of the same path (SCENARIO=users-stream serves user.proto's StreamUsers from its sample files).
+ * @param {{port: number, workerPid: number, own?: import('./own/service.js').OwnService|null, streams?: boolean}} options
+ *   `streams`: the listener serves server streams, and so the demo's (default false)
  * @returns {ServiceMethod[]}
  */
-export const serviceMethods = ({ port, workerPid, own = null }) => [...demoMethods({ port, workerPid }), ...(own ? [ownMethod(own)] : [])];
+export function serviceMethods({ port, workerPid, own = null, streams = false }) {
+  const demo = demoMethods({ port, workerPid }, { streams });
+  if (!own) return demo;
+  return [...demo.filter((m) => m.rpc.path !== own.rpc.path), ownMethod(own)];
+}
 
 /**
  * How a listener answers a method: each call with the decoded request gives the answer it picks (the method's
@@ -129,14 +171,16 @@ export function answerPicker(method, answers) {
 }
 
 /**
- * How a listener answers a server-streaming method: each call the next response stream in turn (the samples'
- * `streams`), as the listener's answers.
+ * How a listener answers a streaming method: each call the response stream its request picks (the method's `select`,
+ * an index into the samples' `streams`), or the next in turn; null when the request picks none.
  * @template A
  * @param {ServiceMethod} method
  * @param {A[]} answers the response samples as the listener answers them, in the samples' order
- * @returns {() => A[]}
+ * @returns {(request?: Record<string, any>) => A[]|null}
  */
 export function streamPicker(method, answers) {
-  const streams = method.responses.streams ?? [answers.map((_, i) => i)];
-  return inTurn(streams.map((stream) => stream.map((i) => answers[i])));
+  const streams = (method.responses.streams ?? [answers.map((_, i) => i)]).map((stream) => stream.map((i) => answers[i]));
+  const { select } = method;
+  if (!select) return inTurn(streams);
+  return (request) => streams[select(request ?? {})] ?? null;
 }

@@ -67,5 +67,20 @@ function scenarios(table) {
   return Object.freeze(out);
 }
 
+/**
+ * The demo's server stream, user.v1.UserService/StreamUsers: the users of `users-100` one message each, so that a
+ * stream of `count` Users sits beside the one message of `count` Users in a repeated field. Not a SCENARIO: the demo's
+ * k6 scripts make unary calls; the job measures it as the built-in own service `users-stream` (proto/own/builtins.js),
+ * from samples scripts/users-stream-samples.js writes with `messages`.
+ * @type {Readonly<{rpc: string, request: Readonly<{count: number}>,
+ *   messages: (who: {port: number, workerPid: number}) => object[]}>} `request`: its request in the proto3 JSON mapping,
+ *   the one users-100 sends; `messages`: the stream's Users, each the demo's User from that listener port and worker pid
+ */
+export const USERS_STREAM = streamOf(users(100));
+
+function streamOf({ request, fields }) {
+  return Object.freeze({ rpc: 'StreamUsers', request: Object.freeze(request), messages: (who) => fields(who).users });
+}
+
 /** Fully qualified RPC name as k6 names it (`package.Service/Method`). */
 export const rpcPath = (rpc) => `${SERVICE_NAME}/${rpc}`;

@@ -1,6 +1,6 @@
-// The connect-node listeners: @connectrpc/connect-node serving the scenarios' unary RPCs with the
-// @bufbuild/protobuf code generated from user.proto (proto/gen/, `npm run gen:proto`), as a user who picks
-// connect-node instead of grpc-js would write it. One handler, two listeners (server/listeners.js):
+// The connect-node listeners: @connectrpc/connect-node serving the demo's RPCs (the scenarios' unary ones and the
+// server stream StreamUsers) with the @bufbuild/protobuf code generated from user.proto (proto/gen/, `npm run
+// gen:proto`), as a user who picks connect-node instead of grpc-js would write it. One handler, two listeners (server/listeners.js):
 // - connect-grpc: the gRPC protocol over HTTP/2 without TLS (h2c), on node:http2;
 // - connect-json: the Connect protocol over HTTP/1.1 on node:http, unary POST with a JSON (or binary) body, and GET
 //   for the methods user.proto marks free of side effects (idempotency_level = NO_SIDE_EFFECTS).
@@ -40,18 +40,25 @@ const LISTENER_OF = { grpc: 'connect-grpc', connect: 'connect-json' };
  * connect-node's implementation of user.v1.UserService for one listener: each of the demo's methods
  * (proto/methods.js demoMethods) answers the scenario its request selects with a message built once, from the same
  * proto3 JSON the other listeners serve; a request that selects none gets INVALID_ARGUMENT with the method's refusal
- * (e.g. 'count must be one of 100').
+ * (e.g. 'count must be one of 100'); its server stream, StreamUsers, answers the stream of Users (serverStreamOf).
  * @param {{port: number, workerPid: number}} who the listener's port and the worker's pid, as the payload carries them
  * @param {string} [listener] the name its refusals are counted under (server/served.js); default 'connect-grpc'
- * @returns {Record<string, (request: object) => object>} by the method's local name (getUser, listUsers, getBlob)
+ * @param {{intervalMs?: number}} [options] STREAM_INTERVAL, ms between a server stream's messages (default 0)
+ * @returns {Record<string, (request: object, context?: object) => object>} by the method's local name (getUser,
+ *   listUsers, getBlob, streamUsers)
  */
-export function userServiceImpl(who, listener = 'connect-grpc') {
-  /** @type {Record<string, (request: any) => any>} */
+export function userServiceImpl(who, listener = 'connect-grpc', { intervalMs = 0 } = {}) {
+  /** @type {Record<string, (request: any, context?: any) => any>} */
   const impl = {};
-  for (const method of demoMethods(who)) {
+  for (const method of demoMethods(who, { streams: true })) {
     const desc = UserService.methods.find((m) => m.name === method.rpc.method);
     const toMessage = esMessageOf(method.rpc, desc.output, undefined);
-    const pick = answerPicker(method, method.responses.messages.map((m, i) => ({ message: toMessage(m), bytes: method.responses.protobufBytes[i] })));
+    const answers = method.responses.messages.map((m, i) => ({ message: toMessage(m), bytes: method.responses.protobufBytes[i] }));
+    if (method.rpc.responseStream) {
+      impl[desc.localName] = serverStreamOf(streamPicker(method, answers), listener, intervalMs, method.refusal);
+      continue;
+    }
+    const pick = answerPicker(method, answers);
     impl[desc.localName] = (request) => {
       const hit = pick(request);
       if (!hit) throw refused(listener, REJECTED.NO_ANSWER, new ConnectError(method.refusal, Code.InvalidArgument));
@@ -61,6 +68,38 @@ export function userServiceImpl(who, listener = 'connect-grpc') {
     };
   }
   return impl;
+}
+
+/**
+ * A server stream's connect-node handler, an async generator: each call the response stream its request picks, paced
+ * by `intervalMs`, stopped when the client goes away; its messages and how it ended counted (server/served.js). A
+ * request that picks none is refused with INVALID_ARGUMENT and `refusal`.
+ * @param {(request?: any) => Array<{message: any}>|null} nextStream the call's response stream (proto/methods.js
+ *   streamPicker)
+ * @param {string} listener the name its counts go under
+ * @param {number} intervalMs ms between two messages
+ * @param {string} [refusal] why a request picks no stream (the method's refusal)
+ * @returns {(request: any, context: {signal: AbortSignal}) => AsyncGenerator<any>}
+ */
+function serverStreamOf(nextStream, listener, intervalMs, refusal = '') {
+  return async function* serverStream(request, context) {
+    const stream = nextStream(request);
+    if (!stream) throw refused(listener, REJECTED.NO_ANSWER, new ConnectError(refusal, Code.InvalidArgument));
+    servedRequests.connect++;
+    /** @type {'completed'|'cut'} */
+    let how = 'cut';
+    try {
+      for (let i = 0; i < stream.length; i++) {
+        if (i > 0 && intervalMs > 0) await sleep(intervalMs, undefined, { signal: context.signal }).catch(() => {});
+        if (context.signal.aborted) return;
+        countMessages(listener, 'sent');
+        yield stream[i].message;
+      }
+      how = 'completed';
+    } finally {
+      endStream(listener, how);
+    }
+  };
 }
 
 /**
@@ -102,23 +141,7 @@ export function ownServiceImpl(own, proto, protocol, { intervalMs = 0 } = {}) {
     new ConnectError(`message ${index} of the stream: ${ConnectError.from(err).rawMessage}`, Code.InvalidArgument));
   const kinds = {
     unary: () => answer(),
-    'server streaming': async function* serverStream(_request, context) {
-      const stream = nextStream();
-      servedRequests.connect++;
-      /** @type {'completed'|'cut'} */
-      let how = 'cut';
-      try {
-        for (let i = 0; i < stream.length; i++) {
-          if (i > 0 && intervalMs > 0) await sleep(intervalMs, undefined, { signal: context.signal }).catch(() => {});
-          if (context.signal.aborted) return;
-          countMessages(listener, 'sent');
-          yield stream[i].message;
-        }
-        how = 'completed';
-      } finally {
-        endStream(listener, how);
-      }
-    },
+    'server streaming': serverStreamOf(nextStream, listener, intervalMs),
     'client streaming': async (requests) => {
       let received = 0;
       try {
@@ -181,7 +204,7 @@ export function healthImpl(health) {
  * @returns {ReturnType<typeof connectNodeAdapter>}
  */
 function handlerOf(protocol, { port, health, settings, own }) {
-  const impl = userServiceImpl({ port, workerPid: process.pid }, LISTENER_OF[protocol]);
+  const impl = userServiceImpl({ port, workerPid: process.pid }, LISTENER_OF[protocol], { intervalMs: settings.STREAM_INTERVAL });
   const options = {
     grpc: protocol === 'grpc',
     grpcWeb: false,

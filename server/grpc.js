@@ -154,7 +154,7 @@ export function methodService(method, { log, loader = false, listener = 'grpc', 
     return callback(status);
   };
   if (rpc.requestStream && rpc.responseStream) return { definition, implementation: relay(method, answers, { invalid, debug, listener }) };
-  if (rpc.responseStream) return { definition, implementation: serverStream(method, answers, { refuse, invalid, debug, listener, intervalMs }) };
+  if (rpc.responseStream) return { definition, implementation: serverStream(method, answers, { refuse, invalid, unanswerable, debug, listener, intervalMs }) };
   if (rpc.requestStream) return { definition, implementation: clientStream(method, pick, { refuse, invalid, debug, listener }) };
   const implementation = {
     [rpc.method](call, callback) {
@@ -264,14 +264,15 @@ function clientStream(method, pick, { refuse, invalid, debug, listener }) {
  * A server-streaming method's grpc-js implementation: each call answered with the next response stream in turn, its
  * messages sent by server/streams.js (paced, with back-pressure: grpc-js's server stream is an object-mode Writable, so
  * `write` returns false past 16 queued messages), then the OK status. A request that does not decode is answered
- * INVALID_ARGUMENT before any message; a call the client cancels stops at the next message and counts as cut.
+ * INVALID_ARGUMENT before any message, and so is one that picks no stream (the demo's StreamUsers: another count), with
+ * the method's refusal; a call the client cancels stops at the next message and counts as cut.
  * @param {import('../proto/methods.js').ServiceMethod} method
  * @param {Array<{message: any, bytes: number}>} answers the response samples as the listener answers them
- * @param {{refuse: Function, invalid: (why: string) => object, debug: import('pino').Logger|null, listener: string,
- *   intervalMs: number}} how methodService's refusals, and where the stream's counts go
+ * @param {{refuse: Function, invalid: (why: string) => object, unanswerable: object, debug: import('pino').Logger|null,
+ *   listener: string, intervalMs: number}} how methodService's refusals, and where the stream's counts go
  * @returns {grpc.UntypedServiceImplementation}
  */
-function serverStream(method, answers, { refuse, invalid, debug, listener, intervalMs }) {
+function serverStream(method, answers, { refuse, invalid, unanswerable, debug, listener, intervalMs }) {
   const next = streamPicker(method, answers);
   const { rpc } = method;
   // A streaming call has no callback: its refusal is an 'error' it emits (grpc-js sends it as the status).
@@ -280,7 +281,8 @@ function serverStream(method, answers, { refuse, invalid, debug, listener, inter
     async [rpc.method](call) {
       if (debug) debug.debug({ peer: call.getPeer() }, rpc.method);
       if (call.request[UNDECODABLE] !== undefined) return refuseStream(call, REJECTED.INVALID_ARGUMENT, invalid(call.request[UNDECODABLE]));
-      const stream = next();
+      const stream = next(call.request);
+      if (!stream) return refuseStream(call, REJECTED.NO_ANSWER, unanswerable);
       servedRequests.grpc++;
       await sendStream(stream, {
         write: (answer) => call.write(answer.message),
@@ -341,7 +343,7 @@ export async function startGrpc({ host, port, log, health, settings, tls, own = 
   }, { settings, log, listener: 'grpc' }, gzip?.watch, tls);
   const loader = settings.GRPC_CODEC === 'proto-loader';
   // One service per method: grpc-js routes on the method's path, whichever service it adds it with.
-  for (const method of serviceMethods({ port, workerPid: process.pid, own })) {
+  for (const method of serviceMethods({ port, workerPid: process.pid, own, streams: true })) {
     const { definition, implementation } = methodService(method, { log, loader, listener, intervalMs: settings.STREAM_INTERVAL });
     server.addService(definition, implementation);
   }

@@ -206,7 +206,8 @@ function replyStream(reply, stream, framing, encode, options) {
  * `POST /package.Service/Method` answers the next response stream in turn as SSE (`Accept: text/event-stream`) or NDJSON;
  * each google.api.http route answers it as grpc-gateway does (`{"result": message}` a line, every field written), or as
  * SSE with `?alt=sse`, as Google's REST APIs stream (e.g. Gemini's streamGenerateContent). The request is decoded as a
- * unary method's is (400 naming the field).
+ * unary method's is (400 naming the field); one that picks no stream (the demo's StreamUsers: another count) is a 400
+ * with the method's refusal.
  * @param {import('fastify').FastifyInstance} app
  * @param {import('../proto/methods.js').ServiceMethod} method
  * @param {ReturnType<typeof CODECS.json>} codec
@@ -224,16 +225,20 @@ async function serveServerStream(app, method, codec, listener, intervalMs) {
     scope.post(rpc.path, (request, reply) => {
       const framing = streamFramingOf(request.headers.accept);
       if (!framing) throw notAcceptable();
+      const stream = next(/** @type {any} */ (request.body));
+      if (!stream) throw refused(listener, REJECTED.NO_ANSWER, unanswerable(method.refusal));
       servedRequests.http++;
-      return replyStream(reply, next(), STREAM_FRAMINGS[framing], encode, options);
+      return replyStream(reply, stream, STREAM_FRAMINGS[framing], encode, options);
     });
   });
   if (!rpc.bindings.length) return;
   const encoders = new Map(rpc.bindings.map((b) => [b, codec.encodeBound(b.responseBody)]));
   await serveBindings(app, method, codec, listener, (binding, decoded, reply, query) => {
     const sse = query.get('alt') === 'sse';
+    const stream = next(decoded);
+    if (!stream) throw refused(listener, REJECTED.NO_ANSWER, unanswerable(method.refusal));
     servedRequests.http++;
-    return replyStream(reply, next(), sse ? STREAM_FRAMINGS.sse : STREAM_FRAMINGS.gateway, sse ? encode : encoders.get(binding), options);
+    return replyStream(reply, stream, sse ? STREAM_FRAMINGS.sse : STREAM_FRAMINGS.gateway, sse ? encode : encoders.get(binding), options);
   });
 }
 
@@ -474,7 +479,8 @@ async function serveBindings(app, { rpc }, { decodeBound }, listener, answer, bi
 
 /**
  * The listener's routes, as a fastify plugin: every method of the service (proto/methods.js serviceMethods: the
- * demo's RPCs, whose google.api.http routes are the demo's GET routes, and the user's own RPC when there is one),
+ * demo's RPCs, whose google.api.http routes are the demo's GET routes, its server stream StreamUsers on a JSON
+ * listener, and the user's own RPC when there is one),
  * each by serveMethod, and HEALTH_PATH: 200 `{"status":"SERVING"}` while `health.serving`, else 503
  * `{"status":"NOT_SERVING"}`. The 404, 405 and 5xx come from the app's handlers (server/http-errors.js), set before this
  * plugin is registered.
@@ -486,7 +492,9 @@ async function serveBindings(app, { rpc }, { decodeBound }, listener, answer, bi
  * @returns {Promise<void>}
  */
 export async function httpRoutes(app, { port, health, encoding = 'json', own = null, listener = 'http', intervalMs = 0 }) {
-  for (const method of serviceMethods({ port, workerPid: process.pid, own })) await serveMethod(app, method, encoding, listener, intervalMs);
+  // A protobuf listener serves no stream (server/listeners.js): the demo's StreamUsers only where JSON is served.
+  const streams = encoding === 'json';
+  for (const method of serviceMethods({ port, workerPid: process.pid, own, streams })) await serveMethod(app, method, encoding, listener, intervalMs);
   app.get(HEALTH_PATH, (request, reply) => (health.serving
     ? reply.send({ status: 'SERVING' })
     : reply.code(503).send({ status: 'NOT_SERVING' })));

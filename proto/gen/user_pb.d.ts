@@ -204,7 +204,7 @@ export enum Country {
 export declare const CountrySchema: GenEnum<Country>;
 
 /**
- * Serves the demo's user, and the larger payload scenarios, with unary RPCs.
+ * Serves the demo's user and the larger payload scenarios with unary RPCs, and the users as a server stream.
  *
  * @generated from service user.v1.UserService
  */
@@ -235,6 +235,16 @@ export declare const UserService: GenService<{
     methodKind: "unary";
     input: typeof GetBlobRequestSchema;
     output: typeof BlobSchema;
+  },
+  /**
+   * The users of ListUsers one message each, as a server stream (SCENARIO=users-stream, docs/streaming.md).
+   *
+   * @generated from rpc user.v1.UserService.StreamUsers
+   */
+  streamUsers: {
+    methodKind: "server_streaming";
+    input: typeof ListUsersRequestSchema;
+    output: typeof UserSchema;
   },
 }>;
 

@@ -79,4 +79,14 @@ export const BUILT_IN_SERVICES = Object.freeze({
     request: 'gemini/examples/requests.json',
     response: 'gemini/examples/responses.ndjson',
   },
+  // The demo's own server stream, user.v1.UserService/StreamUsers: the 100 Users of users-100, one message each (the
+  // samples made by scripts/users-stream-samples.js from proto/payload.js USERS_STREAM).
+  'users-stream': {
+    description: 'the demo\'s StreamUsers: a server stream of the 100 Users of users-100, one message each',
+    proto: 'user.proto',
+    protoPath: ['.'],
+    rpc: 'user.v1.UserService/StreamUsers',
+    request: 'examples/users-stream/requests.json',
+    response: 'examples/users-stream/responses.json',
+  },
 });
