@@ -173,9 +173,38 @@ const notAcceptable = () => Object.assign(new Error('a server stream is answered
   + 'the Accept header takes neither'), { statusCode: 406, code: 'ERR_NOT_ACCEPTABLE' });
 
 /**
+ * How long an EventSource waits before it reconnects to a stream the drain ended (SSE's `retry:` field, ms): about
+ * what a replacement worker takes to listen (a reload forks it first), rather than the browser's own default.
+ */
+export const SSE_RETRY_MS = 1000;
+
+/**
+ * The SSE streams open in this worker, by listener, each with what ends it cleanly: the drain's deadline ends them
+ * (endSseStreams) rather than dropping their connections.
+ * @type {Map<string, Set<() => Promise<void>>>}
+ */
+const openSse = new Map();
+
+/**
+ * Ends every SSE stream a listener still has open, cleanly: a `retry:` field (SSE_RETRY_MS) that tells an EventSource
+ * when to come back, then the body's end, so the client sees the stream close rather than its connection fail. Each
+ * counts as cut. Called at the drain's deadline (startHttp's forceClose), before the connections left are dropped.
+ * @param {string} listener its name (e.g. 'http', 'json-h2')
+ * @returns {Promise<number>} how many it ended, once each has been written out ('finish') or its connection closed
+ */
+export function endSseStreams(listener) {
+  const ends = [...(openSse.get(listener) ?? [])];
+  return Promise.all(ends.map((end) => end())).then(() => ends.length);
+}
+
+/** How long the drain's deadline waits for the SSE streams it ended to leave before it drops their connections (ms). */
+const SSE_END_WAIT_MS = 200;
+
+/**
  * Sends one response stream on a fastify reply, framed: fastify hands the response over (hijack), the head goes out with
  * the first message (one write: the head's arrival is the first message's), and server/streams.js paces the rest with
- * back-pressure ('drain'), stopping when the client goes away ('close').
+ * back-pressure ('drain'), stopping when the client goes away ('close'), or when the drain's deadline ends an SSE
+ * stream (endSseStreams).
  * @param {import('fastify').FastifyReply} reply
  * @param {Array<{message: any}>} stream the answers, in order
  * @param {{type: string, frame: (json: string) => string}} framing
@@ -183,22 +212,39 @@ const notAcceptable = () => Object.assign(new Error('a server stream is answered
  * @param {{listener: string, intervalMs: number}} options
  * @returns {Promise<'completed'|'cut'>}
  */
-function replyStream(reply, stream, framing, encode, options) {
+async function replyStream(reply, stream, framing, encode, options) {
   reply.hijack();
   const res = reply.raw;
   let gone = false;
   res.once('close', () => {
     gone = true;
   });
-  return sendStream(stream, {
-    write: ({ message }, i) => {
-      if (i === 0) res.writeHead(200, { 'content-type': framing.type, 'cache-control': 'no-cache' });
-      return res.write(framing.frame(encode(message)));
-    },
-    drained: () => firstOf(res, ['drain', 'close']),
-    gone: () => gone,
-    end: () => res.end(),
-  }, options);
+  const sse = framing === STREAM_FRAMINGS.sse;
+  const endNow = () => {
+    if (gone) return Promise.resolve();
+    gone = true;
+    const left = firstOf(res, ['finish', 'close']);
+    if (!res.headersSent) res.writeHead(200, { 'content-type': framing.type, 'cache-control': 'no-cache' });
+    res.end(`retry: ${SSE_RETRY_MS}\n\n`);
+    return left;
+  };
+  if (sse) {
+    if (!openSse.has(options.listener)) openSse.set(options.listener, new Set());
+    openSse.get(options.listener).add(endNow);
+  }
+  try {
+    return await sendStream(stream, {
+      write: ({ message }, i) => {
+        if (i === 0) res.writeHead(200, { 'content-type': framing.type, 'cache-control': 'no-cache' });
+        return res.write(framing.frame(encode(message)));
+      },
+      drained: () => firstOf(res, ['drain', 'close']),
+      gone: () => gone,
+      end: () => res.end(),
+    }, options);
+  } finally {
+    openSse.get(options.listener)?.delete(endNow);
+  }
 }
 
 /**
@@ -583,9 +629,9 @@ export async function buildHttpApp({ port, log, health, settings, tls = null, ht
  * (HTTP/1.1: server/h1-guard.js; HTTP/2: server/h2-guard.js), listening.
  * @param {HttpAppOptions & {host: string}} options as buildHttpApp's (its `serverFactory` is this function's own), and
  *   the address to listen on; `tls` (the worker's, from the listener's ALPN protocol) serves HTTPS, or HTTP/2 over TLS
- * @returns {Promise<{close: () => Promise<import('./h1-guard.js').DrainCounts>, forceClose: () => void}>} `close` stops
- *   accepting and resolves once in-flight requests are answered, with how they ended; `forceClose` drops the
- *   connections left
+ * @returns {Promise<{close: () => Promise<import('./h1-guard.js').DrainCounts>, forceClose: () => Promise<void>}>} `close`
+ *   stops accepting and resolves once in-flight requests are answered, with how they ended; `forceClose` ends the SSE
+ *   streams left cleanly (endSseStreams, waiting SSE_END_WAIT_MS at most), then drops the connections left
  * @throws {NodeJS.ErrnoException} from listen (EADDRINUSE, EACCES, ...)
  */
 export async function startHttp({ host, port, log, health, settings, tls = null, http2 = false, encoding = 'json', own = null, listener = 'http' }) {
@@ -615,7 +661,12 @@ export async function startHttp({ host, port, log, health, settings, tls = null,
       await app.close();
       return guard ? guard.drained : h1Drained;
     },
-    // An HTTP/2 server has no closeAllConnections: its sessions are destroyed instead.
-    forceClose: () => (guard ? guard.destroySessions() : app.server.closeAllConnections()),
+    // The SSE streams left end cleanly first (their last bytes written before the connections go); an HTTP/2 server has
+    // no closeAllConnections: its sessions are destroyed instead, once the streams' ends are on their way.
+    forceClose: () => {
+      const drop = () => (guard ? guard.destroySessions() : app.server.closeAllConnections());
+      const wait = new Promise((resolve) => { setTimeout(resolve, SSE_END_WAIT_MS).unref(); });
+      return Promise.race([endSseStreams(listener), wait]).then(drop);
+    },
   };
 }

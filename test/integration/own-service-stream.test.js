@@ -272,6 +272,44 @@ test('a reload and a stop with streams open: every open stream completes on the 
   assert.ok(ended.length >= 1, 'the worker logged its stop');
 });
 
+test('a stream still open at the drain\'s deadline: SSE ends cleanly with retry: (HTTP/1.1 and HTTP/2), a client that reads it sees a whole body', async (t) => {
+  const dir = await tempDir(t, 'own-stream-deadline-');
+  // One stream of 20 orders, 200 ms apart (4 s), against a drain of 1 s.
+  const file = path.join(dir, 'long.json');
+  writeFileSync(file, JSON.stringify([Array.from({ length: 20 }, (_, i) => ({ orderId: String(i) }))]));
+  const server = await startServer({ MODE: 'http,json-h2', WORKERS: '1', ...SHOP, RESPONSE: file, STREAM_INTERVAL: '200', SHUTDOWN_TIMEOUT_MS: '1000' });
+  t.after(() => server.stop());
+  const h1 = fetch(`http://127.0.0.1:${server.httpPort}/${SHOP.RPC}`, {
+    method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: '{}',
+  }).then((res) => res.text());
+  const h2 = new Promise((resolve, reject) => {
+    const session = http2.connect(`http://127.0.0.1:${server.ports['json-h2']}`);
+    session.on('error', reject);
+    const req = session.request({ ':method': 'POST', ':path': `/${SHOP.RPC}`, 'content-type': 'application/json', accept: 'text/event-stream' });
+    let text = '';
+    req.setEncoding('utf8');
+    req.on('data', (d) => { text += d; });
+    req.on('error', reject);
+    // END_STREAM, not a reset: the stream ended as a body ends.
+    req.on('end', () => { session.close(); resolve({ text, code: req.rstCode }); });
+    req.end('{}');
+  });
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const from = server.lines.length;
+  server.proc.kill('SIGTERM');
+  const [text1, { text: text2, code }] = await Promise.all([h1, h2]);
+  assert.equal(code, http2.constants.NGHTTP2_NO_ERROR);
+  for (const [name, text] of [['HTTP/1.1', text1], ['HTTP/2', text2]]) {
+    const events = text.split('\n\n').filter(Boolean);
+    assert.equal(events.at(-1), 'retry: 1000', `${name}: the last event tells an EventSource when to come back: ${text.slice(-80)}`);
+    const data = events.filter((e) => e.startsWith('data: '));
+    // About 1.5 s of a 4 s stream: cut, not finished, and cut cleanly after whole events.
+    assert.ok(data.length >= 3 && data.length < 20, `${name}: ${data.length} messages before the deadline`);
+    assert.equal(data.length + 1, events.length, `${name}: every event whole`);
+  }
+  await server.waitForLine((l) => l.event === EVENT.DRAIN_TIMED_OUT, { from });
+});
+
 test('the HTTP head leaves with the first message: one read holds both, the second message STREAM_INTERVAL later', async (t) => {
   const server = await startServer({ MODE: 'http', ...SHOP, STREAM_INTERVAL: '300' });
   t.after(() => server.stop());
