@@ -2,6 +2,7 @@
 import { formatNumber as round, NOT_MEASURED } from '../format.js';
 import { CONFIDENCE, MIN_PAIRS, repeatsToSettle } from './stats.js';
 import { carriedBy } from './carried.js';
+import { framingParts, framingText, TLS13_RECORD } from './stream-framing.js';
 
 /** k6 at this share of its core (%) or more is the bottleneck, not the server: the sign used where no client's ceiling was measured. */
 export const CLIENT_BOUND_PCT = 90;
@@ -265,7 +266,7 @@ function bytesLines(report, a, b, share) {
       + `(${share('received per message (bytes)', 'received_per_message')}). Encoding alone: the message is ${b.payload_bytes} vs `
       + `${a.payload_bytes} bytes (the median response sample; ${payload}). Framing around it, with the stream's head and end `
       + `shared out over its ${fixed(a.messages_per_stream, 1)} messages: about ${fixed(b.received_per_message - b.payload_bytes, 0)} vs `
-      + `${fixed(a.received_per_message - a.payload_bytes, 0)} bytes per message.`
+      + `${fixed(a.received_per_message - a.payload_bytes, 0)} bytes per message${framingSplit(report, a, b, 'received', [a.payload_bytes, b.payload_bytes])}.`
     : (a.compression ?? 'off') !== 'off'
     ? `${got}. Both ${a.compression}-compressed; before compression the payload is ${b.payload_bytes} vs ${a.payload_bytes} bytes (${payload}).`
     : received.carries
@@ -280,13 +281,38 @@ function bytesLines(report, a, b, share) {
       + `(${share('sent per message (bytes)', 'sent_per_message')}). Encoding alone: the message is ${sent.payload[1]} vs `
       + `${sent.payload[0]} bytes (the median request sample). Framing around it, with the stream's head and end shared out `
       + `over its ${fixed(a.messages_per_stream, 1)} messages: about ${fixed(b.sent_per_message - sent.payload[1], 0)} vs `
-      + `${fixed(a.sent_per_message - sent.payload[0], 0)} bytes per message.`
+      + `${fixed(a.sent_per_message - sent.payload[0], 0)} bytes per message${framingSplit(report, a, b, 'sent', sent.payload)}.`
     : sent.carries
     ? `${put}. Encoding alone: the request is ${sent.payload[1]} vs ${sent.payload[0]} bytes (the median request sample). `
       + `Protocol around it: about ${fixed(b.sent_per_request - sent.payload[1], 0)} vs ${fixed(a.sent_per_request - sent.payload[0], 0)} `
       + 'bytes per request of headers and framing.'
     : `${put}; the requests carry no payload to speak of, so this is almost all headers and framing.`;
   return [receivedLine, sentLine];
+}
+
+/**
+ * The framing around a streamed message split into the protocols' own bytes per message (stream-framing.js) and the rest,
+ * for the reading's bytes sentence; empty when either column's protocol is not known.
+ * @param {object} report its `own` record names the RPC's kind and the framing HTTP asked for
+ * @param {object} a the base column
+ * @param {object} b the compared column
+ * @param {'received'|'sent'} way
+ * @param {[number, number]} payload the message's payload in each column, bytes ([base, compared])
+ * @returns {string} e.g. ": the protocol's own, gRPC's length prefix 5 + … = 14 vs …; the rest, 27 vs 12, …"
+ */
+function framingSplit(report, a, b, way, payload) {
+  const own = /** @type {any} */ (report).own;
+  if (!own) return '';
+  const [pa, pb] = [framingParts(a, own, way, payload[0]), framingParts(b, own, way, payload[1])];
+  if (!pa || !pb) return '';
+  const sum = (parts) => parts.reduce((n, p) => n + p.bytes, 0);
+  const perMessage = way === 'received' ? 'received_per_message' : 'sent_per_message';
+  const rest = (m, parts, p) => fixed(m[perMessage] - p - sum(parts), 0);
+  const tls = a.server_tls || b.server_tls ? `, and TLS records' own bytes (${TLS13_RECORD} a record: a message each at most, `
+    + 'less where writes queued under load share a record)' : '';
+  return `: each protocol's own per message, ${framingText(pb)} vs ${framingText(pa)}; the rest, about ${rest(b, pb, payload[1])} `
+    + `vs ${rest(a, pa, payload[0])}, is the stream's head and end shared out, and what else the connection carried (HTTP/2's `
+    + `PINGs and WINDOW_UPDATEs)${tls}`;
 }
 
 /**
