@@ -5,6 +5,7 @@
 // the peer serve with), one call a connection as the k6 script does (the request stream's frames sent at once, a frame
 // read for each, then closed), with no decoding of the answers, and it reports its own CPU so that the job can say when
 // it, not the server, was the limit. Run as its own process, pinned to the load generator's cores (measureCapacity).
+import { pathToFileURL } from 'node:url';
 import { WebSocket } from 'ws';
 
 /**
@@ -61,7 +62,7 @@ export async function relayLoad({ url, connections, durationS, messages }) {
 }
 
 // Run as a process: its one argument the options as JSON; prints the result as JSON.
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const result = await relayLoad(JSON.parse(process.argv[2]));
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
