@@ -109,7 +109,7 @@ export const scenarioVars = (scenario, own) => (own ? own.k6 : { SCENARIO: scena
 
 /**
  * Loads an own service a job can measure: a unary RPC, and with `streams` a streaming one of any kind too (the main
- * job's k6 scripts send and read streams; the targets and the sweep measure unary calls only, so far).
+ * job's k6 scripts and the targets' load tools send and read streams; the sweep measures unary calls only, so far).
  * @param {OwnSource} source
  * @param {{streams?: boolean, job?: string}} [options] `job`: its name, for the error (default 'the job')
  * @returns {import('../proto/own/service.js').OwnService}

@@ -83,13 +83,15 @@ export const LISTENERS = Object.freeze({
   'peer-http': {
     portSetting: 'PEER_HTTP_PORT', defaultPort: 3005, protocol: 'peer fastify',
     label: 'same JSON · HTTP/1.1 · plain fastify app (peer)',
-    transport: 'HTTP/1.1', load: { tool: 'wrk', request: 'get' }, alpn: null, hardened: false, probe: null,
+    // Streams as a fastify user writes them by hand: SSE on reply.raw, an NDJSON body, a \`ws\` relay (server/peer-http.js).
+    transport: 'HTTP/1.1', load: { tool: 'wrk', request: 'get' }, alpn: null, hardened: false, streams: ALL_KINDS, probe: null,
     start: async (options) => (await import('./peer-http.js')).startPeerHttp(options),
   },
   'peer-grpc': {
     portSetting: 'PEER_GRPC_PORT', defaultPort: 4005, protocol: 'peer grpc-js',
     label: 'same protobuf · gRPC (HTTP/2) · plain grpc-js, proto-loader (peer)',
-    transport: 'HTTP/2', load: { tool: 'h2load', request: 'grpc' }, alpn: null, hardened: false, probe: null,
+    // Streams as grpc-node's route_guide example serves each kind (server/peer-grpc.js).
+    transport: 'HTTP/2', load: { tool: 'h2load', request: 'grpc' }, alpn: null, hardened: false, streams: ALL_KINDS, probe: null,
     start: async (options) => (await import('./peer-grpc.js')).startPeerGrpc(options),
   },
   'connect-grpc': {

@@ -74,6 +74,10 @@ export async function measureColumnCapacity({ mode, scenario, compression = 'off
  */
 export async function measureCapacity({ listener, scenario, host, connections, durationS, cpus, compression = 'off', streams = 1, tls = false, own = null }) {
   const { tool, request, ownBody } = LISTENERS[listener].load;
+  // A relay over HTTP/1.1 is a WebSocket, which wrk does not speak: the ws client loads it (relay-load.js says why).
+  if (own?.service.rpc.requestStream && own.service.rpc.responseStream && tool === 'wrk') {
+    return measureRelay({ own, host, connections, durationS, cpus, tls });
+  }
   const gzip = compression === 'gzip' ? ['-H', request === 'grpc' ? 'grpc-accept-encoding: gzip' : 'Accept-Encoding: gzip'] : [];
   const scheme = tls ? 'https' : 'http';
   const dir = await mkdtemp(path.join(os.tmpdir(), 'capacity-'));
@@ -123,21 +127,63 @@ export async function measureCapacity({ listener, scenario, host, connections, d
  * @returns {Promise<string[]>}
  */
 async function ownLoadArgs({ tool, request, ownBody, own, dir, connections, durationS, streams, gzip, url }) {
-  const { rpc, requests } = own.service;
-  const [first] = requests.messages;
-  const bytes = () => Buffer.from(rpc.requestType.encode(first).finish());
-  const [content, type] = request === 'grpc' ? [grpcFrame(bytes()), 'application/grpc']
-    : ownBody === 'protobuf' ? [bytes(), 'application/x-protobuf'] : [toJsonText(rpc.requestType, first), 'application/json'];
+  const { rpc } = own.service;
+  const first = firstCall(own);
+  const bytes = (m) => Buffer.from(rpc.requestType.encode(m).finish());
+  // A request stream goes as one body: its messages gRPC-framed one after another, or NDJSON a line each. A server stream
+  // (or a relay over gRPC) is one request answered by many DATA frames, which both tools read to the stream's end.
+  const [content, type] = request === 'grpc' ? [Buffer.concat(first.map((m) => grpcFrame(bytes(m)))), 'application/grpc']
+    : ownBody === 'protobuf' ? [bytes(first[0]), 'application/x-protobuf']
+      : rpc.requestStream ? [first.map((m) => `${toJsonText(rpc.requestType, m)}\n`).join(''), 'application/x-ndjson']
+        : [toJsonText(rpc.requestType, first[0]), 'application/json'];
+  // The HTTP twin answers a server stream as SSE when asked (the k6 script asks so; the peer answers SSE alone).
+  const accept = rpc.responseStream && request !== 'grpc' ? 'text/event-stream' : null;
   const body = path.join(dir, 'request.bin');
   await writeFile(body, content);
   if (tool === 'wrk') {
     const script = path.join(dir, 'own.lua');
     await writeFile(script, `local f = assert(io.open(${luaString(body)}, "rb"))\nwrk.method = "POST"\nwrk.body = f:read("*a")\nf:close()\n`
-      + `wrk.headers["Content-Type"] = "${type}"\ndofile(${luaString(WRK_BYTES)})\n`);
+      + `wrk.headers["Content-Type"] = "${type}"\n${accept ? `wrk.headers["Accept"] = "${accept}"\n` : ''}dofile(${luaString(WRK_BYTES)})\n`);
     return ['-t1', `-c${connections}`, `-d${durationS}s`, '-s', script, ...gzip, url];
   }
-  const headers = ['-H', `content-type: ${type}`, ...(request === 'grpc' ? ['-H', 'te: trailers'] : [])];
+  const headers = ['-H', `content-type: ${type}`, ...(request === 'grpc' ? ['-H', 'te: trailers'] : []), ...(accept ? ['-H', `accept: ${accept}`] : [])];
   return ['-t1', '-c', String(connections), '-m', String(streams), '-D', String(durationS), '-d', body, ...headers, ...gzip, url];
+}
+
+/**
+ * The messages of the one call the native tools repeat: an own service's first request sample, or its first request
+ * stream (a client stream's or a relay's sample is a stream).
+ * @param {import('../own-service.js').OwnRun} own
+ * @returns {import('protobufjs').Message[]}
+ */
+const firstCall = ({ service: { requests } }) => (requests.streams ? requests.streams[0].map((i) => requests.messages[i]) : [requests.messages[0]]);
+
+const RELAY_LOAD = fileURLToPath(new URL('relay-load.js', import.meta.url));
+
+/**
+ * Loads a WebSocket relay with the ws client (relay-load.js), in a process of its own pinned to `cpus`: the first request
+ * stream's messages as text frames in the proto3 JSON mapping, one call a connection, `connections` at once.
+ * @param {{own: import('../own-service.js').OwnRun, host: string, connections: number, durationS: number, cpus?: string, tls: boolean}} options
+ * @returns {Promise<{tool: string, rps: number, requests: number, failed: number, received_per_request: number,
+ *   headers_per_request: null, client_cpu: number}>} rps: calls/s; client_cpu: the client's CPU ÷ wall time (1: a core)
+ * @throws {BenchError} over TLS (the client speaks ws:// only), or when the client fails or completes no call
+ */
+async function measureRelay({ own, host, connections, durationS, cpus, tls }) {
+  if (tls) throw new BenchError('the WebSocket relay\'s load client speaks ws:// only: measure a relay without TLS=1');
+  const { rpc } = own.service;
+  const options = { url: `ws://${host}${rpc.path}`, connections, durationS, messages: firstCall(own).map((m) => toJsonText(rpc.requestType, m)) };
+  let stdout;
+  try {
+    ({ stdout } = await run(...pinned(cpus, process.execPath, [RELAY_LOAD, JSON.stringify(options)]), { timeout: (durationS + 30) * 1000 }));
+  } catch (err) {
+    throw new BenchError(`the WebSocket relay client against ${host} failed: ${String(err.stderr || err.message).trim().split('\n').at(-1)}`);
+  }
+  const r = JSON.parse(stdout);
+  if (!r.calls) throw new BenchError(`the WebSocket relay client against ${host} completed no call (${r.failed} failed)`);
+  return {
+    tool: 'ws', rps: r.calls / r.seconds, requests: r.calls, failed: r.failed, received_per_request: r.bytes / (r.calls + r.failed),
+    headers_per_request: null, client_cpu: r.cpu,
+  };
 }
 
 /** A Lua string literal of a text (JSON.stringify's escapes are Lua's for what a path or a JSON body holds). */

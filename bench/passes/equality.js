@@ -329,10 +329,12 @@ function settle(status, body, rpc, framing, resolve, reject) {
  * @param {(mode: string) => Promise<{host: string, tls: {caCert: string}|null, stop: () => Promise<unknown>}>} start starts
  *   (or finds) the mode's server
  * @param {number} [limit] the most calls to each twin (default: none)
+ * @param {(mode: string) => string} [nameOf] how the errors name what answered (default 'the <mode> twin'; a peer is
+ *   called as its mode's twin is: the same protocol)
  * @returns {Promise<{calls: Record<string, number>, samples: number}>} how many calls each mode's twin answered
  * @throws {BenchError} naming the mode, the sample and the first field where an answer differs, or why a call failed
  */
-export async function proveEquality(modes, own, start, limit = Infinity) {
+export async function proveEquality(modes, own, start, limit = Infinity, nameOf = (mode) => `the ${mode} twin`) {
   const { rpc, responses, requests } = own.service;
   // What each call answers: a unary call one sample, a server stream or a relay one stream of samples.
   const expected = responses.streams ? responses.streams.map((s) => s.map((i) => responses.messages[i])) : responses.messages.map((m) => [m]);
@@ -353,7 +355,7 @@ export async function proveEquality(modes, own, start, limit = Infinity) {
     try {
       answers = await callTwin(mode, cell, own, count);
     } catch (err) {
-      throw new BenchError(`${rpc.name}: the ${mode} twin at ${cell.host} failed the equality check: ${err.message}`);
+      throw new BenchError(`${rpc.name}: ${nameOf(mode)} at ${cell.host} failed the equality check: ${err.message}`);
     } finally {
       await cell.stop();
     }
@@ -362,7 +364,7 @@ export async function proveEquality(modes, own, start, limit = Infinity) {
       const sample = ((offset < 0 ? 0 : offset) + i) % expected.length;
       const where = differs(wantOf(sample, i), answers[i]);
       if (where !== null) {
-        throw new BenchError(`${rpc.name}: the ${mode} twin answered call ${i} with another message than RESPONSE ${what} ${sample} `
+        throw new BenchError(`${rpc.name}: ${nameOf(mode)} answered call ${i} with another message than RESPONSE ${what} ${sample} `
           + `(first difference at ${where}); the twins must serve the same messages before they are compared`);
       }
     }

@@ -47,6 +47,8 @@ export const pairedRatios = (runs, a, b) => runs[a].map((r, i) => r.rps / runs[b
  *   initial_heap_mb: its workers' initial V8 heap (MiB)
  * @param {string} [load] how the listeners were loaded, for the title (default 'wrk/h2load': each at VUS connections, one
  *   request in flight on each)
+ * @param {{targets?: boolean}} [options] targets: the effects carry their unary targets (default true; false for a
+ *   stream, whose targets are its kind's, npm run targets' rows)
  * @returns {{scenario: string, load: string, listeners: Record<string, object>, effects: Array<{effect: string, of: string, ratio: number,
  *   min: number|null, max: number|null, runs: number[], interval: import('./stats.js').Interval, target: number|null,
  *   met: boolean|null}>,
@@ -57,7 +59,7 @@ export const pairedRatios = (runs, a, b) => runs[a].map((r, i) => r.rps / runs[b
  *   shape, or null without the server's figures; received_per_request in bytes (median);
  *   an effect's ratio is the median of its per-repeat ratios, min and max their range, interval the median's 95% interval
  */
-export function decompositionReport(scenario, runs, load = 'wrk/h2load') {
+export function decompositionReport(scenario, runs, load = 'wrk/h2load', { targets = true } = {}) {
   const listeners = {};
   for (const [name, list] of Object.entries(runs)) {
     const headers = list.map((r) => r.headers_per_request).filter((h) => h !== null);
@@ -78,7 +80,8 @@ export function decompositionReport(scenario, runs, load = 'wrk/h2load') {
   }
   // The effects of the listeners measured (a pass may load a few of them); each repeat loads every listener in turn,
   // so ratios pair up per repeat.
-  const effects = EFFECTS.filter(([, a, b]) => runs[a]?.length && runs[b]?.length).map(([effect, a, b, target]) => {
+  const effects = EFFECTS.filter(([, a, b]) => runs[a]?.length && runs[b]?.length).map(([effect, a, b, unaryTarget]) => {
+    const target = targets ? unaryTarget : null;
     const ratios = pairedRatios(runs, a, b);
     // No finite ratio (a listener that served nothing): null, said NOT_MEASURED in the table.
     const { median: ratio = null, min = null, max = null } = spread(ratios) ?? {};

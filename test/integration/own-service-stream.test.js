@@ -454,8 +454,8 @@ test('a bidirectional stream, a relay: gRPC and the WebSocket twin (text frames 
 });
 
 test('a listener that serves no streams refuses a streaming RPC at start, in one line', async () => {
-  await assert.rejects(startServer({ MODE: 'http,peer-grpc', ...SHOP }), (err) => {
-    assert.match(String(err.message), /RPC=shop\.v1\.ShopService\/WatchOrders is a server streaming RPC, which peer-grpc cannot serve yet/);
+  await assert.rejects(startServer({ MODE: 'http,baseline-grpc', ...SHOP }), (err) => {
+    assert.match(String(err.message), /RPC=shop\.v1\.ShopService\/WatchOrders is a server streaming RPC, which baseline-grpc cannot serve yet/);
     return true;
   });
 });

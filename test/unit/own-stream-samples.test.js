@@ -89,9 +89,9 @@ test('an RPC\'s kind by its stream keywords; the listeners that cannot serve a s
   assert.equal(rpcKind({ responseStream: true }), 'server streaming');
   assert.equal(rpcKind({ requestStream: true }), 'client streaming');
   assert.equal(rpcKind({ requestStream: true, responseStream: true }), 'bidirectional streaming');
-  const names = ['http', 'json-h2', 'grpc', 'protobuf-h1', 'peer-grpc'];
-  assert.deepEqual(streamlessListeners(names, { kind: 'server streaming' }), ['protobuf-h1', 'peer-grpc']);
-  assert.deepEqual(streamlessListeners(names, { kind: 'bidirectional streaming' }), ['json-h2', 'protobuf-h1', 'peer-grpc']);
+  const names = ['http', 'json-h2', 'grpc', 'protobuf-h1', 'baseline-grpc', 'peer-grpc', 'peer-http'];
+  assert.deepEqual(streamlessListeners(names, { kind: 'server streaming' }), ['protobuf-h1', 'baseline-grpc']);
+  assert.deepEqual(streamlessListeners(names, { kind: 'bidirectional streaming' }), ['json-h2', 'protobuf-h1', 'baseline-grpc']);
   assert.deepEqual(streamlessListeners(names, { kind: 'unary' }), []);
 });
 
