@@ -8,7 +8,7 @@ import { logsRequests } from './log.js';
 import { countMessages, endStream, refused, reject, REJECTED, servedRequests } from './served.js';
 import { guardedHttp1Server } from './h1-guard.js';
 import { GZIP_LEVEL } from './compression.js';
-import { admitAnswer } from './memory-budget.js';
+import { admitAnswer, admitStream } from './memory-budget.js';
 import { ownJson } from '../proto/own/json.js';
 import { fromJson } from '../proto/own/samples.js';
 import { requestOf } from '../proto/own/http-rule.js';
@@ -224,16 +224,20 @@ async function serveServerStream(app, method, codec, listener, intervalMs) {
     scope.post(rpc.path, (request, reply) => {
       const framing = streamFramingOf(request.headers.accept);
       if (!framing) throw notAcceptable();
+      const stream = next();
+      if (!admitStream(stream)) return refusedOverBudget(listener, reply);
       servedRequests.http++;
-      return replyStream(reply, next(), STREAM_FRAMINGS[framing], encode, options);
+      return replyStream(reply, stream, STREAM_FRAMINGS[framing], encode, options);
     });
   });
   if (!rpc.bindings.length) return;
   const encoders = new Map(rpc.bindings.map((b) => [b, codec.encodeBound(b.responseBody)]));
   await serveBindings(app, method, codec, listener, (binding, decoded, reply, query) => {
     const sse = query.get('alt') === 'sse';
+    const stream = next();
+    if (!admitStream(stream)) return refusedOverBudget(listener, reply);
     servedRequests.http++;
-    return replyStream(reply, next(), sse ? STREAM_FRAMINGS.sse : STREAM_FRAMINGS.gateway, sse ? encode : encoders.get(binding), options);
+    return replyStream(reply, stream, sse ? STREAM_FRAMINGS.sse : STREAM_FRAMINGS.gateway, sse ? encode : encoders.get(binding), options);
   });
 }
 
@@ -250,7 +254,9 @@ const WEBSOCKET_HIGH_WATER_BYTES = 1024 * 1024;
  * mapping and is answered in text, canonical JSON; a binary frame is a protobuf message and is answered in protobuf
  * (protobuf over WebSocket, as its users run it). A frame that does not decode closes the connection with 1007 and the
  * reason; the server's drain closes it with 1001 (buildHttpApp). While more than WEBSOCKET_HIGH_WATER_BYTES wait unsent,
- * the relay stops reading (ws's pause), so a client that stops reading stops it.
+ * the relay stops reading (ws's pause) and answers none of the frames already read until they are sent, so a client
+ * that stops reading stops it. A relay whose largest answer the memory budget refuses (admitStream) is closed at once
+ * with 1013 and counted as refused.
  * @param {import('fastify').FastifyInstance} app with @fastify/websocket registered
  * @param {import('../proto/methods.js').ServiceMethod} method
  * @param {ReturnType<typeof CODECS.json>} codec
@@ -262,22 +268,27 @@ function serveRelay(app, method, codec, listener) {
   const { decode, encode } = codec;
   // Each answer in both encodings, picked together: a stream of indices into the samples.
   const next = streamPicker(method, responses.messages.map((_, i) => i));
-  const json = /** @type {Array<{message: any}>} */ (codec.answers);
+  const json = /** @type {Array<{message: any, bytes: number}>} */ (codec.answers);
+  const jsonBytes = (/** @type {number} */ at) => json[at].bytes;
   app.get(rpc.path, { websocket: true }, (socket) => {
     const stream = next();
+    // Weighed by its JSON answers, the larger encoding; refused after the upgrade, as @fastify/websocket hands the
+    // socket over only then: 1013 is RFC 6455's "try again later".
+    if (!admitStream(stream, jsonBytes)) {
+      reject(listener, REJECTED.OVER_BUDGET);
+      socket.close(1013, 'the server is past its memory budget; retry later');
+      return;
+    }
     let i = 0;
     let paused = false;
     let refused = false;
+    // Frames ws had already read when the relay paused (a read holds many): answered once the client reads again,
+    // not at once, so that a client that stops reading holds their small requests, not their large answers.
+    /** @type {Array<[Buffer, boolean]>} */
+    const waiting = [];
     servedRequests.http++;
-    const resume = () => {
-      if (paused && socket.bufferedAmount < WEBSOCKET_HIGH_WATER_BYTES) {
-        paused = false;
-        socket.resume();
-      }
-    };
-    socket.on('message', (data, isBinary) => {
-      if (refused) return;
-      const frame = /** @type {Buffer} */ (Array.isArray(data) ? Buffer.concat(data) : data);
+    /** Answers one request frame, and pauses the relay when its answers wait unsent past the mark. */
+    const answer = (/** @type {Buffer} */ frame, /** @type {boolean} */ isBinary) => {
       try {
         if (isBinary) rpc.requestType.decode(frame);
         else decode(frame.toString('utf8'));
@@ -296,6 +307,18 @@ function serveRelay(app, method, codec, listener) {
         paused = true;
         socket.pause();
       }
+    };
+    const resume = () => {
+      if (!paused || socket.bufferedAmount >= WEBSOCKET_HIGH_WATER_BYTES) return;
+      paused = false;
+      while (!paused && !refused && waiting.length) answer(...waiting.shift());
+      if (!paused) socket.resume();
+    };
+    socket.on('message', (data, isBinary) => {
+      if (refused) return;
+      const frame = /** @type {Buffer} */ (Array.isArray(data) ? Buffer.concat(data) : data);
+      if (paused) waiting.push([frame, isBinary]);
+      else answer(frame, isBinary);
     });
     socket.on('close', (code) => {
       if (!refused) endStream(listener, code === 1000 || code === 1005 ? 'completed' : 'cut');
