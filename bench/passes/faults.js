@@ -9,6 +9,7 @@ import { EVENT } from '../../server/events.js';
 import { LISTENERS } from '../../server/listeners.js';
 import { BenchError } from '../errors.js';
 import { FAULTS } from '../faults/registry.js';
+import { ownServerSettings } from '../faults/own-stream.js';
 import { muxLoad } from '../faults/mux-client.js';
 import { k6Reason } from '../k6/output.js';
 import { round } from '../format.js';
@@ -30,6 +31,8 @@ const K6_OVERRUN_MS = 60000;
 export const serverSettingsOf = (settings) => ({
   SHUTDOWN_TIMEOUT_MS: settings.SHUTDOWN_TIMEOUT_MS, H2_IDLE_PING_MS: settings.H2_IDLE_PING_MS,
   WORKER_MEMORY_MB: settings.WORKER_MEMORY_MB, H2_MAX_CONCURRENT_STREAMS: settings.H2_MAX_CONCURRENT_STREAMS,
+  // With RPC every cell's server serves it beside the demo, the `none` cell too: slow-stream-readers' baseline.
+  ...ownServerSettings(settings),
 });
 
 /**
