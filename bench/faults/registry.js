@@ -91,8 +91,11 @@ export const FAULTS = Object.freeze({
       const started = performance.now();
       const own = ownStreamOf(settings);
       await sleep(Math.max(0, 1000 - (performance.now() - started)));
+      // Each stream's beginning is waited for until the load's last 2 s: a loaded worker may take seconds to answer
+      // hundreds of streams' heads, and a stream counted neither begun nor refused would be one lost to the count.
       const readers = await slowStreamReaders({ port, protocol, path: own.path, streams: settings.SLOW_STREAM_READERS,
-        perConnection: settings.H2_MAX_CONCURRENT_STREAMS, relay: own.relay, request: own.request, tls });
+        perConnection: settings.H2_MAX_CONCURRENT_STREAMS, relay: own.relay, request: own.request, tls,
+        waitMs: Math.max(1000, loadMs - 2000 - (performance.now() - started)) });
       await sleep(Math.max(0, loadMs - 1000 - (performance.now() - started)));
       readers.close();
       return { streams: readers.opened, answered: readers.answered, refused: readers.refused, failed: readers.failed };

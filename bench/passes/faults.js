@@ -47,6 +47,17 @@ export const protocolOf = (mode) => {
   return listener.load.request === 'grpc' ? 'grpc' : 'h2';
 };
 
+/**
+ * The server streams and relays the stopped workers ended, summed over their listeners.
+ * @param {Array<{streamsEnded?: Record<string, number>}>} stopped the workers' worker-stopped lines
+ * @returns {{completed: number, cut: number}}
+ */
+const endedStreams = (stopped) => {
+  const ended = { completed: 0, cut: 0 };
+  for (const [key, count] of stopped.flatMap((l) => Object.entries(l.streamsEnded ?? {}))) ended[key.split(' ')[1]] += count;
+  return ended;
+};
+
 /** Sum of the workers' RSS (MiB), null when none is readable. */
 const workersRss = (server) => {
   const each = server.workerPids().map(rssMib).filter((v) => v !== null);
@@ -129,6 +140,8 @@ export async function cell(name, mode, settings, cores, stamp, certs = null) {
         ...rss,
         worker_memory_mb: Number(server.lines.find((l) => l.event === EVENT.READY)?.workerMemoryMb ?? 0),
         refused_answers: refused('refusedAnswers'),
+        // Streams the workers ended, every listener's, by how (server/served.js): beside the refused ones, all of them.
+        streams_ended: endedStreams(stopped),
         recycled: server.lines.filter((l) => l.event === EVENT.WORKER_RECYCLING).length,
         server_exit_code: exitCode, observed, multiplexed,
         elapsed_s: Math.max(...Object.values(ended)), ended_s: ended,
