@@ -290,7 +290,12 @@ function serverStream(method, answers, { refuse, invalid, debug, listener, inter
         write: (answer) => call.write(answer.message),
         drained: () => firstOf(call, ['drain', 'cancelled', 'close']),
         gone: () => call.cancelled || call.destroyed,
-        end: () => call.end(),
+        // 'finish': every message handed out and the status sent (grpc-js's _final); 'cancelled' first if the client left
+        // before (grpc-js emits it after 'finish' too, in the same turn, as the HTTP/2 stream closes).
+        end: () => {
+          call.end();
+          return firstOf(call, ['finish', 'cancelled', 'close']).then((first) => first === 'finish');
+        },
       }, { listener, intervalMs });
     },
   };

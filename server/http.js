@@ -197,7 +197,10 @@ function replyStream(reply, stream, framing, encode, options) {
     },
     drained: () => firstOf(res, ['drain', 'close']),
     gone: () => gone,
-    end: () => res.end(),
+    end: () => {
+      res.end();
+      return res.writableFinished ? Promise.resolve(true) : firstOf(res, ['finish', 'close']).then((first) => first === 'finish');
+    },
   }, options);
 }
 
