@@ -98,7 +98,8 @@ test('server streams of large messages past the refusal mark: refused and counte
 test('WebSocket relays of large messages past the refusal mark: closed with 1013 and counted; the worker stays within its budget', async (t) => {
   const rpc = 'shop.v1.ShopService/SyncOrders';
   const running = await largeStreamServer(t, rpc, 'http');
+  // A relay holds about 1.8 MiB (its 1 MiB mark and a message): 96 would take the worker past its budget.
   await refusedPastTheMark(t, running,
-    { label: 'WebSocket relay', protocol: 'http', listener: 'http', port: running.server.httpPort, rpc, streams: 64, relay: true });
+    { label: 'WebSocket relay', protocol: 'http', listener: 'http', port: running.server.httpPort, rpc, streams: 96, relay: true });
   assertSurvived(running.server, running.pid);
 });
