@@ -286,10 +286,14 @@ export async function slowStreamReaders({ port, protocol, path: rpcPathname, str
         const stream = session.request(headers);
         stream.on('error', () => settle('failed'));
         stream.on('response', (h) => {
-          // A refusal is trailers-only: grpc-status in the head (gRPC), or the head's status (HTTP).
-          const code = grpc ? h['grpc-status'] : undefined;
-          if (grpc) settle(code === undefined ? 'answered' : code === '8' ? 'refused' : 'failed');
-          else settle(h[':status'] === 200 ? 'answered' : h[':status'] === 503 ? 'refused' : 'failed');
+          if (!grpc) return settle(h[':status'] === 200 ? 'answered' : h[':status'] === 503 ? 'refused' : 'failed');
+          // grpc-js refuses trailers-only (grpc-status in the head); connect-node sends its head before the handler's
+          // first message, so its refusal comes in the trailers: a stream is begun once a message's bytes arrive.
+          const code = h['grpc-status'];
+          if (code !== undefined) return settle(code === '8' ? 'refused' : 'failed');
+          stream.once('trailers', (trailers) => settle(trailers['grpc-status'] === '8' ? 'refused' : 'failed'));
+          stream.once('readable', () => { if (stream.readableLength > 0) settle('answered'); });
+          return undefined;
         });
         if (relay) for (let m = 0; m < sends; m++) stream.write(body);
         else stream.end(body);

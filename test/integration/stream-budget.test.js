@@ -74,25 +74,32 @@ function assertSurvived(server, pid) {
   process.kill(pid, 0);
 }
 
-test('server streams of large messages past the refusal mark: refused and counted (gRPC, SSE on HTTP/1.1); the worker stays within its budget; the streams it began end as cut', async (t) => {
+test('server streams of large messages past the refusal mark: refused and counted (gRPC, SSE on HTTP/1.1, connect-grpc); the worker stays within its budget; the streams it began end as cut', async (t) => {
   const rpc = 'shop.v1.ShopService/WatchOrders';
-  const running = await largeStreamServer(t, rpc, 'http,grpc');
+  const running = await largeStreamServer(t, rpc, 'http,grpc,connect-grpc');
   const { server, adminPort, pid } = running;
-  const grpcReaders = await refusedPastTheMark(t, running,
-    { label: 'gRPC', protocol: 'grpc', listener: 'grpc', port: server.grpcPort, rpc, streams: 400 });
-  const sseReaders = await refusedPastTheMark(t, running,
-    { label: 'SSE', protocol: 'http', listener: 'http', port: server.httpPort, rpc, streams: 120 });
+  const readers = [
+    ['grpc', await refusedPastTheMark(t, running,
+      { label: 'gRPC', protocol: 'grpc', listener: 'grpc', port: server.grpcPort, rpc, streams: 400 })],
+    ['http', await refusedPastTheMark(t, running,
+      { label: 'SSE', protocol: 'http', listener: 'http', port: server.httpPort, rpc, streams: 120 })],
+    // connect-node sends its head first and a refusal in the trailers (the worker is past the mark by now).
+    ['connect-grpc', await refusedPastTheMark(t, running,
+      { label: 'connect-grpc', protocol: 'grpc', listener: 'connect-grpc', port: server.ports['connect-grpc'], rpc, streams: 100 })],
+  ];
   assertSurvived(server, pid);
-  grpcReaders.close();
-  sseReaders.close();
+  for (const [, r] of readers) r.close();
   // Every stream the worker began ends as cut when its reader leaves; none is lost without a count.
-  const ended = async () => [await counts(adminPort, 'grpc'), await counts(adminPort, 'http')];
-  let last;
-  for (let i = 0; i < 50 && !(last?.[0].cut === grpcReaders.answered && last?.[1].cut === sseReaders.answered); i++) {
-    last = await ended();
+  const expected = readers.map(([, r]) => [r.answered, 0]);
+  let last = [];
+  for (let i = 0; i < 50 && JSON.stringify(last) !== JSON.stringify(expected); i++) {
     await new Promise((resolve) => setTimeout(resolve, 100));
+    last = await Promise.all(readers.map(async ([listener]) => {
+      const c = await counts(adminPort, listener);
+      return [c.cut, c.completed];
+    }));
   }
-  assert.deepEqual(last.map((c) => [c.cut, c.completed]), [[grpcReaders.answered, 0], [sseReaders.answered, 0]]);
+  assert.deepEqual(last, expected, 'streams cut and completed, by listener: gRPC, SSE, connect-grpc');
 });
 
 test('WebSocket relays of large messages past the refusal mark: closed with 1013 and counted; the worker stays within its budget', async (t) => {
