@@ -184,7 +184,7 @@ export function startWorkerAccounting() {
     name: 'server_requests_rejected_total',
     help: 'Requests a route or RPC handler refused (server/served.js), by listener and reason: invalid_argument (the request '
       + 'does not decode, or a value does not fit its field), no_answer (it picks none of the answers), over_budget (the memory '
-      + 'budget refused the answer). Absent until one is refused.',
+      + 'budget refused the answer, or the stream at its start). Absent until one is refused.',
     labelNames: ['listener', 'reason'], counts: rejectedRequests, separator: ' ',
   });
   countsOf(registry, {

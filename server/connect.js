@@ -25,7 +25,7 @@ import { GRPC_HEALTH_SERVICES } from './health.js';
 import { guardedHttp1Server } from './h1-guard.js';
 import { guardHttp2Server, h2Settings } from './h2-guard.js';
 import { countMessages, endStream, refused, REJECTED, servedRequests } from './served.js';
-import { admitAnswer } from './memory-budget.js';
+import { admitAnswer, admitStream } from './memory-budget.js';
 
 // The proto3 JSON the other listeners send: every field, its default value included (proto/index.js PROTO3_JSON).
 const JSON_OPTIONS = Object.freeze({ alwaysEmitImplicit: true });
@@ -85,6 +85,7 @@ function serverStreamOf(nextStream, listener, intervalMs, refusal = '') {
   return async function* serverStream(request, context) {
     const stream = nextStream(request);
     if (!stream) throw refused(listener, REJECTED.NO_ANSWER, new ConnectError(refusal, Code.InvalidArgument));
+    if (!admitStream(stream)) throw refused(listener, REJECTED.OVER_BUDGET, new ConnectError(OVER_BUDGET, Code.ResourceExhausted));
     servedRequests.connect++;
     /** @type {'completed'|'cut'} */
     let how = 'cut';
@@ -113,7 +114,8 @@ function serverStreamOf(nextStream, listener, intervalMs, refusal = '') {
  * A streaming RPC is served as the grpc listener serves it (server/grpc.js), in connect-node's way: a server stream an
  * async generator of the call's response stream, paced by STREAM_INTERVAL (connect-node pulls the next message when the
  * transport took the last: its back-pressure); a client stream read to its end, then answered; a relay answering each
- * request message with the next of its stream. Messages and streams are counted (server/served.js).
+ * request message with the next of its stream; a stream whose largest message the memory budget refuses is refused at
+ * its start (RESOURCE_EXHAUSTED). Messages and streams are counted (server/served.js).
  * @param {import('../proto/own/service.js').OwnService} own
  * @param {string} proto the PROTO setting it was loaded from (a FileDescriptorSet is read again, as it is)
  * @param {'grpc'|'connect'} protocol the listener's: which encoding's sizes the memory budget weighs (protobuf, JSON)
@@ -129,9 +131,10 @@ export function ownServiceImpl(own, proto, protocol, { intervalMs = 0 } = {}) {
   const sizes = protocol === 'grpc' ? responses.protobufBytes : responses.jsonBytes;
   const answers = esMessagesOf(rpc, responses, method.output, registry).map((message, i) => ({ message, bytes: sizes[i] }));
   const next = inTurn(answers);
+  const overBudget = () => refused(listener, REJECTED.OVER_BUDGET, new ConnectError(OVER_BUDGET, Code.ResourceExhausted));
   const answer = () => {
     const picked = next();
-    if (!admitAnswer(picked.bytes)) throw refused(listener, REJECTED.OVER_BUDGET, new ConnectError(OVER_BUDGET, Code.ResourceExhausted));
+    if (!admitAnswer(picked.bytes)) throw overBudget();
     servedRequests.connect++;
     return picked.message;
   };
@@ -155,6 +158,7 @@ export function ownServiceImpl(own, proto, protocol, { intervalMs = 0 } = {}) {
     },
     'bidirectional streaming': async function* relay(requests) {
       const stream = nextStream();
+      if (!admitStream(stream)) throw overBudget();
       servedRequests.connect++;
       let i = 0;
       /** @type {'completed'|'cut'|null} */

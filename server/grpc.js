@@ -12,7 +12,7 @@ import { bindInsecure } from './grpc-bind.js';
 import { gzipResponses } from './grpc-gzip.js';
 import { GRPC_HEALTH_SERVICES } from './health.js';
 import { countMessages, endStream, reject, REJECTED, servedRequests } from './served.js';
-import { admitAnswer } from './memory-budget.js';
+import { admitAnswer, admitStream } from './memory-budget.js';
 import { firstOf, sendStream } from './streams.js';
 import { addLazily } from './grpc-lazy.js';
 
@@ -153,7 +153,7 @@ export function methodService(method, { log, loader = false, listener = 'grpc', 
     if (debug) debug.debug({ peer: call.getPeer(), code: status.code, details: status.details }, `${rpc.method} refused`);
     return callback(status);
   };
-  if (rpc.requestStream && rpc.responseStream) return { definition, implementation: relay(method, answers, { invalid, debug, listener }) };
+  if (rpc.requestStream && rpc.responseStream) return { definition, implementation: relay(method, answers, { refuse, invalid, debug, listener }) };
   if (rpc.responseStream) return { definition, implementation: serverStream(method, answers, { refuse, invalid, unanswerable, debug, listener, intervalMs }) };
   if (rpc.requestStream) return { definition, implementation: clientStream(method, pick, { refuse, invalid, debug, listener }) };
   const implementation = {
@@ -175,19 +175,21 @@ export function methodService(method, { log, loader = false, listener = 'grpc', 
  * each request message, as it arrives, with the stream's next message (round again past its last). The call reads no
  * further while grpc-js's writer is full (it resumes on 'drain'), so a client that stops reading stops the relay; the
  * call ends when the client ends its side. A message that does not decode ends the call with INVALID_ARGUMENT, naming
- * its index. Messages are counted both ways (server/served.js), and the stream as completed or cut.
+ * its index. A relay whose largest message the memory budget refuses is refused at its start, RESOURCE_EXHAUSTED.
+ * Messages are counted both ways (server/served.js), and the stream as completed, cut or refused.
  * @param {import('../proto/methods.js').ServiceMethod} method
  * @param {Array<{message: any, bytes: number}>} answers
- * @param {{invalid: (why: string) => object, debug: import('pino').Logger|null, listener: string}} how
+ * @param {{refuse: Function, invalid: (why: string) => object, debug: import('pino').Logger|null, listener: string}} how
  * @returns {grpc.UntypedServiceImplementation}
  */
-function relay(method, answers, { invalid, debug, listener }) {
+function relay(method, answers, { refuse, invalid, debug, listener }) {
   const next = streamPicker(method, answers);
   const { rpc } = method;
   return {
     [rpc.method](call) {
       if (debug) debug.debug({ peer: call.getPeer() }, rpc.method);
       const stream = next();
+      if (!admitStream(stream)) return refuse(call, (err) => call.emit('error', err), REJECTED.OVER_BUDGET, OVER_BUDGET);
       let i = 0;
       let ended = false;
       servedRequests.grpc++;
@@ -265,7 +267,8 @@ function clientStream(method, pick, { refuse, invalid, debug, listener }) {
  * messages sent by server/streams.js (paced, with back-pressure: grpc-js's server stream is an object-mode Writable, so
  * `write` returns false past 16 queued messages), then the OK status. A request that does not decode is answered
  * INVALID_ARGUMENT before any message, and so is one that picks no stream (the demo's StreamUsers: another count), with
- * the method's refusal; a call the client cancels stops at the next message and counts as cut.
+ * the method's refusal; one whose largest message the memory budget refuses (admitStream), RESOURCE_EXHAUSTED before any
+ * message; a call the client cancels stops at the next message and counts as cut.
  * @param {import('../proto/methods.js').ServiceMethod} method
  * @param {Array<{message: any, bytes: number}>} answers the response samples as the listener answers them
  * @param {{refuse: Function, invalid: (why: string) => object, unanswerable: object, debug: import('pino').Logger|null,
@@ -283,12 +286,18 @@ function serverStream(method, answers, { refuse, invalid, unanswerable, debug, l
       if (call.request[UNDECODABLE] !== undefined) return refuseStream(call, REJECTED.INVALID_ARGUMENT, invalid(call.request[UNDECODABLE]));
       const stream = next(call.request);
       if (!stream) return refuseStream(call, REJECTED.NO_ANSWER, unanswerable);
+      if (!admitStream(stream)) return refuseStream(call, REJECTED.OVER_BUDGET, OVER_BUDGET);
       servedRequests.grpc++;
       await sendStream(stream, {
         write: (answer) => call.write(answer.message),
         drained: () => firstOf(call, ['drain', 'cancelled', 'close']),
         gone: () => call.cancelled || call.destroyed,
-        end: () => call.end(),
+        // 'finish': every message handed out and the status sent (grpc-js's _final); 'cancelled' first if the client left
+        // before (grpc-js emits it after 'finish' too, in the same turn, as the HTTP/2 stream closes).
+        end: () => {
+          call.end();
+          return firstOf(call, ['finish', 'cancelled', 'close']).then((first) => first === 'finish');
+        },
       }, { listener, intervalMs });
     },
   };

@@ -8,7 +8,7 @@ import { logsRequests } from './log.js';
 import { countMessages, endStream, refused, reject, REJECTED, servedRequests } from './served.js';
 import { guardedHttp1Server } from './h1-guard.js';
 import { GZIP_LEVEL } from './compression.js';
-import { admitAnswer } from './memory-budget.js';
+import { admitAnswer, admitStream } from './memory-budget.js';
 import { ownJson } from '../proto/own/json.js';
 import { fromJson } from '../proto/own/samples.js';
 import { requestOf } from '../proto/own/http-rule.js';
@@ -223,7 +223,7 @@ async function replyStream(reply, stream, framing, encode, options) {
   const endNow = () => {
     if (gone) return Promise.resolve();
     gone = true;
-    const left = firstOf(res, ['finish', 'close']);
+    const left = firstOf(res, ['finish', 'close']).then(() => {});
     if (!res.headersSent) res.writeHead(200, { 'content-type': framing.type, 'cache-control': 'no-cache' });
     res.end(`retry: ${SSE_RETRY_MS}\n\n`);
     return left;
@@ -240,7 +240,10 @@ async function replyStream(reply, stream, framing, encode, options) {
       },
       drained: () => firstOf(res, ['drain', 'close']),
       gone: () => gone,
-      end: () => res.end(),
+      end: () => {
+        res.end();
+        return res.writableFinished ? Promise.resolve(true) : firstOf(res, ['finish', 'close']).then((first) => first === 'finish');
+      },
     }, options);
   } finally {
     openSse.get(options.listener)?.delete(endNow);
@@ -273,6 +276,7 @@ async function serveServerStream(app, method, codec, listener, intervalMs) {
       if (!framing) throw notAcceptable();
       const stream = next(/** @type {any} */ (request.body));
       if (!stream) throw refused(listener, REJECTED.NO_ANSWER, unanswerable(method.refusal));
+      if (!admitStream(stream)) return refusedOverBudget(listener, reply);
       servedRequests.http++;
       return replyStream(reply, stream, STREAM_FRAMINGS[framing], encode, options);
     });
@@ -283,6 +287,7 @@ async function serveServerStream(app, method, codec, listener, intervalMs) {
     const sse = query.get('alt') === 'sse';
     const stream = next(decoded);
     if (!stream) throw refused(listener, REJECTED.NO_ANSWER, unanswerable(method.refusal));
+    if (!admitStream(stream)) return refusedOverBudget(listener, reply);
     servedRequests.http++;
     return replyStream(reply, stream, sse ? STREAM_FRAMINGS.sse : STREAM_FRAMINGS.gateway, sse ? encode : encoders.get(binding), options);
   });
@@ -301,7 +306,9 @@ const WEBSOCKET_HIGH_WATER_BYTES = 1024 * 1024;
  * mapping and is answered in text, canonical JSON; a binary frame is a protobuf message and is answered in protobuf
  * (protobuf over WebSocket, as its users run it). A frame that does not decode closes the connection with 1007 and the
  * reason; the server's drain closes it with 1001 (buildHttpApp). While more than WEBSOCKET_HIGH_WATER_BYTES wait unsent,
- * the relay stops reading (ws's pause), so a client that stops reading stops it.
+ * the relay stops reading (ws's pause) and answers none of the frames already read until they are sent, so a client
+ * that stops reading stops it. A relay whose largest answer the memory budget refuses (admitStream) is closed at once
+ * with 1013 and counted as refused.
  * @param {import('fastify').FastifyInstance} app with @fastify/websocket registered
  * @param {import('../proto/methods.js').ServiceMethod} method
  * @param {ReturnType<typeof CODECS.json>} codec
@@ -313,22 +320,27 @@ function serveRelay(app, method, codec, listener) {
   const { decode, encode } = codec;
   // Each answer in both encodings, picked together: a stream of indices into the samples.
   const next = streamPicker(method, responses.messages.map((_, i) => i));
-  const json = /** @type {Array<{message: any}>} */ (codec.answers);
+  const json = /** @type {Array<{message: any, bytes: number}>} */ (codec.answers);
+  const jsonBytes = (/** @type {number} */ at) => json[at].bytes;
   app.get(rpc.path, { websocket: true }, (socket) => {
     const stream = next();
+    // Weighed by its JSON answers, the larger encoding; refused after the upgrade, as @fastify/websocket hands the
+    // socket over only then: 1013 is RFC 6455's "try again later".
+    if (!admitStream(stream, jsonBytes)) {
+      reject(listener, REJECTED.OVER_BUDGET);
+      socket.close(1013, 'the server is past its memory budget; retry later');
+      return;
+    }
     let i = 0;
     let paused = false;
     let refused = false;
+    // Frames ws had already read when the relay paused (a read holds many): answered once the client reads again,
+    // not at once, so that a client that stops reading holds their small requests, not their large answers.
+    /** @type {Array<[Buffer, boolean]>} */
+    const waiting = [];
     servedRequests.http++;
-    const resume = () => {
-      if (paused && socket.bufferedAmount < WEBSOCKET_HIGH_WATER_BYTES) {
-        paused = false;
-        socket.resume();
-      }
-    };
-    socket.on('message', (data, isBinary) => {
-      if (refused) return;
-      const frame = /** @type {Buffer} */ (Array.isArray(data) ? Buffer.concat(data) : data);
+    /** Answers one request frame, and pauses the relay when its answers wait unsent past the mark. */
+    const answer = (/** @type {Buffer} */ frame, /** @type {boolean} */ isBinary) => {
       try {
         if (isBinary) rpc.requestType.decode(frame);
         else decode(frame.toString('utf8'));
@@ -347,6 +359,18 @@ function serveRelay(app, method, codec, listener) {
         paused = true;
         socket.pause();
       }
+    };
+    const resume = () => {
+      if (!paused || socket.bufferedAmount >= WEBSOCKET_HIGH_WATER_BYTES) return;
+      paused = false;
+      while (!paused && !refused && waiting.length) answer(...waiting.shift());
+      if (!paused) socket.resume();
+    };
+    socket.on('message', (data, isBinary) => {
+      if (refused) return;
+      const frame = /** @type {Buffer} */ (Array.isArray(data) ? Buffer.concat(data) : data);
+      if (paused) waiting.push([frame, isBinary]);
+      else answer(frame, isBinary);
     });
     socket.on('close', (code) => {
       if (!refused) endStream(listener, code === 1000 || code === 1005 ? 'completed' : 'cut');

@@ -2,6 +2,9 @@
 // - a large answer (LARGE_ANSWER_BYTES or more) is refused, not built, when the worker's RSS and that answer would pass
 //   the refusal mark (REFUSE_AT of the budget): gRPC RESOURCE_EXHAUSTED, HTTP 503 with Retry-After. Small answers are
 //   always built: they are what an honest client asks for, and they hold little;
+// - a stream whose largest message is large is refused at its start the same way (admitStream), the same statuses, and
+//   a WebSocket relay closed with 1013 (try again later); a stream already open keeps its back-pressure and is never cut
+//   by the budget;
 // - new connections are not refused: under cluster's round robin a worker cannot leave a connection in the accept
 //   queue, and closing it made an honest gRPC client fail at once and retry in a loop (61,932 failed k6 calls in the
 //   fault matrix's slow-readers-max cell with a worker past 95%), while handing it back to the primary spins
@@ -95,6 +98,32 @@ export function admitAnswer(answerBytes) {
     setImmediate(clearReserved);
   }
   return true;
+}
+
+// Each stream's largest message (bytes), found once: the listeners' streams are the same arrays call after call.
+const largestOf = new WeakMap();
+
+/**
+ * Whether a worker may begin a stream now, weighed as one answer of its largest message (admitAnswer): refused, and
+ * counted, where that answer would be. Why one message: a reader that stops reading holds about one message's worth
+ * per stream (grpc-js's writer queues the message objects the samples share and serializes one at a time; an HTTP
+ * response's write returns false at the first large message; a relay stops answering past its mark): 64 unread
+ * streams of 256 KiB messages held about 240 KiB each over gRPC and 800 KiB each as SSE (test/manual/slow-stream-readers.js,
+ * docs/streaming.md). What earlier streams hold is in RSS when the next one starts, so the mark applies to it. The
+ * RSS is read once at the stream's start, as for a large answer, never per message; a stream of small messages is
+ * always begun, as a small answer is built.
+ * @template M
+ * @param {M[]} stream the stream's messages, as the listener answers them (the same array each time it is picked)
+ * @param {(message: M) => number} [bytesOf] a message's encoded size (bytes); default its `bytes`
+ * @returns {boolean}
+ */
+export function admitStream(stream, bytesOf = (/** @type {any} */ m) => m.bytes) {
+  let largest = largestOf.get(stream);
+  if (largest === undefined) {
+    largest = stream.reduce((max, m) => Math.max(max, bytesOf(m)), 0);
+    largestOf.set(stream, largest);
+  }
+  return admitAnswer(largest);
 }
 
 /**

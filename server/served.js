@@ -15,7 +15,7 @@ export const servedRequests = { http: 0, grpc: 0, connect: 0 };
  * Why a handler refused a request, the same on every listener: the request does not decode as the method's message or
  * holds a value its field cannot take (HTTP 400 ERR_BAD_REQUEST_MESSAGE, gRPC and Connect INVALID_ARGUMENT); it picks
  * none of the method's answers (HTTP 400 ERR_NO_ANSWER, INVALID_ARGUMENT); or the worker's memory budget refused the
- * answer (HTTP 503, RESOURCE_EXHAUSTED; server/memory-budget.js).
+ * answer, or a stream at its start (HTTP 503, RESOURCE_EXHAUSTED, a WebSocket's close 1013; server/memory-budget.js).
  */
 export const REJECTED = Object.freeze({ INVALID_ARGUMENT: 'invalid_argument', NO_ANSWER: 'no_answer', OVER_BUDGET: 'over_budget' });
 

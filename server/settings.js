@@ -139,7 +139,8 @@ export function serverSettingSpecs(cores = os.availableParallelism()) {
     WORKER_MEMORY_MB: wholeNumber(0, 16_777_216)({
       default: 0,
       desc: 'memory budget of each worker, in MiB of RSS, held by back-pressure (server/memory-budget.js): past 85% a large answer '
-        + '(64 KiB or more) is refused (gRPC RESOURCE_EXHAUSTED, HTTP 503), and a worker past '
+        + '(64 KiB or more), or a new stream whose largest message is one, is refused (gRPC RESOURCE_EXHAUSTED, HTTP 503, '
+        + 'WebSocket close 1013), and a worker past '
         + 'the budget for 2 s is replaced as a reload replaces it. 0: 80% of the memory the container (cgroup) or machine gives, '
         + 'divided among WORKERS; the primary logs the value in use',
     }),

@@ -4,18 +4,19 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { countMessages, endStream } from './served.js';
 
 /**
- * Resolves on the first of some events of an emitter, and leaves no listener behind.
+ * Resolves on the first of some events of an emitter, with its name, and leaves no listener behind.
  * @param {import('node:events').EventEmitter} emitter
  * @param {string[]} events
- * @returns {Promise<void>}
+ * @returns {Promise<string>} the event that came first
  */
 export function firstOf(emitter, events) {
   return new Promise((resolve) => {
-    const done = () => {
-      for (const e of events) emitter.off(e, done);
-      resolve();
-    };
-    for (const e of events) emitter.on(e, done);
+    /** @type {Array<[string, () => void]>} */
+    const listeners = events.map((e) => [e, () => {
+      for (const [name, listener] of listeners) emitter.off(name, listener);
+      resolve(e);
+    }]);
+    for (const [name, listener] of listeners) emitter.on(name, listener);
   });
 }
 
@@ -23,14 +24,15 @@ export function firstOf(emitter, events) {
  * @typedef {object} StreamSink where a stream's messages go, as a listener writes them
  * @property {(message: any, index: number) => boolean} write writes one message (the first with the response's head,
  *   where the protocol has one); false when the transport's buffer is full (Node's Writable.write), so the next waits
- * @property {() => Promise<void>} drained resolves once the transport takes more ('drain'), or the client has gone
+ * @property {() => Promise<unknown>} drained resolves once the transport takes more ('drain'), or the client has gone
  * @property {() => boolean} gone the client went away (cancelled the call, closed the connection or the stream)
- * @property {() => void} end ends the stream as complete (gRPC's OK status, the chunked body's last chunk)
+ * @property {() => Promise<boolean>} end ends the stream (gRPC's OK status, the chunked body's last chunk); resolves true
+ *   once every message has left for the client ('finish'), false when the client went away first
  */
 
 /**
  * Sends one response stream, counted (server/served.js): each message written, and the stream's end as `completed`, or
- * as `cut` when the client went away before its last message. Between two messages it waits `intervalMs` (a paced
+ * as `cut` when the client went away before its last message left. Between two messages it waits `intervalMs` (a paced
  * stream, as a token stream is); with 0 it writes as fast as the transport takes them. A write that returns false makes
  * it wait for 'drain' (grpc-js's server stream buffers without limit if written past it: grpc-node #1332).
  * @param {any[]} messages the stream, at least one message, as the sink writes them
@@ -47,6 +49,7 @@ export async function sendStream(messages, sink, { listener, intervalMs }) {
     if (!more && i < messages.length - 1) await sink.drained();
   }
   if (sink.gone()) return endStream(listener, 'cut');
-  sink.end();
-  return endStream(listener, 'completed');
+  // A stream whose last messages still wait in the transport when its reader leaves is cut, not completed: a reader
+  // that stops reading a stream shorter than grpc-js's 16-message mark has all of it written at once.
+  return endStream(listener, await sink.end() ? 'completed' : 'cut');
 }

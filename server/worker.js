@@ -6,7 +6,7 @@ import { createLogger } from './log.js';
 import { listenersOf, portOf } from './settings.js';
 import { LISTENERS } from './listeners.js';
 import { EVENT } from './events.js';
-import { servedRequests } from './served.js';
+import { servedRequests, streamsEnded } from './served.js';
 import { tlsServerOptions } from './tls.js';
 import { budgetMbOf, memoryState, startMemoryBudget } from './memory-budget.js';
 
@@ -96,8 +96,10 @@ export async function runWorker(settings) {
     await primaryBarrier();
     clearTimeout(deadline);
     // served: what its handlers answered since it started (server/served.js), so a client's count can be checked
-    // against the server's even for workers a reload retired.
-    log.info({ event: EVENT.WORKER_STOPPED, drained, served: { ...servedRequests }, memory: { refusedAnswers: memoryState.refusedAnswers } },
+    // against the server's even for workers a reload retired; streamsEnded: its server streams and relays by listener and
+    // how they ended (`listener completed|cut`), so a fault's streams are all accounted for.
+    log.info({ event: EVENT.WORKER_STOPPED, drained, served: { ...servedRequests }, memory: { refusedAnswers: memoryState.refusedAnswers },
+      streamsEnded: Object.fromEntries(streamsEnded) },
       'worker stopped');
     process.exit(0);
   };

@@ -4,6 +4,11 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileStamp } from '../format.js';
 import { FAULTS } from '../faults/registry.js';
+import { STREAM_FAULTS } from '../faults/names.js';
+import { ownStreamOf } from '../faults/own-stream.js';
+import { BenchError } from '../errors.js';
+import { LISTENERS } from '../../server/listeners.js';
+import { MODES } from '../modes.js';
 import { cell, protocolOf, serverSettingsOf } from '../passes/faults.js';
 import { requireMuxClient } from '../faults/mux-client.js';
 import { serverEnv } from '../invoke.js';
@@ -16,6 +21,28 @@ import { allowedCpus, splitCores } from '../settings/cores.js';
 const log = (message) => console.error(`faults: ${message}`);
 
 /**
+ * Checks, before anything starts, that slow-stream-readers can open the own RPC's streams in every mode: a server stream
+ * or a relay (ownStreamOf), on a listener whose twin its readers speak (gRPC, SSE, a WebSocket over HTTP/1.1).
+ * @param {import('../settings/faults.js').FaultSettings} settings
+ * @returns {void}
+ * @throws {BenchError} one line naming the RPC or the mode
+ */
+function streamGap(settings) {
+  const { kind, rpc } = ownStreamOf(settings);
+  for (const mode of settings.MODES) {
+    const listener = LISTENERS[MODES[mode].listener];
+    if (!listener.streams?.includes(kind)) {
+      throw new BenchError(`MODES=${settings.MODES.join(',')}: ${mode} serves no ${kind} RPC (${rpc}; docs/streaming.md); `
+        + 'leave it out of MODES');
+    }
+    if (listener.load.request === 'connect') {
+      throw new BenchError(`MODES=${settings.MODES.join(',')}: ${mode} serves streams in the Connect protocol, which `
+        + 'slow-stream-readers does not speak (gRPC, SSE, WebSocket); leave it out of MODES');
+    }
+  }
+}
+
+/**
  * Runs the matrix (bench/cli.js faults), prints it and writes it to RESULTS_DIR.
  * @param {import('../settings/faults.js').FaultSettings} settings checked by bench/cli.js, K6_BIN provisioned
  * @returns {Promise<void>}
@@ -26,6 +53,7 @@ export async function main(settings) {
   await mkdir(settings.RESULTS_DIR, { recursive: true });
   // gRPC cells run ghz beside k6: provisioned before anything starts.
   if (settings.MODES.some((m) => protocolOf(m) === 'grpc')) requireMuxClient();
+  if (settings.FAULTS.some((f) => STREAM_FAULTS.includes(f))) streamGap(settings);
   const cores = splitCores(allowedCpus());
   const stamp = fileStamp();
   const cells = [];

@@ -187,3 +187,120 @@ export async function malformedBurst({ port, protocol, count, timeoutMs = 5000, 
   }));
   return { sent: count, closed_by_server: results.filter(Boolean).length };
 }
+
+/**
+ * How a slow stream reader's stream began: `answered` (the response's head and, for a relay, its first answer came),
+ * `refused` (gRPC RESOURCE_EXHAUSTED, HTTP 503, WebSocket close 1013: the server's memory budget), `failed` (anything
+ * else, or nothing within the wait).
+ * @typedef {{answered: number, refused: number, failed: number}} StreamOutcomes
+ */
+
+// A WebSocket upgrade's fixed key (RFC 6455 4.1: any 16 bytes, base64): the server's accept is not checked here.
+const WS_KEY = Buffer.from('slow-stream-read').toString('base64');
+
+/** One client-to-server WebSocket text frame (RFC 6455 5.2; masked, as a client's must be; mask 0: the payload as is). */
+function wsTextFrame(text) {
+  const payload = Buffer.from(text);
+  const length = payload.length < 126 ? Buffer.from([payload.length | 0x80])
+    : payload.length < 65536 ? Buffer.from([126 | 0x80, payload.length >> 8, payload.length & 0xff])
+      : Buffer.concat([Buffer.from([127 | 0x80]), (() => { const b = Buffer.alloc(8); b.writeBigUInt64BE(BigInt(payload.length)); return b; })()]);
+  return Buffer.concat([Buffer.from([0x81]), length, Buffer.alloc(4), payload]);
+}
+
+/**
+ * Streams of a streaming RPC whose reader stops reading once its stream began, so the server can only hold what it
+ * wrote or stop writing (back-pressure), or refuse the stream. gRPC: `streams` HTTP/2 streams, `perConnection` a
+ * connection, the flow-control windows never reopened; HTTP/1.1: a connection a stream, a server stream asked for as
+ * SSE (the head and the first bytes read, then nothing), a relay as a WebSocket that sends `sends` messages and then
+ * reads nothing past the first answer; HTTP/2 GET-style ('h2', json-h2): SSE streams on `perConnection`-stream sessions.
+ * A relay over gRPC sends `sends` messages and never ends its side. Only loopback.
+ * @param {{port: number, protocol: FaultProtocol, path: string, streams: number, perConnection?: number, relay?: boolean,
+ *   sends?: number, request: {protobuf: Uint8Array, json: string}, tls?: ClientTls, waitMs?: number}} options path: the
+ *   RPC's `/package.Service/Method`; request: one request message in both encodings; waitMs: how long each stream's
+ *   beginning is waited for (ms, default 5000)
+ * @returns {Promise<StreamOutcomes & {opened: number, close: () => void}>} resolves once every stream began or its wait ended
+ */
+export async function slowStreamReaders({ port, protocol, path: rpcPathname, streams, perConnection = 100, relay = false, sends = 64,
+  request, tls: tlsOptions = null, waitMs = 5000 }) {
+  const outcomes = { answered: 0, refused: 0, failed: 0 };
+  const closers = [];
+  const began = [];
+  /** A stream's beginning, classified once: the first outcome counts, and a stream that shows none within waitMs failed. */
+  const beginning = () => {
+    let settle;
+    const p = new Promise((resolve) => { settle = resolve; });
+    const timer = setTimeout(() => settle('failed'), waitMs);
+    began.push(p.then((how) => { clearTimeout(timer); outcomes[how]++; }));
+    return (/** @type {keyof StreamOutcomes} */ how) => settle(how);
+  };
+  if (protocol === 'http') {
+    for (let i = 0; i < streams; i++) {
+      const settle = beginning();
+      const socket = await connect(port, protocol, tlsOptions).catch(() => null);
+      if (!socket) {
+        settle('failed');
+        continue;
+      }
+      socket.on('error', () => settle('failed'));
+      closers.push(() => socket.destroy());
+      let head = Buffer.alloc(0);
+      let upgraded = false;
+      socket.on('data', (chunk) => {
+        if (upgraded) {
+          // A relay's first frame after the upgrade: its close (0x88) with 1013, or an answer.
+          settle(chunk[0] === 0x88 && chunk.length >= 4 && chunk.readUInt16BE(2) === 1013 ? 'refused' : 'answered');
+          socket.pause();
+          return;
+        }
+        head = Buffer.concat([head, chunk]);
+        const end = head.indexOf('\r\n\r\n');
+        if (end < 0) return;
+        const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(head.toString('latin1', 0, 16))?.[1]);
+        if (relay && status === 101) {
+          upgraded = true;
+          const rest = head.subarray(end + 4);
+          for (let s = 0; s < sends; s++) socket.write(wsTextFrame(request.json));
+          if (rest.length) socket.emit('data', rest);
+          return;
+        }
+        settle(status === 200 ? 'answered' : status === 503 ? 'refused' : 'failed');
+        socket.pause(); // never read again
+      });
+      socket.write(relay
+        ? `GET ${rpcPathname} HTTP/1.1\r\nHost: bench\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${WS_KEY}\r\n`
+          + 'Sec-WebSocket-Version: 13\r\n\r\n'
+        : `POST ${rpcPathname} HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\n`
+          + `Content-Length: ${Buffer.byteLength(request.json)}\r\n\r\n${request.json}`);
+    }
+  } else {
+    const grpc = protocol === 'grpc';
+    const headers = grpc ? { ':method': 'POST', ':path': rpcPathname, 'content-type': 'application/grpc', te: 'trailers' }
+      : { ':method': 'POST', ':path': rpcPathname, 'content-type': 'application/json', accept: 'text/event-stream' };
+    const body = grpc ? grpcFrame(request.protobuf) : Buffer.from(request.json);
+    for (let opened = 0; opened < streams; opened += perConnection) {
+      const session = h2Session(port, tlsOptions);
+      session.on('error', () => {});
+      closers.push(() => session.destroy());
+      for (let s = opened; s < Math.min(streams, opened + perConnection); s++) {
+        const settle = beginning();
+        const stream = session.request(headers);
+        stream.on('error', () => settle('failed'));
+        stream.on('response', (h) => {
+          if (!grpc) return settle(h[':status'] === 200 ? 'answered' : h[':status'] === 503 ? 'refused' : 'failed');
+          // grpc-js refuses trailers-only (grpc-status in the head); connect-node sends its head before the handler's
+          // first message, so its refusal comes in the trailers: a stream is begun once a message's bytes arrive.
+          const code = h['grpc-status'];
+          if (code !== undefined) return settle(code === '8' ? 'refused' : 'failed');
+          stream.once('trailers', (trailers) => settle(trailers['grpc-status'] === '8' ? 'refused' : 'failed'));
+          stream.once('readable', () => { if (stream.readableLength > 0) settle('answered'); });
+          return undefined;
+        });
+        if (relay) for (let m = 0; m < sends; m++) stream.write(body);
+        else stream.end(body);
+        stream.pause(); // never read: Node sends no WINDOW_UPDATE past what it buffers
+      }
+    }
+  }
+  await Promise.all(began);
+  return { opened: streams, ...outcomes, close: () => { for (const close of closers) close(); } };
+}

@@ -4,7 +4,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EVENT } from '../../server/events.js';
 import { isServerProcess } from '../processes.js';
-import { idleConnections, malformedBurst, slowReaders } from './clients.js';
+import { idleConnections, malformedBurst, slowReaders, slowStreamReaders } from './clients.js';
+import { ownStreamOf } from './own-stream.js';
 import { FAULT_ABOUT } from './names.js';
 
 /**
@@ -82,6 +83,22 @@ export const FAULTS = Object.freeze({
       await sleep(loadMs - 2000);
       readers.close();
       return { connections: readers.opened, requests: readers.opened * requestsEach };
+    },
+  },
+  'slow-stream-readers': {
+    about: FAULT_ABOUT['slow-stream-readers'],
+    async inject({ port, protocol, tls, loadMs, settings }) {
+      const started = performance.now();
+      const own = ownStreamOf(settings);
+      await sleep(Math.max(0, 1000 - (performance.now() - started)));
+      // Each stream's beginning is waited for until the load's last 2 s: a loaded worker may take seconds to answer
+      // hundreds of streams' heads, and a stream counted neither begun nor refused would be one lost to the count.
+      const readers = await slowStreamReaders({ port, protocol, path: own.path, streams: settings.SLOW_STREAM_READERS,
+        perConnection: settings.H2_MAX_CONCURRENT_STREAMS, relay: own.relay, request: own.request, tls,
+        waitMs: Math.max(1000, loadMs - 2000 - (performance.now() - started)) });
+      await sleep(Math.max(0, loadMs - 1000 - (performance.now() - started)));
+      readers.close();
+      return { streams: readers.opened, answered: readers.answered, refused: readers.refused, failed: readers.failed };
     },
   },
   'idle-connections': {

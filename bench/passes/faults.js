@@ -9,6 +9,7 @@ import { EVENT } from '../../server/events.js';
 import { LISTENERS } from '../../server/listeners.js';
 import { BenchError } from '../errors.js';
 import { FAULTS } from '../faults/registry.js';
+import { ownServerSettings } from '../faults/own-stream.js';
 import { muxLoad } from '../faults/mux-client.js';
 import { k6Reason } from '../k6/output.js';
 import { round } from '../format.js';
@@ -30,6 +31,8 @@ const K6_OVERRUN_MS = 60000;
 export const serverSettingsOf = (settings) => ({
   SHUTDOWN_TIMEOUT_MS: settings.SHUTDOWN_TIMEOUT_MS, H2_IDLE_PING_MS: settings.H2_IDLE_PING_MS,
   WORKER_MEMORY_MB: settings.WORKER_MEMORY_MB, H2_MAX_CONCURRENT_STREAMS: settings.H2_MAX_CONCURRENT_STREAMS,
+  // With RPC every cell's server serves it beside the demo, the `none` cell too: slow-stream-readers' baseline.
+  ...ownServerSettings(settings),
 });
 
 /**
@@ -42,6 +45,17 @@ export const protocolOf = (mode) => {
   const listener = LISTENERS[MODES[mode].listener];
   if (listener.transport === 'HTTP/1.1') return 'http';
   return listener.load.request === 'grpc' ? 'grpc' : 'h2';
+};
+
+/**
+ * The server streams and relays the stopped workers ended, summed over their listeners.
+ * @param {Array<{streamsEnded?: Record<string, number>}>} stopped the workers' worker-stopped lines
+ * @returns {{completed: number, cut: number}}
+ */
+const endedStreams = (stopped) => {
+  const ended = { completed: 0, cut: 0 };
+  for (const [key, count] of stopped.flatMap((l) => Object.entries(l.streamsEnded ?? {}))) ended[key.split(' ')[1]] += count;
+  return ended;
 };
 
 /** Sum of the workers' RSS (MiB), null when none is readable. */
@@ -126,6 +140,8 @@ export async function cell(name, mode, settings, cores, stamp, certs = null) {
         ...rss,
         worker_memory_mb: Number(server.lines.find((l) => l.event === EVENT.READY)?.workerMemoryMb ?? 0),
         refused_answers: refused('refusedAnswers'),
+        // Streams the workers ended, every listener's, by how (server/served.js): beside the refused ones, all of them.
+        streams_ended: endedStreams(stopped),
         recycled: server.lines.filter((l) => l.event === EVENT.WORKER_RECYCLING).length,
         server_exit_code: exitCode, observed, multiplexed,
         elapsed_s: Math.max(...Object.values(ended)), ended_s: ended,

@@ -8,7 +8,10 @@ const fmtMib = (v) => (v === null || v === undefined ? 'n/a' : formatNumber(v, 0
 const fmtMs = (v) => (v === null || v === undefined ? 'n/a' : formatNumber(v, 1));
 // What the memory budget did (server/memory-budget.js); absent in reports from before it.
 const fmtBudget = (c) => (c.refused_answers === undefined ? 'n/a'
-  : `${formatNumber(c.refused_answers)} answers refused, ${formatNumber(c.recycled)} workers replaced`);
+  : `${formatNumber(c.refused_answers)} answers refused, ${formatNumber(c.recycled)} workers replaced${fmtStreams(c.streams_ended)}`);
+// The streams the workers ended, where there were any (a stream refused at its start is among the answers refused).
+const fmtStreams = (s) => (!s || s.completed + s.cut === 0 ? ''
+  : `; streams ${formatNumber(s.completed)} completed, ${formatNumber(s.cut)} cut`);
 // ghz's calls in a gRPC cell (bench/faults/mux-client.js); n/a in HTTP cells and in reports from before it.
 const fmtMux = (m) => (!m ? 'n/a' : m.error ? m.error
   : `${formatNumber(m.answered)} / ${formatNumber(m.refused)} / ${formatNumber(m.failed)}`);

@@ -2,10 +2,10 @@
 import { positiveInt, readEnv, wholeNumber } from '../../server/env.js';
 import { serverSettingSpecs } from '../../server/settings.js';
 import { BenchError } from '../errors.js';
-import { FAULT_NAMES } from '../faults/names.js';
+import { DEFAULT_FAULTS, FAULT_NAMES, STREAM_FAULTS } from '../faults/names.js';
 import { tlsGap } from '../modes.js';
 import { allowedCpus, splitCores } from './cores.js';
-import { sharedSpec } from './shared.js';
+import { OWN_SETTING_NAMES, ownServiceGap, sharedSpec } from './shared.js';
 import { duration, listOf } from './validators.js';
 
 /**
@@ -18,8 +18,9 @@ export function faultSettingSpecs(cores = splitCores(allowedCpus())) {
   const server = serverSettingSpecs();
   return {
     FAULTS: listOf(FAULT_NAMES)({
-      default: [...FAULT_NAMES],
-      desc: `faults to inject, comma-separated from ${FAULT_NAMES.map((f) => `\`${f}\``).join(', ')} (bench/faults/registry.js)`,
+      default: [...DEFAULT_FAULTS],
+      desc: `faults to inject, comma-separated from ${FAULT_NAMES.map((f) => `\`${f}\``).join(', ')} (bench/faults/registry.js); `
+        + `${STREAM_FAULTS.map((f) => `\`${f}\``).join(', ')} needs RPC, a streaming own RPC, and is not in the default list`,
     }),
     MODES: sharedSpec('MODES', 'faults', cores),
     FAULT_DURATION: duration({ minMs: 8000 })({ default: '12s', desc: 'k6 run of one cell, the fault injected during it (k6 duration, at least 8s)' }),
@@ -28,6 +29,12 @@ export function faultSettingSpecs(cores = splitCores(allowedCpus())) {
     REQUEST_TIMEOUT: sharedSpec('REQUEST_TIMEOUT', 'faults', cores),
     TLS: sharedSpec('TLS', 'faults', cores),
     IDLE_CONNECTIONS: positiveInt({ default: 10000, desc: 'connections the idle-connections fault opens on the loaded port' }),
+    SLOW_STREAM_READERS: positiveInt({
+      default: 256,
+      desc: 'streams the slow-stream-readers fault opens, all at once a second into the load, and holds until a second before its end',
+    }),
+    // The own streaming RPC of slow-stream-readers (docs/streaming.md), served by each cell's server beside the demo.
+    ...Object.fromEntries(OWN_SETTING_NAMES.map((name) => [name, sharedSpec(name, 'faults', cores)])),
     SLOW_READERS_CONNECTIONS: positiveInt({
       default: 64,
       desc: 'connections the slow-readers-max fault opens, each with H2_MAX_CONCURRENT_STREAMS unread 1 MiB answers; its cell\'s '
@@ -57,6 +64,12 @@ export function faultSettingSpecs(cores = splitCores(allowedCpus())) {
  * @property {string} REQUEST_TIMEOUT k6 duration
  * @property {boolean} TLS
  * @property {number} IDLE_CONNECTIONS
+ * @property {number} SLOW_STREAM_READERS
+ * @property {string} [PROTO]
+ * @property {string} [PROTO_PATH]
+ * @property {string} [RPC]
+ * @property {string} [REQUEST]
+ * @property {string} [RESPONSE]
  * @property {number} SLOW_READERS_CONNECTIONS
  * @property {number} WORKER_MEMORY_MB MiB
  * @property {number} H2_MAX_CONCURRENT_STREAMS
@@ -76,8 +89,13 @@ export function faultSettingSpecs(cores = splitCores(allowedCpus())) {
 export function readFaultSettings(env = process.env) {
   // A plain copy: envalid's object refuses changes, and the CLI sets K6_BIN.
   const settings = /** @type {FaultSettings} */ ({ ...readEnv(env, faultSettingSpecs(), BenchError) });
-  const gap = tlsGap(settings.MODES, settings.TLS, 'MODES');
+  const gap = tlsGap(settings.MODES, settings.TLS, 'MODES') ?? ownServiceGap(settings, env);
   if (gap) throw new BenchError(gap);
+  const needsRpc = settings.FAULTS.filter((f) => STREAM_FAULTS.includes(f));
+  if (needsRpc.length && !settings.RPC) {
+    throw new BenchError(`FAULTS=${needsRpc.join(',')} opens streams of an own streaming RPC: set RPC (and PROTO, RESPONSE), e.g. `
+      + 'a server stream as docs/streaming.md shows, or leave it out of FAULTS');
+  }
   return settings;
 }
 

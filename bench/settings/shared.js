@@ -16,11 +16,12 @@ import { duration, listOf } from './validators.js';
 const FAULT_REQUEST_TIMEOUT = '5s';
 
 /**
- * The jobs that measure an own service (the main job and the sweep), each leaving the setting unset unless the user
- * sets it; `text` is what unset means, for the docs.
+ * The jobs that read an own service (the main job and the sweep measure it; the fault matrix's slow-stream-readers
+ * opens its streams), each leaving the setting unset unless the user sets it; `text` is what unset means, for the docs.
  * @param {string} [text]
  */
-const unsetInOwnJobs = (text = 'unset') => ({ run: { default: undefined, text }, sweep: { default: undefined, text } });
+const unsetInOwnJobs = (text = 'unset') => ({ run: { default: undefined, text }, sweep: { default: undefined, text },
+  faults: { default: undefined, text: 'unset' } });
 
 /** A default of WORKERS that is one per server core (splitCores), shown as SERVER_CORES_TEXT in the docs. */
 const SERVER_CORES = Symbol('one worker per server core');
@@ -104,7 +105,11 @@ const SHARED = Object.freeze({
       + 'the proto3 JSON mapping both ways); a unary RPC, or in the main job a server stream (SSE over HTTP; docs/streaming.md); '
       + 'the report names its tables, files and heat maps after it',
     example: 'acme.orders.v1.OrderService/GetOrder',
-    jobs: unsetInOwnJobs('unset: the SCENARIO list'),
+    jobs: {
+      ...unsetInOwnJobs('unset: the SCENARIO list'),
+      faults: { default: undefined, text: 'unset', more: '. In the fault matrix: a server-streaming or bidirectional RPC, served '
+        + 'beside the demo that k6 loads, whose streams the `slow-stream-readers` fault opens' },
+    },
   },
   REQUEST: {
     validator: str,

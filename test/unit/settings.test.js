@@ -208,3 +208,15 @@ test('a setting two jobs read is specced once (bench/settings/shared.js), and th
   assert.deepEqual(sharedDefaults().VUS, { run: 32, soak: 64, faults: 16 });
   assert.equal(readFaultSettings({}).SHUTDOWN_TIMEOUT_MS, readSettings({}).SHUTDOWN_TIMEOUT_MS);
 });
+
+test('slow-stream-readers needs a streaming own RPC: not in the default FAULTS, refused in one line without RPC or with a unary one', async () => {
+  assert.ok(!readFaultSettings({}).FAULTS.includes('slow-stream-readers'), 'a default run has no own RPC');
+  assert.throws(() => readFaultSettings({ FAULTS: 'none,slow-stream-readers' }),
+    /^BenchError: FAULTS=slow-stream-readers opens streams of an own streaming RPC: set RPC/);
+  const { ownStreamOf } = await import('../../bench/faults/own-stream.js');
+  const shop = { PROTO: 'test/fixtures/own/a/shop/v1/shop.proto', PROTO_PATH: 'test/fixtures/own/a:test/fixtures/own/b' };
+  assert.throws(() => ownStreamOf({ ...shop, RPC: 'shop.v1.ShopService/GetOrder' }),
+    /^BenchError: RPC=shop.v1.ShopService\/GetOrder is a unary RPC: slow-stream-readers opens streams of a server-streaming or bidirectional RPC/);
+  assert.deepEqual(Object.fromEntries(Object.entries(ownStreamOf({ ...shop, RPC: 'shop.v1.ShopService/SyncOrders' })).filter(([k]) => k !== 'request')),
+    { rpc: 'shop.v1.ShopService/SyncOrders', kind: 'bidirectional streaming', path: '/shop.v1.ShopService/SyncOrders', relay: true });
+});
