@@ -33,11 +33,13 @@ export const ALONE = {
 
 /**
  * The slowest files, slowest first (npm test's per-file times in CI's fresh container, 2026-11-28; docker-run, which
- * skips there, by its time on the host): started first, they end with the rest.
+ * skips there, and the files new since, targets-stream and users-stream, by their times on the host): started first,
+ * they end with the rest.
  */
 export const SLOWEST = ['soak', 'docker-run', 'own-service-stream', 'bench', 'link', 'h2-hostile', 'faults', 'tls', 'own-service-job',
-  'own-service-equality', 'multiplexed-drain', 'quick-start', 'node-versions', 'decompose', 'replicas', 'reload', 'h2spec', 'k6-scripts',
-  'accounting', 'server-start', 'compression', 'early-signal', 'wire', 'own-service-input', 'k8s', 'mode-listener', 'sweep-own']
+  'own-service-equality', 'multiplexed-drain', 'quick-start', 'targets-stream', 'node-versions', 'decompose', 'replicas', 'reload',
+  'h2spec', 'k6-scripts', 'accounting', 'server-start', 'users-stream', 'compression', 'early-signal', 'wire', 'own-service-input', 'k8s',
+  'mode-listener', 'sweep-own']
   .map((name) => `test/integration/${name}.test.js`);
 
 /**
