@@ -107,7 +107,9 @@ export function httpRun({ hostSetting, target, mode: own = 'http', protocol = 'g
     },
     // Fails fast, naming the host, when no server answers; returns the body's size for the report.
     setup: relay ? () => relaySetup(plan, { mode, host }) : () => {
-      const body = connectStream ? connectEnvelopes(stream === 'client' ? OWN.requests[0] : [OWN.requests[0]]) : plan.body ?? bodyOf(OWN.requests[0], stream);
+      // The demo's GET has no body; a POST's is the plan's, or the first request sample's.
+      const body = !post ? null : connectStream ? connectEnvelopes(stream === 'client' ? OWN.requests[0] : [OWN.requests[0]])
+        : plan.body ?? bodyOf(OWN.requests[0], stream);
       const res = post ? http.post(plan.url, body, probe) : http.get(plan.url, probe);
       const streamType = connectStream ? CONNECT_STREAM_TYPE : stream === 'server' ? STREAM_FRAMINGS[framing] : null;
       if (streamType && res.status === 200 && !String(res.headers['Content-Type']).startsWith(streamType)) {
