@@ -33,7 +33,7 @@ export async function preflight(settings, { values } = { values: {} }) {
   if (values.link || values.render) return;
   if (values.vus || values.rate || values.from) throw usage('--vus, --rate and --from go with --link');
   // An own service's schema, RPC and samples: a bad one is one line (ERR_OWN_SERVICE) before anything starts.
-  for (const { source } of scenariosOf(settings)) if (source) loadMeasurable(source, { job: 'the sweep' });
+  for (const { source } of scenariosOf(settings)) if (source) loadMeasurable(source, { streams: true, job: 'the sweep' });
   requireLinkTools();
 }
 
@@ -91,7 +91,7 @@ export async function main(settings, { values }) {
     services,
     limits_note: `${EMULATION_LIMITS.bandwidth_bps / 1e9} Gbit/s, ${EMULATION_LIMITS.rtt_ms} ms, ${EMULATION_LIMITS.vus.toLocaleString('en-US')} VUs`,
     ...buildSweep({
-      measured, model: open ? 'open' : 'closed',
+      measured, model: open ? 'open' : 'closed', services,
       machine: { serverCores: cores.serverCoreCount, clientCores: cores.k6CoreCount },
       extend: extensionOf(settings, open),
     }),
@@ -150,7 +150,7 @@ async function render(settings, file) {
   const report = {
     ...saved,
     rendered: { at: new Date().toISOString(), commit: execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8' }).trim() },
-    ...buildSweep({ measured, model: saved.model, machine: saved.machine, extend }),
+    ...buildSweep({ measured, model: saved.model, machine: saved.machine, extend, services: saved.services ?? {} }),
     maps: [],
   };
   await mkdir(settings.RESULTS_DIR, { recursive: true });

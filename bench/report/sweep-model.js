@@ -217,20 +217,21 @@ const about = (bps) => formatRate(Number(bps.toPrecision(2)));
 
 /**
  * One sentence for one RTT and concurrency, across bandwidths: who serves more where, and what holds the other back.
- * @param {{rttMs: number, concurrency: string}} where concurrency: `64 concurrent clients` or `2000 req/s offered`
+ * @param {{rttMs: number, concurrency: string, unit?: 'requests'|'streams'}} where concurrency: `64 concurrent clients` or
+ *   `2000 req/s offered`; unit: what a request is (a streaming RPC's: a stream; default 'requests')
  * @param {Array<{bandwidth: number, ratio: number, http_limit: string, grpc_limit: string, kind: 'measured'|'predicted',
  *   settled?: boolean|null, pairs?: number}>} row one cell per bandwidth, ascending; settled: false where the measured ratio's
  *   95% interval includes 1 (over `pairs` repeats), which then names no direction
  * @returns {string}
  */
-export function verdictLine({ rttMs, concurrency }, row) {
-  const names = { grpc: 'gRPC serves more requests', http: 'JSON over HTTP/1.1 serves more requests', tie: 'they tie within 5%',
+export function verdictLine({ rttMs, concurrency, unit = 'requests' }, row) {
+  const names = { grpc: `gRPC serves more ${unit}`, http: `JSON over HTTP/1.1 serves more ${unit}`, tie: 'they tie within 5%',
     unsettled: 'which serves more is not settled' };
   const why = (cell, who) => {
     if (who === 'unsettled') return `the ratio's 95% interval over ${cell.pairs} repeats includes 1`;
     const limit = who === 'grpc' ? cell.http_limit : cell.grpc_limit;
     // Both wait the same RTT: the loser's extra time per request is what differs.
-    if (limit === 'latency' && who !== 'tie') return `latency: ${who === 'grpc' ? 'HTTP' : 'gRPC'}'s requests take longer beyond the RTT`;
+    if (limit === 'latency' && who !== 'tie') return `latency: ${who === 'grpc' ? 'HTTP' : 'gRPC'}'s ${unit} take longer beyond the RTT`;
     return LIMIT_NAMES[limit] ?? limit;
   };
   const segments = [];

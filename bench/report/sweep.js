@@ -83,11 +83,13 @@ export function predictPoint(profiles, machine, scenario, point) {
  * The sweep's report from its measured cells.
  * @param {{measured: Array<{scenario: string, bandwidth_bps: number, rtt_ms: number, vus?: number, rate?: number,
  *   connections: string, link_check: object|null, runs: Record<string, object[]>}>, machine: import('./sweep-model.js').Machine,
- *   extend: {bandwidths: number[], rtts: number[], concurrency: number[]}, model: 'closed'|'open'}} sweep
- *   runs: per mode, runRecord of each repeat; extend: the axes past the measured ones, predicted only
+ *   extend: {bandwidths: number[], rtts: number[], concurrency: number[]}, model: 'closed'|'open',
+ *   services?: Record<string, {kind: string}>}} sweep
+ *   runs: per mode, runRecord of each repeat; extend: the axes past the measured ones, predicted only; services: each own
+ *   service's record by scenario (bench/own-service.js OwnRecord), whose streaming RPC makes a request a stream
  * @returns {object} the JSON's body (cells, predicted, profiles, verdicts, largest disagreement)
  */
-export function buildSweep({ measured, machine, extend, model }) {
+export function buildSweep({ measured, machine, extend, model, services = {} }) {
   const profiles = profilesOf(measured);
   const key = model === 'open' ? 'rate' : 'vus';
   const cells = measured.map((c) => {
@@ -138,7 +140,7 @@ export function buildSweep({ measured, machine, extend, model }) {
     profiles,
     cells,
     predicted,
-    verdicts: verdictsOf(cells, predicted, key).map((v) => (perRequest ? { ...v, line: `${v.line} [${PER_REQUEST_NOTE}]` } : v)),
+    verdicts: verdictsOf(cells, predicted, key, services).map((v) => (perRequest ? { ...v, line: `${v.line} [${PER_REQUEST_NOTE}]` } : v)),
     per_request_connections: perRequest,
     largest_disagreement: worst && {
       scenario: worst.cell.scenario, bandwidth_bps: worst.cell.bandwidth_bps, rtt_ms: worst.cell.rtt_ms, [key]: worst.cell[key],
@@ -175,7 +177,15 @@ export const shownRatio = (c) => (c.kind === 'measured' ? c.ratio : c.predicted_
 /** The limit a map or a verdict names for a mode of a cell. */
 const limitIn = (c, mode) => (c.kind === 'measured' && c.modes[mode].limit !== 'none' ? c.modes[mode].limit : c.modes[mode].predicted_limit);
 
-function verdictsOf(cells, predicted, key) {
+/**
+ * One verdict per scenario, RTT and concurrency (sweep-model.js verdictLine), in streams where the scenario's RPC streams.
+ * @param {object[]} cells measured
+ * @param {object[]} predicted
+ * @param {'vus'|'rate'} key
+ * @param {Record<string, {kind: string}>} services own services' records by scenario
+ * @returns {Array<{scenario: string, rtt_ms: number, measured: boolean, line: string}>}
+ */
+function verdictsOf(cells, predicted, key, services) {
   const all = [...cells, ...predicted];
   const groups = new Map();
   for (const c of all) {
@@ -186,7 +196,8 @@ function verdictsOf(cells, predicted, key) {
   return [...groups.values()].map((row) => {
     row.sort((a, b) => a.bandwidth_bps - b.bandwidth_bps);
     const [first] = row;
-    const line = verdictLine({ rttMs: first.rtt_ms, concurrency: concurrencyOf(first) }, row.map((c) => ({
+    const unit = services[first.scenario] && services[first.scenario].kind !== 'unary' ? 'streams' : 'requests';
+    const line = verdictLine({ rttMs: first.rtt_ms, concurrency: concurrencyOf(first), unit }, row.map((c) => ({
       bandwidth: c.bandwidth_bps, ratio: shownRatio(c), http_limit: limitIn(c, 'http'), grpc_limit: limitIn(c, 'grpc'), kind: c.kind,
       settled: c.kind === 'measured' ? c.ratio_ci?.settled ?? null : null, pairs: c.ratio_ci?.pairs,
     })));

@@ -102,7 +102,7 @@ const SHARED = Object.freeze({
   RPC: {
     validator: str,
     desc: 'the RPC of PROTO to measure, `package.Service/Method`: gRPC against JSON over HTTP (`POST /package.Service/Method`, '
-      + 'the proto3 JSON mapping both ways); a unary RPC, or in the main job a server stream (SSE over HTTP; docs/streaming.md); '
+      + 'the proto3 JSON mapping both ways); any kind: unary, or a server, client or bidirectional stream (docs/streaming.md); '
       + 'the report names its tables, files and heat maps after it',
     example: 'acme.orders.v1.OrderService/GetOrder',
     jobs: {

@@ -34,6 +34,23 @@ test('an own service swept: its RPC names the cell, its twins proven equal first
   assert.ok(report.maps.some((m) => m.includes(`-${scenario}-10ms.svg`)), report.maps.join(', '));
 });
 
+test('a server stream swept (Gemini\'s token stream): a request is a stream, the verdicts in streams', { skip: skipUnlessRoot, timeout: 180000 }, async (t) => {
+  const dir = await tempDir(t, 'sweep-stream-');
+  const result = await sweep({ SCENARIO: 'gemini-stream', SWEEP_BANDWIDTH: '20mbit', SWEEP_RTT: '10ms', SWEEP_VUS: '4',
+    DURATION: '1s', WARMUP: '0s', RESULTS_DIR: dir }, [], 150000);
+  assert.equal(result.code, 0, result.stderr);
+  const report = JSON.parse(await readFile(path.join(dir, (await readdir(dir)).find((f) => /^sweep-.*\.json$/.test(f))), 'utf8'));
+  assert.equal(report.services['gemini-stream'].kind, 'server streaming');
+  for (const mode of ['http', 'grpc']) {
+    const m = report.cells[0].modes[mode];
+    assert.ok(m.rps > 0 && m.failed === 0, JSON.stringify(m));
+    // A stream's bytes: 11 to 60 chunks a stream, so kilobytes down a request, where a unary answer of one chunk is ~100 bytes.
+    assert.ok(m.received_per_request > 1000, `${mode}: ${m.received_per_request} bytes a stream`);
+  }
+  assert.ok(report.verdicts.length > 0 && report.verdicts.every((v) => !/more requests/.test(v.line)), report.verdicts.map((v) => v.line).join('\n'));
+  assert.ok(report.verdicts.some((v) => /serves more streams|they tie/.test(v.line)), report.verdicts.map((v) => v.line).join('\n'));
+});
+
 test('bad sweep settings stop at once, in one line', async () => {
   for (const [env, pattern] of [
     [{ PROTO: 'x.proto' }, /^sweep: PROTO is read with RPC \(package\.Service\/Method\): set RPC too/],
