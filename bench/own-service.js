@@ -32,18 +32,20 @@ export const scenarioOfRpc = (rpc) => rpc.replace('/', '.');
  * @property {string} [RESPONSE]
  * @property {string} [STREAM_INTERVAL] ms between a server stream's messages (the server's setting)
  * @property {'sse'|'ndjson'} [STREAM_FRAMING] how the HTTP scripts ask for a server stream (default sse)
+ * @property {'text'|'binary'} [RELAY_FRAMES] a relay's WebSocket frames (default text)
  */
 
 /**
  * The scenarios the main job measures, each with its own service's settings, or none for the demo's scenarios.
  * @param {{SCENARIO: string[], PROTO?: string, PROTO_PATH?: string, RPC?: string, REQUEST?: string, RESPONSE?: string,
- *   STREAM_INTERVAL?: number, STREAM_FRAMING?: 'sse'|'ndjson'}} settings
+ *   STREAM_INTERVAL?: number, STREAM_FRAMING?: 'sse'|'ndjson', RELAY_FRAMES?: 'text'|'binary'}} settings
  * @returns {Array<{scenario: string, source: OwnSource|null}>} with RPC: that RPC alone, named by scenarioOfRpc
  */
 export function scenariosOf(settings) {
   const pacing = {
     ...(settings.STREAM_INTERVAL ? { STREAM_INTERVAL: String(settings.STREAM_INTERVAL) } : {}),
     ...(settings.STREAM_FRAMING ? { STREAM_FRAMING: settings.STREAM_FRAMING } : {}),
+    ...(settings.RELAY_FRAMES ? { RELAY_FRAMES: settings.RELAY_FRAMES } : {}),
   };
   if (settings.RPC) {
     // The user's paths are read from where they ran the command (scripts/provision.sh sets BENCH_CWD), not the repository.
@@ -88,6 +90,7 @@ export function scenariosOf(settings) {
  *   or the request streams (client streaming)
  * @property {number} [stream_interval_ms] the server's STREAM_INTERVAL (server streaming)
  * @property {'sse'|'ndjson'} [stream_framing] how the HTTP modes asked for a server stream (STREAM_FRAMING)
+ * @property {'text'|'binary'} [relay_frames] a relay's WebSocket frames: the proto3 JSON mapping, or protobuf (RELAY_FRAMES)
  * @property {Array<{path: string, sha256: string}>} schema the schema's files with the SHA-256 of their bytes
  * @property {{request: {file: string, sha256: string|null, count: number}, response: {file: string, sha256: string|null, count: number}}} samples
  * @property {{request: SizeRow, response: SizeRow}} sizes bytes of each sample, over the samples
@@ -142,6 +145,14 @@ export async function prepareOwn(source, scratch, scenario) {
   // A client stream's samples are streams: k6 sends each as its messages (k6/common.js OWN).
   const samples = requests.streams ? requests.streams.map((stream) => `[${stream.map((i) => json[i]).join(',')}]`) : json;
   await writeFile(requestsFile, `[${samples.join(',\n')}]\n`);
+  // A relay in protobuf over WebSocket: its request streams' binary encodings, base64, in the same order (k6/common.js FRAMES).
+  const relay = rpc.requestStream && rpc.responseStream;
+  const binaryFrames = relay && source.RELAY_FRAMES === 'binary';
+  const framesFile = path.join(scratch, `frames-${scenario}.json`);
+  if (binaryFrames) {
+    const b64 = requests.messages.map((m) => Buffer.from(rpc.requestType.encode(m).finish()).toString('base64'));
+    await writeFile(framesFile, `${JSON.stringify(requests.streams.map((stream) => stream.map((i) => b64[i])))}\n`);
+  }
   const largest = Math.max(...requests.jsonBytes, ...requests.protobufBytes);
   const framing = source.STREAM_FRAMING ?? 'sse';
   const server = Object.fromEntries(Object.entries({
@@ -154,6 +165,7 @@ export async function prepareOwn(source, scratch, scenario) {
     RPC: rpc.name, REQUESTS: requestsFile, SCENARIO: scenario,
     ...(Object.hasOwn(STREAM_KINDS, rpc.kind) ? { STREAM: STREAM_KINDS[rpc.kind] } : {}),
     ...(rpc.responseStream && !rpc.requestStream ? { STREAM_FRAMING: framing } : {}),
+    ...(binaryFrames ? { FRAMES: framesFile } : {}),
     ...k6Schema(source),
   };
   const memory = await ownMemory(server);
@@ -169,6 +181,7 @@ export async function prepareOwn(source, scratch, scenario) {
       kind: rpc.kind,
       ...(rpc.responseStream ? { stream_interval_ms: Number(source.STREAM_INTERVAL ?? 0) } : {}),
       ...(rpc.responseStream && !rpc.requestStream ? { stream_framing: framing } : {}),
+      ...(relay ? { relay_frames: binaryFrames ? 'binary' : 'text' } : {}),
       ...((responses.streams ?? requests.streams) ? { messages_per_stream: sizeSpread((responses.streams ?? requests.streams).map((st) => st.length)) } : {}),
       schema: service.files,
       samples: { request: sampleOf(requests), response: sampleOf(responses) },

@@ -4,7 +4,7 @@ import { SharedArray } from 'k6/data';
 import * as hosts from '../config.js';
 import { SCENARIOS } from '../proto/payload.js';
 import { COMPRESSIONS } from '../server/compression.js';
-import { OWN_REQUESTS } from './own.js';
+import { OWN_FRAMES, OWN_REQUESTS } from './own.js';
 import { CONNECTION_POLICIES, DEFAULT_REQUEST_TIMEOUT, K6_DURATION, STREAM_FRAMINGS, SYSTEM_TAGS } from './settings.js';
 
 /**
@@ -78,6 +78,8 @@ export const DESCRIPTOR_SET = /\.(binpb|pb|protoset|desc)$/;
  *   STREAM=bidi, a relay: each call sends one request stream and reads an answer to each of its messages
  *   (k6/settings.js STREAM_METRICS);
  * - framing: -e STREAM_FRAMING, how the HTTP scripts ask for a server stream: `sse` (default) or `ndjson`;
+ * - frames: -e FRAMES, a relay's request streams in protobuf (base64), which the HTTP script sends as binary WebSocket
+ *   frames; null: text frames, the messages of REQUESTS in the proto3 JSON mapping;
  * - requests: -e REQUESTS, a JSON array of request messages in the proto3 JSON mapping, sent in turn (the job writes it
  *   from REQUEST, binary samples converted). k6's gRPC client marshals an object with Go's protojson, so the mapping's
  *   forms (64-bit integers as strings, bytes as base64) are what it expects.
@@ -90,6 +92,7 @@ export const OWN = __ENV.RPC ? Object.freeze({
   framing: framingOf(__ENV.STREAM_FRAMING),
   ...ownSchema(__ENV.OWN_DIR || '', __ENV.PROTO || '', (__ENV.PROTO_PATH || '').split(':').filter(Boolean)),
   requests: ownRequests(__ENV.REQUESTS && ownPath(__ENV.OWN_DIR || '', __ENV.REQUESTS)),
+  frames: __ENV.FRAMES ? ownFrames(ownPath(__ENV.OWN_DIR || '', __ENV.FRAMES)) : null,
 }) : null;
 
 /**
@@ -171,6 +174,23 @@ function ownRequests(file) {
     const requests = JSON.parse(open(file));
     if (!Array.isArray(requests) || requests.length === 0) throw new Error(`REQUESTS=${file}: must be a JSON array of at least one request message`);
     return requests;
+  });
+}
+
+/**
+ * A relay's request streams in protobuf (-e FRAMES: a JSON array of streams, each an array of base64 messages, in the
+ * order of REQUESTS; the job writes it for RELAY_FRAMES=binary): the HTTP script sends them as binary WebSocket frames.
+ * @param {string} file
+ * @returns {string[][]}
+ * @throws {Error} one line, for a file that is not such an array
+ */
+function ownFrames(file) {
+  return new SharedArray(OWN_FRAMES, () => {
+    const frames = JSON.parse(open(file));
+    if (!Array.isArray(frames) || frames.length === 0 || !frames.every((s) => Array.isArray(s) && s.length > 0 && s.every((f) => typeof f === 'string'))) {
+      throw new Error(`FRAMES=${file}: must be a JSON array of request streams, each an array of base64 messages`);
+    }
+    return frames;
   });
 }
 

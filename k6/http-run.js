@@ -2,6 +2,7 @@
 // summary, and the plan that every iterating VU reads.
 import http from 'k6/http';
 import exec from 'k6/execution';
+import { b64decode } from 'k6/encoding';
 import { WebSocket } from 'k6/websockets';
 import { MESSAGE_ANSWER } from '../proto/checks.js';
 import { rpcPath, SCENARIOS } from '../proto/payload.js';
@@ -27,6 +28,7 @@ import { summaryHandler } from './summary.js';
  * @property {'server'|'client'|'bidi'|null} stream a streaming RPC (-e STREAM): a server stream's POST asks for SSE or
  *   NDJSON (`framing`) and reads its messages; a client stream's POSTs its sample, a stream of messages, as NDJSON; a
  *   relay's opens a WebSocket at `url` (ws: or wss:), sends its sample's messages as text frames and reads an answer to each
+ * @property {boolean} binary a relay's frames are binary, protobuf (-e FRAMES): else text, the proto3 JSON mapping
  * @property {'sse'|'ndjson'|'connect'} framing how a server stream is asked for and its messages counted: -e
  *   STREAM_FRAMING, or the Connect protocol's envelopes on connect-json (a client stream's too)
  */
@@ -93,6 +95,7 @@ export function httpRun({ hostSetting, target, mode: own = 'http', protocol = 'g
     every: SAMPLE_EVERY,
     stream,
     framing,
+    binary: relay && OWN.frames !== null,
   };
   const probe = /** @type {import('k6/http').RefinedParams<'binary'>} */ ({ responseType: 'binary', timeout: '5s', ...asked });
   return {
@@ -142,19 +145,23 @@ export function httpRun({ hostSetting, target, mode: own = 'http', protocol = 'g
  */
 async function relaySetup(plan, data) {
   const sample = plan.body === null ? OWN.requests[0] : JSON.parse(plan.body);
+  const first = plan.binary ? b64decode(OWN.frames[0][0], 'std') : JSON.stringify(sample[0]);
   const answer = await new Promise((resolve) => {
+    /** @type {number|null} */
     let got = null;
     const ws = new WebSocket(plan.url);
-    ws.onopen = () => ws.send(JSON.stringify(sample[0]));
+    if (plan.binary) ws.binaryType = 'arraybuffer';
+    ws.onopen = () => ws.send(first);
     ws.onmessage = (event) => {
-      got = String(event.data);
+      // A text frame's length in UTF-16 units is its JSON's bytes but for non-ASCII text, as the HTTP scripts count a body.
+      got = plan.binary ? /** @type {ArrayBuffer} */ (event.data).byteLength : String(event.data).length;
       ws.close();
     };
     ws.onerror = (event) => resolve({ error: String(event.error) });
-    ws.onclose = () => resolve(got === null ? { error: 'the connection closed with no answer' } : { text: got });
+    ws.onclose = () => resolve(got === null ? { error: 'the connection closed with no answer' } : { bytes: got });
   });
   if (answer.error) exec.test.abort(`cannot reach the WebSocket relay at ${plan.url}: ${answer.error}`);
-  return { ...data, sampleBytes: answer.text.length, own: true };
+  return { ...data, sampleBytes: answer.bytes, own: true };
 }
 
 /**

@@ -23,7 +23,8 @@ export function httpTest(run) {
   // Its one element by index: destructuring would set up Sobek's iterators in every VU (docs/profiling.md).
   const plan = new SharedArray('http plan', () => [control.plan])[0];
   // A POST with no body of its own sends the user's many samples: only then does a VU load k6/own.js.
-  const own = plan.post && plan.body === null ? require('./own.js') : null;
+  // A relay's binary frames are the job's FRAMES file, however many samples.
+  const own = (plan.post && plan.body === null) || plan.binary ? require('./own.js') : null;
   const samples = own ? own.ownSamples() : null;
   const isThePayload = require('../proto/checks.js').checkOf(plan.answer);
   // Closure copies of what every iteration reads: goja reads module-level bindings and properties more slowly
@@ -160,14 +161,18 @@ export function httpTest(run) {
     const firstMessage = new Trend(STREAM_METRICS.firstMessage, true);
     const largestGap = new Trend(STREAM_METRICS.largestGap, true);
     const failedSessions = new Counter(STREAM_METRICS.failed);
-    // One relay per iteration, a WebSocket (server/http.js): the VU's next sample, a stream, sent as text frames once the
-    // connection is open; closed once each message has its answer. The first answer is timed from the connection's
+    // One relay per iteration, a WebSocket (server/http.js): the VU's next sample, a stream, sent as text frames (or
+    // binary ones, RELAY_FRAMES=binary) once the connection is open; closed once each message has its answer. The first answer is timed from the connection's
     // start, and the largest gap between two answers, with k6's JavaScript clock (whole milliseconds). k6 ends the iteration when the socket has closed.
+    // RELAY_FRAMES=binary: the streams in protobuf, decoded from base64 once, sent as binary frames (ArrayBuffers).
+    const binary = plan.binary ? { b64decode: require('k6/encoding').b64decode, frames: own.ownFrames() } : null;
+    /** @type {Array<Array<string|ArrayBuffer>>|null} */
     let frames = null;
     iterations.stream = () => {
       if (frames === null) {
-        frames = bodies ? bodies.map((body) => JSON.parse(String(body)).map((m) => JSON.stringify(m)))
-          : own.ownShare(samples, (stream) => stream.map((m) => JSON.stringify(m)), plan.vus);
+        frames = binary ? own.ownShare(binary.frames, (stream) => stream.map((b64) => binary.b64decode(b64, 'std')), plan.vus)
+          : bodies ? bodies.map((body) => JSON.parse(String(body)).map((m) => JSON.stringify(m)))
+            : own.ownShare(samples, (stream) => stream.map((m) => JSON.stringify(m)), plan.vus);
         count = frames.length;
       }
       const stream = frames[turn];
@@ -178,6 +183,7 @@ export function httpTest(run) {
       let largest = 0;
       let failed = false;
       const ws = new WebSocket(url);
+      if (binary) ws.binaryType = 'arraybuffer';
       ws.onopen = () => {
         for (let i = 0; i < stream.length; i++) ws.send(stream[i]);
         sentMessages.add(stream.length);

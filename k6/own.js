@@ -9,6 +9,12 @@ import exec from 'k6/execution';
 export const OWN_REQUESTS = 'own-requests';
 
 /**
+ * The SharedArray of a relay's request streams in protobuf, base64 (-e FRAMES, for RELAY_FRAMES=binary), made by VU 0
+ * (k6/common.js) in the order of the request samples.
+ */
+export const OWN_FRAMES = 'own-frames';
+
+/**
  * The request samples, as VU 0 read and checked them: one copy for the k6 process. In the init context (k6 makes a
  * SharedArray nowhere else), after VU 0 made it.
  * @returns {object[]} the request messages in the proto3 JSON mapping (read-only)
@@ -16,6 +22,15 @@ export const OWN_REQUESTS = 'own-requests';
 export function ownSamples() {
   // Made by VU 0 already, so k6 hands over the one copy and never calls this.
   return new SharedArray(OWN_REQUESTS, () => { throw new Error(`${OWN_REQUESTS}: not made by VU 0`); });
+}
+
+/**
+ * A relay's request streams in protobuf, base64, as VU 0 read them (-e FRAMES): one copy for the k6 process. In the init
+ * context, after VU 0 made it.
+ * @returns {string[][]} each stream's messages, base64 (read-only)
+ */
+export function ownFrames() {
+  return new SharedArray(OWN_FRAMES, () => { throw new Error(`${OWN_FRAMES}: not made by VU 0`); });
 }
 
 /**

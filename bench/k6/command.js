@@ -26,6 +26,7 @@ export const K6_VARS = Object.freeze({
   STREAM: 'an own service: `server`, `client` or `bidi` for a streaming RPC of that kind (k6/common.js OWN)',
   STREAM_FRAMING: 'an own service\'s server stream: how the HTTP scripts ask for it, `sse` or `ndjson` (k6/settings.js STREAM_FRAMINGS)',
   REQUESTS: 'an own service: a JSON array of its request messages in the proto3 JSON mapping, sent in turn',
+  FRAMES: 'an own relay with RELAY_FRAMES=binary: a JSON array of its request streams, each an array of base64 protobuf messages',
   TLS_CA: 'TLS: the run\'s CA certificate (PEM path) the scripts verify the server against; HTTP also needs SSL_CERT_FILE set to it in k6\'s environment',
 });
 

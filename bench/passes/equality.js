@@ -205,6 +205,8 @@ async function callTwin(mode, cell, own, count) {
  */
 async function relayTwin(cell, own, calls, count, ca) {
   const { rpc } = own.service;
+  // RELAY_FRAMES=binary: protobuf both ways, as the k6 script sends them; else the proto3 JSON mapping in text frames.
+  const inBinary = own.record.relay_frames === 'binary';
   const answers = [];
   for (let i = 0; i < count; i++) {
     const messages = calls[i % calls.length];
@@ -213,14 +215,17 @@ async function relayTwin(cell, own, calls, count, ca) {
       const got = [];
       const timer = setTimeout(() => ws.terminate(), CALL_TIMEOUT_MS);
       ws.on('open', () => {
-        for (const m of messages) ws.send(toJsonText(rpc.requestType, m));
+        for (const m of messages) {
+          if (inBinary) ws.send(rpc.requestType.encode(m).finish(), { binary: true });
+          else ws.send(toJsonText(rpc.requestType, m));
+        }
       });
       ws.on('message', (data, binary) => {
         try {
-          if (binary) throw new Error('a binary frame answered a text frame');
-          got.push(fromJson(rpc.responseType, String(data)));
+          if (binary !== inBinary) throw new Error(`a ${binary ? 'binary' : 'text'} frame answered a ${inBinary ? 'binary' : 'text'} one`);
+          got.push(inBinary ? rpc.responseType.decode(/** @type {Buffer} */ (data)) : fromJson(rpc.responseType, String(data)));
         } catch (err) {
-          reject(new Error(`the answer is not a ${rpc.responseType.fullName.slice(1)} in the proto3 JSON mapping: ${err.message}`));
+          reject(new Error(`the answer is not a ${rpc.responseType.fullName.slice(1)} in ${inBinary ? 'protobuf' : 'the proto3 JSON mapping'}: ${err.message}`));
           ws.terminate();
           return;
         }

@@ -200,8 +200,9 @@ export function figuresOf(file, data) {
     data_received_bytes: received,
     sent_per_request: perRequest(sent),
     received_per_request: perRequest(received),
-    // An own service's: the median response sample, as the twin of the mode encodes it (bench/own-service.js).
-    payload_bytes: data.bench?.run?.own?.payload_bytes?.[MODES[mode].payload === 'json-body' ? 'json' : 'protobuf']
+    // An own service's: the median response sample, as the twin of the mode encodes it (bench/own-service.js); a relay in
+    // binary frames (RELAY_FRAMES=binary) answers protobuf over HTTP too.
+    payload_bytes: data.bench?.run?.own?.payload_bytes?.[MODES[mode].payload === 'json-body' && data.bench?.run?.own?.relay_frames !== 'binary' ? 'json' : 'protobuf']
       ?? payloadBytes(file, mode, data.setup_data),
     scenario: data.bench?.scenario ?? 'user',
     connections: data.bench?.connections ?? 'reuse',

@@ -35,7 +35,9 @@ export function carriedBy(report, a, b) {
   const share = (payload, bytes) => Number.isFinite(payload) && Number.isFinite(bytes) && bytes > 0 && payload / bytes >= PAYLOAD_SHARE;
   /** @type {Record<'json'|'protobuf', {median: number}>|undefined} */
   const request = /** @type {any} */ (report).own?.sizes?.request;
-  const sent = request ? /** @type {[number, number]} */ ([a, b].map((m) => request[encodingOf(m)].median)) : null;
+  // A relay in binary frames (RELAY_FRAMES=binary) sends protobuf over its WebSocket too.
+  const binary = /** @type {any} */ (report).own?.relay_frames === 'binary';
+  const sent = request ? /** @type {[number, number]} */ ([a, b].map((m) => request[binary ? 'protobuf' : encodingOf(m)].median)) : null;
   const received = [a, b].every((m) => Number.isFinite(m.payload_bytes)) ? /** @type {[number, number]} */ ([a.payload_bytes, b.payload_bytes]) : null;
   return {
     sent: { payload: sent, carries: sent !== null && (share(sent[0], a.sent_per_request) || share(sent[1], b.sent_per_request)) },

@@ -310,8 +310,10 @@ function notesOf(modes, clientBound) {
   const streamed = Object.values(modes).filter((m) => typeof m.messages_per_s === 'number');
   const relay = streamed.some((m) => typeof m.sent_per_message === 'number' && typeof m.received_per_message === 'number');
   if (relay) {
+    const frames = streamed.map((m) => m.runs[0]?.run?.own?.relay_frames).find(Boolean) ?? 'text';
     notes.push('a relay\'s run (a bidirectional stream): each request is one call, so RPS counts calls, and messages/s the answers; '
-      + 'over HTTP a call is a WebSocket, its connection and upgrade in its time, over gRPC a stream on a kept connection; the latency '
+      + `over HTTP a call is a WebSocket (${frames === 'binary' ? 'binary frames, protobuf' : 'text frames, the proto3 JSON mapping'}: `
+      + `RELAY_FRAMES=${frames}), its connection and upgrade in its time, over gRPC a stream on a kept connection; the latency `
       + 'rows are each call\'s whole duration, and the time to first message is timed by the scripts in whole milliseconds (k6\'s '
       + 'JavaScript clock has no finer one) (docs/streaming.md)');
   } else if (streamed.length) {

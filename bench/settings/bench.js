@@ -45,6 +45,7 @@ const capacityMode = makeValidator((input) => {
  * @property {string|undefined} RESPONSE
  * @property {number} STREAM_INTERVAL ms
  * @property {'sse'|'ndjson'} STREAM_FRAMING
+ * @property {'text'|'binary'} RELAY_FRAMES
  * @property {'reuse'|'per-request'} CONNECTIONS
  * @property {string} REQUEST_TIMEOUT k6 duration
  * @property {'off'|'gzip'} COMPRESSION
@@ -130,6 +131,7 @@ export function benchSettingSpecs(cores = splitCores(allowedCpus())) {
     ...Object.fromEntries(OWN_SETTING_NAMES.map((name) => [name, sharedSpec(name, 'run', cores)])),
     STREAM_INTERVAL: sharedSpec('STREAM_INTERVAL', 'run', cores),
     STREAM_FRAMING: sharedSpec('STREAM_FRAMING', 'run', cores),
+    RELAY_FRAMES: sharedSpec('RELAY_FRAMES', 'run', cores),
     CONNECTIONS: sharedSpec('CONNECTIONS', 'run', cores),
     REQUEST_TIMEOUT: sharedSpec('REQUEST_TIMEOUT', 'run', cores),
     COMPRESSION: str({

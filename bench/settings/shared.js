@@ -139,6 +139,13 @@ const SHARED = Object.freeze({
     example: 'ndjson',
     jobs: { run: { default: 'sse' } },
   },
+  RELAY_FRAMES: {
+    validator: (spec) => str({ ...spec, choices: ['text', 'binary'] }),
+    desc: 'with a bidirectional RPC: the frames of the HTTP twin\'s WebSocket relay: `text`, each message in the proto3 JSON '
+      + 'mapping, or `binary`, each in protobuf (protobuf over WebSocket), the two the relay answers in kind (docs/streaming.md)',
+    example: 'binary',
+    jobs: { run: { default: 'text' } },
+  },
   CONNECTIONS: {
     validator: (spec) => str({ ...spec, choices: [...CONNECTION_POLICIES] }),
     desc: 'connection policy of both modes: `reuse`, one connection per VU (HTTP keep-alive; one gRPC connection opened on the '

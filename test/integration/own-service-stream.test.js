@@ -548,11 +548,11 @@ test('bash bench.sh with a client stream: each call sends a request stream (NDJS
   assert.ok(report.modes.grpc.sent_per_message < report.modes.http.sent_per_message, 'protobuf messages are smaller than NDJSON lines');
 });
 
-test('bash bench.sh with a bidirectional stream over TLS: a WebSocket relay (wss:) against a gRPC one, each call a request '
-  + 'stream answered message for message; messages/s, time to first answer and bytes per message both ways', async (t) => {
+test('bash bench.sh with a bidirectional stream over TLS: a WebSocket relay (wss:, protobuf in binary frames) against a gRPC '
+  + 'one, each call a request stream answered message for message; messages/s, time to first answer and bytes per message both ways', async (t) => {
   const dir = await tempDir(t, 'own-relay-job-');
   const { code, stdout, stderr } = await sh(process.execPath, ['bench/cli.js', 'run'], {
-    ...SHOP, RPC: 'shop.v1.ShopService/SyncOrders', REQUEST: path.join(OWN, 'order-syncs.ndjson'), TLS: '1',
+    ...SHOP, RPC: 'shop.v1.ShopService/SyncOrders', REQUEST: path.join(OWN, 'order-syncs.ndjson'), TLS: '1', RELAY_FRAMES: 'binary',
     REPEATS: '1', DURATION: '3s', WARMUP: '0s', VUS: '4', RESULTS_DIR: dir, K6_BIN: await k6Bin(),
   }, 180_000);
   assert.equal(code, 0, stderr);
@@ -562,9 +562,10 @@ test('bash bench.sh with a bidirectional stream over TLS: a WebSocket relay (wss
   assert.match(stdout, /\| time to first message p50 \(ms\)\s+\|/);
   assert.match(stdout, /\| sent per message \(bytes\)\s+\|/);
   assert.match(stdout, /\| received per message \(bytes\)\s+\|/);
-  assert.match(stdout, /^- a relay's run \(a bidirectional stream\): each request is one call, so RPS counts calls, and messages\/s the answers; over HTTP a call is a WebSocket/m);
+  assert.match(stdout, /^- a relay's run \(a bidirectional stream\): each request is one call, so RPS counts calls, and messages\/s the answers; over HTTP a call is a WebSocket \(binary frames, protobuf: RELAY_FRAMES=binary\)/m);
   const report = JSON.parse(await readFile(path.join(dir, (await readdir(dir)).find((f) => /^compare-.*\.json$/.test(f))), 'utf8'));
   assert.equal(report.own.kind, 'bidirectional streaming');
+  assert.equal(report.own.relay_frames, 'binary');
   // order-syncs.ndjson: request streams of 3, 1 and 5 messages, each answered message for message: 3 a call on average.
   for (const [mode, m] of Object.entries(report.modes)) {
     assert.equal(m.failed, 0, mode);
@@ -574,5 +575,23 @@ test('bash bench.sh with a bidirectional stream over TLS: a WebSocket relay (wss
     // Both scripts see each answer arrive: each relay of two or more answers has its largest gap timed (whole ms, 0 or more).
     assert.ok(m.largest_gap_ms.p50 >= 0 && m.largest_gap_ms.p99 >= m.largest_gap_ms.p50, `${mode}: ${JSON.stringify(m.largest_gap_ms)}`);
   }
-  assert.ok(report.modes.grpc.received_per_message < report.modes.http.received_per_message, 'protobuf answers are smaller than JSON frames');
+  // Protobuf both ways: the first answer is the same message, of the same size, over the WebSocket and over gRPC.
+  assert.equal(report.modes.http.payload_bytes, report.modes.grpc.payload_bytes);
+});
+
+test('the HTTP script relays a stream in text frames (the proto3 JSON mapping): an answer to every message it sent', async (t) => {
+  const dir = await tempDir(t, 'own-relay-text-');
+  const requests = path.join(dir, 'requests.json');
+  writeFileSync(requests, JSON.stringify(readFileSync(path.join(OWN, 'order-syncs.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l))));
+  const server = await startServer({ MODE: 'http', WORKERS: '1', ...SHOP, RPC: 'shop.v1.ShopService/SyncOrders' });
+  t.after(() => server.stop());
+  const summaryFile = path.join(dir, 'summary.json');
+  const { code, output } = await k6Run(['--vus', '2', '--duration', '1s', '-e', `LOCAL_HTTP_HOST=127.0.0.1:${server.httpPort}`,
+    '-e', 'RPC=shop.v1.ShopService/SyncOrders', '-e', `PROTO=${path.relative(INCLUDES[0], SHOP.PROTO)}`, '-e', `PROTO_PATH=${SHOP.PROTO_PATH}`,
+    '-e', 'STREAM=bidi', '-e', `REQUESTS=${requests}`, '-e', `SUMMARY_FILE=${summaryFile}`, 'http-tests/local.js']);
+  assert.equal(code, 0, output);
+  const { metrics } = JSON.parse(await readFile(summaryFile, 'utf8'));
+  assert.ok(metrics.http_reqs.values.count > 10, `${metrics.http_reqs.values.count} relays`);
+  assert.equal(metrics.http_req_failed.values.passes, 0);
+  assert.equal(metrics.stream_messages.values.count, metrics.stream_messages_sent.values.count, 'an answer to each message sent');
 });
