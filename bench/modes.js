@@ -20,6 +20,8 @@
  *   not hostVars.remote: a mode that runs another mode's scripts loads a server of its own (config.js holds its default)
  * @property {string} minimalScript the minimal k6 script the targets job measures the project's one against
  * @property {string} minimalOwnScript the same with an own service (RPC): it sends the first request sample
+ * @property {string} [minimalStreamScript] the same with an own streaming RPC (-e STREAM): one stream of the first request
+ *   sample per iteration; without one, the targets measure no k6 row for a stream
  * @property {{requests: [string, string], latency: string, failed: string}} metrics k6 metrics of its summary:
  *   the [metric, value] whose value is the number of requests (value 'passes+fails': every sample of a rate),
  *   the request duration trend and the failure rate
@@ -30,23 +32,25 @@
  */
 
 // What a mode takes from the k6 scripts it runs: the modes that run another mode's scripts share its entry.
-/** @type {Pick<Mode, 'scripts'|'hostVars'|'minimalScript'|'minimalOwnScript'|'metrics'|'payload'|'streams'>} */
+/** @type {Pick<Mode, 'scripts'|'hostVars'|'minimalScript'|'minimalOwnScript'|'minimalStreamScript'|'metrics'|'payload'|'streams'>} */
 const HTTP_SCRIPTS = {
   scripts: { local: 'http-tests/local.js', remote: 'http-tests/remote.js' },
   hostVars: { local: 'LOCAL_HTTP_HOST', remote: 'REMOTE_HTTP_HOST' },
   minimalScript: 'bench/k6-minimal/http.js',
   minimalOwnScript: 'bench/k6-minimal/own-http.js',
+  minimalStreamScript: 'bench/k6-minimal/own-http-stream.js',
   metrics: { requests: ['http_reqs', 'count'], latency: 'http_req_duration', failed: 'http_req_failed' },
   payload: 'json-body',
   // The kinds of streaming RPC the scripts load (k6/http.js: SSE, an NDJSON POST, a WebSocket).
   streams: ['server streaming', 'client streaming', 'bidirectional streaming'],
 };
-/** @type {Pick<Mode, 'scripts'|'hostVars'|'minimalScript'|'minimalOwnScript'|'metrics'|'payload'|'streams'>} */
+/** @type {Pick<Mode, 'scripts'|'hostVars'|'minimalScript'|'minimalOwnScript'|'minimalStreamScript'|'metrics'|'payload'|'streams'>} */
 const GRPC_SCRIPTS = {
   scripts: { local: 'grpc-tests/local.js', remote: 'grpc-tests/remote.js' },
   hostVars: { local: 'LOCAL_GRPC_HOST', remote: 'REMOTE_GRPC_HOST' },
   minimalScript: 'bench/k6-minimal/grpc.js',
   minimalOwnScript: 'bench/k6-minimal/own-grpc.js',
+  minimalStreamScript: 'bench/k6-minimal/own-grpc-stream.js',
   // k6 has no grpc_reqs counter, and its grpc_req_duration leaves out calls that reached their deadline:
   // the project's grpc_req_failed counts every call, setup()'s included, like http_reqs (k6/grpc.js withRequestsFailed).
   metrics: { requests: ['grpc_req_failed', 'passes+fails'], latency: 'grpc_req_duration', failed: 'grpc_req_failed' },

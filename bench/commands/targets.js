@@ -116,7 +116,7 @@ export function clientCaveat(runs) {
 
 /** What `npm run targets` does not measure of a stream, and why. */
 const STREAM_GAPS = 'not measured for a stream: peer ÷ bare and ours ÷ bare (the bare listeners serve no streams), the other '
-  + 'listeners of the decomposition, and the k6 rows (the minimal k6 scripts, bench/k6-minimal/own-*.js, send unary calls)';
+  + 'listeners of the decomposition, and a k6 row for a mode with no minimal stream script (connect-json\'s)';
 
 /**
  * How a stream was loaded, for the report's setup line.
@@ -237,8 +237,8 @@ export async function main(settings) {
     const manyRuns = http2Modes.length === 0 ? {} : await measureDecomposition({ ...pass, ...MANY_STREAMS, listeners: targetRuns(http2Modes, [], { bare: !stream }) });
     // The k6 scripts of the modes that have a target (connect-grpc runs grpc's; connect-json's are the HTTP shape); with
     // an own service, against the minimal scripts that send its first request sample (bench/k6-minimal/own-*.js).
-    // Not for a stream: the minimal k6 scripts (bench/k6-minimal/own-*.js) send unary calls.
-    const k6Modes = stream ? [] : MODE_NAMES.filter((mode) => PERFORMANCE_TARGETS[`k6-${mode}/k6-minimal-${mode}`]);
+    // A stream's against the minimal stream scripts (bench/k6-minimal/own-*-stream.js), where a mode has one.
+    const k6Modes = MODE_NAMES.filter((mode) => PERFORMANCE_TARGETS[`k6-${mode}/k6-minimal-${mode}`] && (!stream || MODES[mode].minimalStreamScript));
     const k6 = k6Modes.length === 0 ? {} : await measureK6Overhead({ ...settings, WORKERS: 1 }, cores, scratch, k6Modes, own && { scenario, own });
     const toolOf = (mode) => runs[MODES[mode].listener][0]?.tool ?? LISTENERS[MODES[mode].listener].load.tool;
     const results = [
@@ -246,14 +246,15 @@ export async function main(settings) {
         PERFORMANCE_TARGETS[streamTarget(MODES[mode].listener, MODES[mode].peer, kind)] ?? null, { caveat: `the two answer different messages: ${why}` })),
       ...compared.flatMap((mode) => modeRows(mode, `${toolOf(mode)} -c${settings.VUS}${toolOf(mode) === 'h2load' ? ' -m1' : ''}`, runs, kind)),
       ...http2Modes.flatMap((mode) => modeRows(mode, manyLoad, manyRuns, kind)),
-      ...k6Modes.map((mode) => targetRow(`k6 ${MODES[mode].scripts.local} / ${own ? MODES[mode].minimalOwnScript : MODES[mode].minimalScript}`,
+      ...k6Modes.map((mode) => targetRow(`k6 ${MODES[mode].scripts.local} / ${stream ? MODES[mode].minimalStreamScript : own ? MODES[mode].minimalOwnScript : MODES[mode].minimalScript}`,
         k6[mode].ratios, PERFORMANCE_TARGETS[`k6-${mode}/k6-minimal-${mode}`], { caveat: k6Caveat(k6[mode].k6Busy, k6[mode].costRatios) })),
     ];
     const setup = `${own ? `${own.service.rpc.name} (${scenario}${stream ? `, ${streamSetup(own)}` : ''}); ` : ''}`
       + `${settings.REPEATS} repeat(s), ${settings.DURATION} each after ${settings.WARMUP} warm-up, ${settings.VUS} connections/VUs; `
       + `per repeat ours, its peer, ours again (the A/A row: the machine alone)${stream ? '' : ' and bare'} side by side, the order reversed every other repeat; `
       + `1 server worker, its initial heap ${DECOMPOSITION_HEAP_MB} MiB (WORKER_INITIAL_HEAP_MB), V8's allocation-site pretenuring off `
-      + `(WORKER_PRETENURING=false); ${stream ? STREAM_GAPS : `the k6 rows: the project's script and the minimal one at once, ${sideBySideVus(settings.VUS)} VUs each`}; `
+      + `(WORKER_PRETENURING=false); the k6 rows: the project's script and the minimal one at once, ${sideBySideVus(settings.VUS)} VUs each; `
+      + `${stream ? `${STREAM_GAPS}; ` : ''}`
       + `${cores.description}`;
     const decompositions = [decomposition, ...(http2Modes.length ? [decompositionReport(scenario, manyRuns, manyLoad, { targets: !stream })] : [])];
     const markdown = renderTargets({ results, setup, decompositions, provenance });

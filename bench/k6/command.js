@@ -30,8 +30,8 @@ export const K6_VARS = Object.freeze({
   TLS_CA: 'TLS: the run\'s CA certificate (PEM path) the scripts verify the server against; HTTP also needs SSL_CERT_FILE set to it in k6\'s environment',
 });
 
-/** What a minimal script of an own service reads (bench/k6-minimal/own-*.js), of K6_VARS. */
-const MINIMAL_OWN_VARS = Object.freeze(['RPC', 'PROTO', 'PROTO_PATH', 'REQUESTS']);
+/** What a minimal script of an own service reads (bench/k6-minimal/own-*.js), of K6_VARS; a stream's, STREAM's too. */
+const MINIMAL_OWN_VARS = Object.freeze(['RPC', 'PROTO', 'PROTO_PATH', 'REQUESTS', 'STREAM', 'STREAM_FRAMING']);
 
 /**
  * The arguments of one `k6 run` of a mode's script (runK6 in bench/k6/runner.js adds `run` and the rest).
@@ -48,7 +48,7 @@ const MINIMAL_OWN_VARS = Object.freeze(['RPC', 'PROTO', 'PROTO_PATH', 'REQUESTS'
  * @throws {Error} for a variable no script reads
  */
 export function k6Args(mode, { target = 'local', script = 'project', host, vus, duration, rate = null, summaryFile, vars = {}, flags = [] }) {
-  const { scripts, hostVars, minimalScript, minimalOwnScript } = MODES[mode];
+  const { scripts, hostVars, minimalScript, minimalOwnScript, minimalStreamScript } = MODES[mode];
   // A minimal script reads its host alone, or with an own service (RPC) the schema and the request samples too.
   const minimalReads = 'RPC' in vars ? MINIMAL_OWN_VARS : [];
   // VUS in the closed model too: the scripts share the user's request samples out by it (k6/own.js ownShare).
@@ -59,7 +59,9 @@ export function k6Args(mode, { target = 'local', script = 'project', host, vus, 
   const env = [`${hostVars[target]}=${host}`, ...Object.entries(all).map(([k, v]) => `${k}=${v}`)].flatMap((e) => ['-e', e]);
   const closed = rate ? [] : ['--vus', String(vus), '--duration', duration];
   const summary = script === 'minimal' ? ['--summary-export', summaryFile] : [];
-  return [...flags, ...env, ...closed, ...summary, script === 'minimal' ? ('RPC' in vars ? minimalOwnScript : minimalScript) : scripts[target]];
+  const minimal = 'STREAM' in vars ? minimalStreamScript : 'RPC' in vars ? minimalOwnScript : minimalScript;
+  if (script === 'minimal' && !minimal) throw new Error(`the ${mode} mode has no minimal script of a stream`);
+  return [...flags, ...env, ...closed, ...summary, script === 'minimal' ? minimal : scripts[target]];
 }
 
 /**

@@ -91,6 +91,10 @@ test('npm run targets with a relay: the ws client loads the WebSocket twin and i
   assert.match(stdout, /^\| http \(ws -c4\): A\/A, the machine alone: ours again ÷ ours .*\| +\d\.\d{3} \(/m);
   assert.match(stdout, /bidirectional streaming, every call the first request sample \(3 message\(s\)\)/);
   assert.match(stdout, /not measured for a stream: peer ÷ bare and ours ÷ bare \(the bare listeners serve no streams\)/);
+  // The project's k6 scripts against the minimal stream scripts, side by side: a relay each iteration, both over WebSocket and gRPC.
+  for (const [script, minimal] of [['http-tests/local.js', 'own-http-stream.js'], ['grpc-tests/local.js', 'own-grpc-stream.js']]) {
+    assert.match(stdout, new RegExp(`^\\| k6 ${script} / bench/k6-minimal/${minimal} +\\| +\\d\\.\\d{3} \\(`, 'm'), `${script}: ${stdout}`);
+  }
   const report = JSON.parse(await readFile(path.join(dir, (await readdir(dir)).find((f) => /^targets-.*\.json$/.test(f))), 'utf8'));
   assert.deepEqual(Object.keys(report.decomposition_runs), ['http', 'peer-http', 'http (again)']);
   for (const [listener, [run]] of Object.entries(report.decomposition_runs)) {
