@@ -24,7 +24,7 @@ import { Health, HealthCheckResponse_ServingStatus as ServingStatus } from '../p
 import { GRPC_HEALTH_SERVICES } from './health.js';
 import { guardedHttp1Server } from './h1-guard.js';
 import { guardHttp2Server, h2Settings } from './h2-guard.js';
-import { countMessages, endStream, refused, REJECTED, servedRequests } from './served.js';
+import { countMessages, dropStream, endStream, openStream, refused, REJECTED, servedRequests } from './served.js';
 import { admitAnswer } from './memory-budget.js';
 
 // The proto3 JSON the other listeners send: every field, its default value included (proto/index.js PROTO3_JSON).
@@ -86,6 +86,7 @@ function serverStreamOf(nextStream, listener, intervalMs, refusal = '') {
     const stream = nextStream(request);
     if (!stream) throw refused(listener, REJECTED.NO_ANSWER, new ConnectError(refusal, Code.InvalidArgument));
     servedRequests.connect++;
+    openStream();
     /** @type {'completed'|'cut'} */
     let how = 'cut';
     try {
@@ -156,6 +157,7 @@ export function ownServiceImpl(own, proto, protocol, { intervalMs = 0 } = {}) {
     'bidirectional streaming': async function* relay(requests) {
       const stream = nextStream();
       servedRequests.connect++;
+      openStream();
       let i = 0;
       /** @type {'completed'|'cut'|null} */
       let how = 'cut';
@@ -172,6 +174,7 @@ export function ownServiceImpl(own, proto, protocol, { intervalMs = 0 } = {}) {
         throw undecodable(err, i);
       } finally {
         if (how) endStream(listener, how);
+        else dropStream();
       }
     },
   };

@@ -5,7 +5,7 @@ import { guardHttp2Server } from './h2-guard.js';
 import { HEALTH_PATH } from './health.js';
 import { replyErrorsAsJson } from './http-errors.js';
 import { logsRequests } from './log.js';
-import { countMessages, endStream, refused, reject, REJECTED, servedRequests } from './served.js';
+import { countMessages, dropStream, endStream, openStream, refused, reject, REJECTED, servedRequests } from './served.js';
 import { guardedHttp1Server } from './h1-guard.js';
 import { GZIP_LEVEL } from './compression.js';
 import { admitAnswer } from './memory-budget.js';
@@ -274,6 +274,7 @@ function serveRelay(app, method, codec, listener) {
     let paused = false;
     let refused = false;
     servedRequests.http++;
+    openStream();
     const resume = () => {
       if (paused && socket.bufferedAmount < WEBSOCKET_HIGH_WATER_BYTES) {
         paused = false;
@@ -303,7 +304,8 @@ function serveRelay(app, method, codec, listener) {
       }
     });
     socket.on('close', (code) => {
-      if (!refused) endStream(listener, code === 1000 || code === 1005 ? 'completed' : 'cut');
+      if (refused) dropStream();
+      else endStream(listener, code === 1000 || code === 1005 ? 'completed' : 'cut');
     });
   });
 }
