@@ -5,9 +5,10 @@ import grpc from 'k6/net/grpc';
 import { MESSAGE_ANSWER } from '../proto/checks.js';
 import { PROTO_FILE, rpcPath, SCENARIOS } from '../proto/payload.js';
 import {
-  baseOptions, CONNECTIONS, DESCRIPTOR_SET, hostOf, OWN, OWN_ONE_REQUEST, positiveIntEnv, REQUEST_TIMEOUT, RUN_SHAPE, SAMPLE_EVERY, SCENARIO, summaryModeOr,
+  baseOptions, CONNECTIONS, DESCRIPTOR_SET, hostOf, OPEN_STREAMS, OWN, OWN_ONE_REQUEST, positiveIntEnv, REQUEST_TIMEOUT, RUN_SHAPE, SAMPLE_EVERY, SCENARIO, summaryModeOr,
   TLS_CA_PEM,
 } from './common.js';
+import { STREAM_METRICS } from './settings.js';
 import { summaryHandler } from './summary.js';
 
 /**
@@ -28,6 +29,8 @@ import { summaryHandler } from './summary.js';
  * @property {boolean} reuse one connection per VU (CONNECTIONS=reuse), else one per call
  * @property {object} transport k6's connect params: cleartext (h2c), or TLS verified against TLS_CA's PEM only
  * @property {number} every one response in this many is decoded and checked (SAMPLE_EVERY)
+ * @property {import('./common.js').OpenStreams|null} open STREAMS=N: each VU holds its share of N streams at once
+ *   (k6/open-streams.js); null: one call per iteration
  */
 
 /** The calls setup() makes: one, which the summary counts among the requests (withRequestsFailed). */
@@ -68,6 +71,7 @@ export function grpcRun({ hostSetting, target }) {
     // only when given (k6 v1.8.1 runs this without them: test/integration/tls.test.js).
     transport: TLS_CA_PEM === null ? { plaintext: true } : { tls: { cacerts: [TLS_CA_PEM] } },
     every: SAMPLE_EVERY,
+    open: OPEN_STREAMS,
   };
   return {
     plan,
@@ -138,7 +142,8 @@ function streamSetup(client, plan, failures, data) {
 export function withRequestsFailed(data) {
   const { grpc_req_failures: counted, ...metrics } = data.metrics;
   const failed = counted?.values.count ?? 0;
-  const calls = (metrics.iterations?.values.count ?? 0) + SETUP_CALLS;
+  // With STREAMS an iteration holds many calls: the script counts them (k6/open-streams.js).
+  const calls = (metrics[STREAM_METRICS.opened]?.values.count ?? metrics.iterations?.values.count ?? 0) + SETUP_CALLS;
   const values = { rate: failed / calls, passes: failed, fails: calls - failed };
   return { ...data, metrics: { ...metrics, grpc_req_failed: { type: 'rate', contains: 'default', values } } };
 }

@@ -6,7 +6,7 @@ import { WebSocket } from 'k6/websockets';
 import { MESSAGE_ANSWER } from '../proto/checks.js';
 import { rpcPath, SCENARIOS } from '../proto/payload.js';
 import {
-  baseOptions, COMPRESSION, CONNECTIONS, hostOf, OWN, OWN_ONE_REQUEST, positiveIntEnv, REQUEST_TIMEOUT, RUN_SHAPE, SAMPLE_EVERY, SCENARIO, summaryModeOr, TLS_CA,
+  baseOptions, COMPRESSION, CONNECTIONS, hostOf, OPEN_STREAMS, OWN, OWN_ONE_REQUEST, positiveIntEnv, REQUEST_TIMEOUT, RUN_SHAPE, SAMPLE_EVERY, SCENARIO, summaryModeOr, TLS_CA,
 } from './common.js';
 import { HTTP_TIMED_OUT, STREAM_FRAMINGS, STREAM_METRICS } from './settings.js';
 import { connectEnvelopes, connectMessages } from './connect.js';
@@ -29,6 +29,8 @@ import { summaryHandler } from './summary.js';
  *   relay's opens a WebSocket at `url` (ws: or wss:), sends its sample's messages as text frames and reads an answer to each
  * @property {'sse'|'ndjson'|'connect'} framing how a server stream is asked for and its messages counted: -e
  *   STREAM_FRAMING, or the Connect protocol's envelopes on connect-json (a client stream's too)
+ * @property {import('./common.js').OpenStreams|null} open STREAMS=N: each VU holds its share of N streams at once
+ *   (k6/open-streams.js); null: one request per iteration
  */
 
 /** The Connect protocol's content type of a stream in JSON. */
@@ -78,6 +80,7 @@ export function httpRun({ hostSetting, target, mode: own = 'http', protocol = 'g
   const { httpPath, rpc, request } = OWN ? { httpPath: '', rpc: '', request: null } : SCENARIOS[SCENARIO];
   // A relay is a WebSocket at the RPC's path (server/http.js), one a call.
   const relay = stream === 'bidi';
+  if (OPEN_STREAMS && connectStream) throw new Error('STREAMS: connect-json\'s streams cannot be held open yet (k6/open-streams.js)');
   /** @type {HttpPlan} */
   const plan = {
     url: relay ? `${TLS_CA ? 'wss' : 'ws'}://${host}/${OWN.rpc}`
@@ -93,6 +96,7 @@ export function httpRun({ hostSetting, target, mode: own = 'http', protocol = 'g
     every: SAMPLE_EVERY,
     stream,
     framing,
+    open: OPEN_STREAMS,
   };
   const probe = /** @type {import('k6/http').RefinedParams<'binary'>} */ ({ responseType: 'binary', timeout: '5s', ...asked });
   return {
@@ -127,7 +131,8 @@ export function httpRun({ hostSetting, target, mode: own = 'http', protocol = 'g
       // The body as decoded: k6 has already decompressed a gzipped one.
       return { mode, host, sampleBytes: res.body.byteLength, ...(OWN ? { own: true } : {}) };
     },
-    handleSummary: summaryHandler({ mode, target, host, ...RUN_SHAPE }, relay ? withRelayRequests : connectStream ? withStreamFailures : undefined),
+    handleSummary: summaryHandler({ mode, target, host, ...RUN_SHAPE },
+      relay ? withRelayRequests : connectStream ? withStreamFailures : OPEN_STREAMS ? withStreamsCut : undefined),
   };
 }
 
@@ -169,6 +174,28 @@ function withStreamFailures(data) {
   const passes = was.passes + failed;
   const fails = Math.max(0, was.fails - failed);
   const metrics = { ...data.metrics, http_req_failed: { ...data.metrics.http_req_failed, values: { rate: passes / (passes + fails), passes, fails } } };
+  return { ...data, metrics };
+}
+
+/**
+ * The summary of a server stream's run with STREAMS (k6/open-streams.js), whose run's end is each request's timeout: the
+ * requests it ended are the streams it cut (STREAM_METRICS.cut), not failed or timed-out ones. Any other timeout is
+ * impossible there, each request's being the time left in the run.
+ * @param {any} data k6's summary
+ * @returns {any}
+ */
+function withStreamsCut(data) {
+  const { [HTTP_TIMED_OUT]: timedOut, ...rest } = data.metrics;
+  const cut = timedOut?.values?.count ?? 0;
+  const was = rest.http_req_failed?.values;
+  if (!was) return data;
+  const passes = Math.max(0, was.passes - cut);
+  const fails = was.fails + cut;
+  const metrics = {
+    ...rest,
+    http_req_failed: { ...rest.http_req_failed, values: { rate: passes / (passes + fails || 1), passes, fails } },
+    [STREAM_METRICS.cut]: { type: 'counter', contains: 'default', values: { count: cut, rate: timedOut?.values?.rate ?? 0 } },
+  };
   return { ...data, metrics };
 }
 
