@@ -89,6 +89,8 @@ export function grpcOpenStreams(open, { Stream, client, connect, method, params,
     if (Date.now() >= deadline) return sleep(0.1);
     connect();
     let closing = false;
+    // A relay's pacers, cleared at the run's end too: a timer left behind would keep the iteration, and k6, waiting.
+    const pacers = new Set();
     const begin = () => {
       if (closing || Date.now() >= deadline) return;
       const request = next();
@@ -100,7 +102,10 @@ export function grpcOpenStreams(open, { Stream, client, connect, method, params,
       const end = (failed) => {
         if (ended) return;
         ended = true;
-        if (pacer !== null) clearInterval(pacer);
+        if (pacer !== null) {
+          clearInterval(pacer);
+          pacers.delete(pacer);
+        }
         time.done();
         if (closing) m.cut.add(1);
         else if (failed) failures.add(1);
@@ -123,10 +128,12 @@ export function grpcOpenStreams(open, { Stream, client, connect, method, params,
       };
       send();
       pacer = setInterval(send, open.intervalMs);
+      pacers.add(pacer);
     };
     for (let i = shareOf(open); i > 0; i--) begin();
     setTimeout(() => {
       closing = true;
+      for (const pacer of pacers) clearInterval(pacer);
       client.close();
     }, Math.max(0, deadline - Date.now()));
   };
@@ -178,42 +185,55 @@ export function wsOpenStreams(open, { url, next }) {
     const deadline = deadlineOf(open);
     if (Date.now() >= deadline) return sleep(0.1);
     let closing = false;
-    const sockets = new Set();
+    // Each socket with its pacer: the run's end closes the one and clears the other, since a socket that never opened
+    // may never close either, and a timer left behind would keep the iteration, and k6, waiting.
+    const sockets = new Map();
     const begin = () => {
       if (closing || Date.now() >= deadline) return;
       const frames = next();
       const time = timing(m);
       const ws = new WebSocket(url);
-      sockets.add(ws);
       let i = 0;
-      let pacer = null;
+      let opened = false;
+      let ended = false;
       let error = false;
       const send = () => {
         if (closing) return; // the socket is closing: its close is on its way
         ws.send(frames[i++ % frames.length]);
         m.sent.add(1);
       };
-      ws.onopen = () => {
-        send();
-        pacer = setInterval(send, open.intervalMs);
-      };
-      ws.onmessage = time.seen;
-      ws.onerror = () => {
-        error = true;
-      };
-      ws.onclose = () => {
+      const end = () => {
+        if (ended) return;
+        ended = true;
+        const pacer = sockets.get(ws);
+        if (pacer) clearInterval(pacer);
         sockets.delete(ws);
-        if (pacer !== null) clearInterval(pacer);
         time.done();
         if (closing) m.cut.add(1);
         else if (error) failed.add(1);
         begin();
       };
+      sockets.set(ws, null);
+      ws.onopen = () => {
+        opened = true;
+        send();
+        sockets.set(ws, setInterval(send, open.intervalMs));
+      };
+      ws.onmessage = time.seen;
+      ws.onerror = () => {
+        error = true;
+        // A socket that failed to open may not close: it ends here.
+        if (!opened) end();
+      };
+      ws.onclose = end;
     };
     for (let i = shareOf(open); i > 0; i--) begin();
     setTimeout(() => {
       closing = true;
-      for (const ws of sockets) ws.close();
+      for (const [ws, pacer] of sockets) {
+        if (pacer) clearInterval(pacer);
+        ws.close();
+      }
     }, Math.max(0, deadline - Date.now()));
   };
 }

@@ -41,8 +41,9 @@ function assertHeld(report, stdout, [low, high]) {
   assert.match(stdout, new RegExp(`^- STREAMS=${N}: k6 held ${N} streams open at once over 4 VUs, re-opening each as it ended`, 'm'));
   for (const [mode, m] of Object.entries(report.modes)) {
     assert.equal(m.failed, 0, mode);
-    // Every VU holds its 50 at once; a stream is re-opened only once it ended, so the server never holds more.
-    assert.ok(m.server_streams_open_peak >= 0.95 * N && m.server_streams_open_peak <= N, `${mode}: ${m.server_streams_open_peak} open at once`);
+    // Every VU holds its 50 at once; a stream is re-opened only once it ended, so the server never holds more (but setup()'s,
+    // cut at its first message until the server's next write finds it gone).
+    assert.ok(m.server_streams_open_peak >= 0.95 * N && m.server_streams_open_peak <= N + 1, `${mode}: ${m.server_streams_open_peak} open at once`);
     assert.ok(m.server_memory_per_open_stream_kib > 0, `${mode}: ${m.server_memory_per_open_stream_kib} KiB a stream`);
     assert.ok(m.server_cpu_us_per_message > 0, mode);
     assert.ok(m.runs[0].run.open_streams.streams === N, mode);
