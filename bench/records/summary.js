@@ -246,9 +246,12 @@ function streamFigures(metrics, f) {
   const received = metrics[STREAM_METRICS.messages]?.values?.count;
   const sent = metrics[STREAM_METRICS.sent]?.values?.count;
   const messages = typeof received === 'number' ? received : sent;
+  // With STREAMS the server's count gives the CPU per message (server-stats.js serverFigures), k6's or not: no SSE stream
+  // of a 10-minute stream ends in the run, so k6 sees none of its messages.
+  const held = f.server_streams_open_peak !== null;
   if (typeof messages !== 'number') {
     return { messages: null, messages_per_s: null, messages_per_stream: null, first_message_ms: null, largest_gap_ms: null,
-      received_per_message: null, sent_per_message: null, server_cpu_us_per_message: null };
+      received_per_message: null, sent_per_message: null, server_cpu_us_per_message: held ? f.server_cpu_us_per_message : null };
   }
   const first = metrics[STREAM_METRICS.firstMessage]?.values;
   const gap = metrics[STREAM_METRICS.largestGap]?.values;
@@ -264,7 +267,7 @@ function streamFigures(metrics, f) {
     sent_per_message: typeof sent === 'number' && sent > 0 ? f.data_sent_bytes / sent : null,
     // With STREAMS the server's own count of messages gives it (server-stats.js serverFigures): a stream cut at the run's
     // end is a request with few messages.
-    server_cpu_us_per_message: f.server_streams_open_peak !== null ? f.server_cpu_us_per_message
+    server_cpu_us_per_message: held ? f.server_cpu_us_per_message
       : f.server_cpu_us_per_request !== null && perStream ? f.server_cpu_us_per_request / perStream : null,
   };
 }
