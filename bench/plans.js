@@ -17,11 +17,26 @@ const pick = (settings, keys) => /** @type {any} */ (Object.fromEntries(keys.map
  * samplers asked for (PROFILE, VERIFY_BYTES; CAPACITY=1 runs the capacity pass after each k6 run), and the provenance
  * every run record carries: every setting of the job.
  * @typedef {Pick<BenchSettings, 'WORKERS'|'VUS'|'RATE'|'DURATION'|'WARMUP'|'CONNECTIONS'|'REQUEST_TIMEOUT'|'K6_BIN'
- *   |'K6_INSTANCES'|'VERBOSE'|'RESULTS_DIR'|'PROFILE'|'VERIFY_BYTES'|'CAPACITY'> & {
+ *   |'K6_INSTANCES'|'VERBOSE'|'RESULTS_DIR'|'PROFILE'|'VERIFY_BYTES'|'CAPACITY'|'STREAMS'|'STREAM_INTERVAL'> & {
  *   durationS: number, warmupS: number,
  *   provenance: (run: {pinning: string, serverEnv: Record<string, string>|null, node?: string}) => object}} CellPlan
- *   durationS, warmupS: DURATION and WARMUP in seconds; provenance: bench/provenance.js provenanceOf of the job's settings
+ *   durationS, warmupS: DURATION and WARMUP in seconds; provenance: bench/provenance.js provenanceOf of the job's settings;
+ *   VUS: with STREAMS, the VUs the streams are spread over (openStreamVus)
  */
+
+/**
+ * The most streams one VU holds with STREAMS: a gRPC VU's share on its one connection, kept under the server's
+ * H2_MAX_CONCURRENT_STREAMS (128 by default), as test/manual/open-streams.js's Node client puts 100 on a channel.
+ */
+export const STREAMS_PER_VU = 100;
+
+/**
+ * The VUs STREAMS=N is spread over: VUS, or more where VUS would put more than STREAMS_PER_VU streams on one VU.
+ * @param {number} streams N
+ * @param {number} vus VUS
+ * @returns {number}
+ */
+export const openStreamVus = (streams, vus) => Math.max(vus, Math.ceil(streams / STREAMS_PER_VU));
 
 /**
  * What the client's ceiling needs (bench/passes/calibrate.js).
@@ -63,7 +78,7 @@ export function runPlanOf(settings) {
   const job = pick(settings, ['MODES', 'COMPRESSION', 'NODE_VERSIONS', 'REPEATS', 'CAPACITY', 'SERVERS', 'WORKERS', 'RESULTS_DIR', 'K6_INSTANCES']);
   const ceiling = pick(settings, ['CALIBRATE', 'CONNECTIONS', 'K6_BIN', 'K6_INSTANCES', 'TLS', 'TLS_SESSION_TICKETS', 'VUS', 'WORKERS']);
   const cell = pick(settings, ['WORKERS', 'VUS', 'RATE', 'DURATION', 'WARMUP', 'CONNECTIONS', 'REQUEST_TIMEOUT', 'K6_BIN', 'K6_INSTANCES',
-    'VERBOSE', 'RESULTS_DIR', 'PROFILE', 'VERIFY_BYTES', 'CAPACITY']);
+    'VERBOSE', 'RESULTS_DIR', 'PROFILE', 'VERIFY_BYTES', 'CAPACITY', 'STREAMS', 'STREAM_INTERVAL']);
   const decomposition = pick(settings, ['PROFILE', 'REPEATS', 'RESULTS_DIR', 'VUS', 'WORKERS']);
   const placement = pick(settings, ['TARGET', 'link', 'TLS', 'TLS_SESSION_TICKETS', 'TLS_CA', 'REMOTE_ADMIN_HOST']);
   const remote = settings.TARGET === 'remote' ? [...new Set(['http', ...settings.MODES])] : [];
@@ -78,7 +93,7 @@ export function runPlanOf(settings) {
   return {
     scenarios,
     job,
-    cell: { ...cell, durationS, warmupS, provenance },
+    cell: { ...cell, ...(settings.STREAMS ? { VUS: openStreamVus(settings.STREAMS, settings.VUS) } : {}), durationS, warmupS, provenance },
     ceiling,
     placement: { ...placement, remotes },
     decomposition: settings.DECOMPOSE ? { ...decomposition, durationS, warmupS } : null,

@@ -249,6 +249,43 @@ function loadModel() {
   };
 }
 
+/**
+ * A k6 duration in milliseconds.
+ * @param {string} text e.g. `1m30s`, `500ms` (K6_DURATION)
+ * @returns {number}
+ */
+function durationMs(text) {
+  const unit = { ms: 1, s: 1000, m: 60000, h: 3600000 };
+  let ms = 0;
+  for (const [, n, u] of text.matchAll(/([0-9]+(?:\.[0-9]+)?)(ms|s|m|h)/g)) ms += Number(n) * unit[u];
+  return ms;
+}
+
+/**
+ * @typedef {object} OpenStreams STREAMS=N (docs/streaming.md, "Open streams"): k6 holds N streams open at once, each VU
+ *   its share, re-opening each as it ends, until the run's end cuts those still open (k6/open-streams.js)
+ * @property {number} streams N, over all the VUs (-e STREAMS)
+ * @property {number} vus the VUs they are spread over (-e VUS): VU i (1-based) holds ⌊N ÷ vus⌋, one more for i ≤ N mod vus
+ * @property {number} durationMs how long the run holds them (-e DURATION, the run's k6 duration), ms
+ * @property {number} intervalMs ms between two messages a relay's client sends (-e STREAM_INTERVAL; a server stream's are
+ *   paced by the server's own STREAM_INTERVAL)
+ */
+
+/**
+ * STREAMS=N as the scripts read it, or null when unset (one stream per iteration, the closed model's).
+ * @type {OpenStreams|null}
+ */
+export const OPEN_STREAMS = openStreamsOf();
+
+function openStreamsOf() {
+  const streams = positiveIntEnv('STREAMS', null);
+  if (streams === null) return null;
+  if (!OWN?.stream || OWN.stream === 'client') throw new Error('STREAMS needs -e STREAM=server or bidi: a server stream or a relay held open');
+  const vus = positiveIntEnv('VUS', null);
+  if (vus === null || !__ENV.DURATION) throw new Error('STREAMS needs -e VUS and -e DURATION (the run\'s, as --vus and --duration)');
+  return { streams, vus, durationMs: durationMs(durationEnv('DURATION', null)), intervalMs: positiveIntEnv('STREAM_INTERVAL', 1000) };
+}
+
 /** How this run loads the server, recorded in the summary so reports can tell runs apart. */
 export const RUN_SHAPE = Object.freeze({
   scenario: SCENARIO,
@@ -258,6 +295,7 @@ export const RUN_SHAPE = Object.freeze({
   request_timeout: REQUEST_TIMEOUT ?? DEFAULT_REQUEST_TIMEOUT,
   compression: COMPRESSION,
   tls: TLS_CA !== '', // verified against TLS_CA: the run's bytes are TLS records
+  ...(OPEN_STREAMS ? { streams: OPEN_STREAMS.streams } : {}),
 });
 
 /**

@@ -5,9 +5,10 @@ import grpc from 'k6/net/grpc';
 import { MESSAGE_ANSWER } from '../proto/checks.js';
 import { PROTO_FILE, rpcPath, SCENARIOS } from '../proto/payload.js';
 import {
-  baseOptions, CONNECTIONS, DESCRIPTOR_SET, hostOf, OWN, OWN_ONE_REQUEST, positiveIntEnv, REQUEST_TIMEOUT, RUN_SHAPE, SAMPLE_EVERY, SCENARIO, summaryModeOr,
+  baseOptions, CONNECTIONS, DESCRIPTOR_SET, hostOf, OPEN_STREAMS, OWN, OWN_ONE_REQUEST, positiveIntEnv, REQUEST_TIMEOUT, RUN_SHAPE, SAMPLE_EVERY, SCENARIO, summaryModeOr,
   TLS_CA_PEM,
 } from './common.js';
+import { STREAM_METRICS } from './settings.js';
 import { summaryHandler } from './summary.js';
 
 /**
@@ -28,6 +29,8 @@ import { summaryHandler } from './summary.js';
  * @property {boolean} reuse one connection per VU (CONNECTIONS=reuse), else one per call
  * @property {object} transport k6's connect params: cleartext (h2c), or TLS verified against TLS_CA's PEM only
  * @property {number} every one response in this many is decoded and checked (SAMPLE_EVERY)
+ * @property {import('./common.js').OpenStreams|null} open STREAMS=N: each VU holds its share of N streams at once
+ *   (k6/open-streams.js); null: one call per iteration
  */
 
 /** The calls setup() makes: one, which the summary counts among the requests (withRequestsFailed). */
@@ -68,6 +71,7 @@ export function grpcRun({ hostSetting, target }) {
     // only when given (k6 v1.8.1 runs this without them: test/integration/tls.test.js).
     transport: TLS_CA_PEM === null ? { plaintext: true } : { tls: { cacerts: [TLS_CA_PEM] } },
     every: SAMPLE_EVERY,
+    open: OPEN_STREAMS,
   };
   return {
     plan,
@@ -95,8 +99,8 @@ export function grpcRun({ hostSetting, target }) {
 }
 
 /**
- * setup() of a streaming RPC: one call (a server stream read to its end; a client stream's or a relay's first sample sent), which must
- * bring at least one message and no error (else the test aborts, naming the host); counted like every call.
+ * setup() of a streaming RPC: one call (a server stream read to its end, or with STREAMS to its first message; a client
+ * stream's or a relay's first sample sent), which must bring at least one message and no error (else the test aborts, naming the host); counted like every call.
  * @param {object} client the VU's client, connected
  * @param {GrpcPlan} plan
  * @param {{add: (n: number) => void}} failures
@@ -106,12 +110,14 @@ export function grpcRun({ hostSetting, target }) {
 function streamSetup(client, plan, failures, data) {
   let messages = 0;
   let failed = null;
+  // STREAMS: a paced server stream may last a minute: its first message is answer enough, the connection then closed.
+  const first = plan.open !== null && plan.stream === 'server';
   const stream = new grpc.Stream(client, plan.method, { timeout: '5s' });
   stream.on('data', () => {
-    messages++;
+    if (messages++ === 0 && first) client.close();
   });
   stream.on('error', (err) => {
-    failed = err;
+    if (!(first && messages > 0)) failed = err;
   });
   stream.on('end', () => {
     client.close();
@@ -138,7 +144,8 @@ function streamSetup(client, plan, failures, data) {
 export function withRequestsFailed(data) {
   const { grpc_req_failures: counted, ...metrics } = data.metrics;
   const failed = counted?.values.count ?? 0;
-  const calls = (metrics.iterations?.values.count ?? 0) + SETUP_CALLS;
+  // With STREAMS an iteration holds many calls: the script counts them (k6/open-streams.js).
+  const calls = (metrics[STREAM_METRICS.opened]?.values.count ?? metrics.iterations?.values.count ?? 0) + SETUP_CALLS;
   const values = { rate: failed / calls, passes: failed, fails: calls - failed };
   return { ...data, metrics: { ...metrics, grpc_req_failed: { type: 'rate', contains: 'default', values } } };
 }

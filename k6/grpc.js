@@ -46,6 +46,23 @@ export function grpcTest(run) {
   // A counter inline, not a sampler function: k6 runs this on every iteration (docs/profiling.md).
   let calls = 0;
   let connected = false;
+  // STREAMS=N: the VU holds its share of N streams at once on its connection (k6/open-streams.js), loaded only then.
+  if (plan.open) {
+    const next = () => {
+      if (requests === null) {
+        requests = own.ownShare(samples, (message) => message, plan.vus);
+        count = requests.length;
+      }
+      const request = requests[turn];
+      turn = turn + 1 === count ? 0 : turn + 1;
+      return request;
+    };
+    const iteration = require('./open-streams.js').grpcOpenStreams(plan.open, {
+      Stream: grpc.Stream, client, connect: () => client.connect(host, transport), method, params: unsampled, relay: plan.stream === 'bidi',
+      next, failures,
+    });
+    return { options: control?.options, setup: control?.setupWith(client, failures), iteration, handleSummary: control?.handleSummary };
+  }
   if (plan.stream) {
     const { STREAM_METRICS } = require('./settings.js');
     const clientStream = plan.stream === 'client';

@@ -7,7 +7,7 @@ import { WebSocket } from 'k6/websockets';
 import { MESSAGE_ANSWER } from '../proto/checks.js';
 import { rpcPath, SCENARIOS } from '../proto/payload.js';
 import {
-  baseOptions, COMPRESSION, CONNECTIONS, hostOf, OWN, OWN_ONE_REQUEST, positiveIntEnv, REQUEST_TIMEOUT, RUN_SHAPE, SAMPLE_EVERY, SCENARIO, summaryModeOr, TLS_CA,
+  baseOptions, COMPRESSION, CONNECTIONS, hostOf, OPEN_STREAMS, OWN, OWN_ONE_REQUEST, positiveIntEnv, REQUEST_TIMEOUT, RUN_SHAPE, SAMPLE_EVERY, SCENARIO, summaryModeOr, TLS_CA,
 } from './common.js';
 import { HTTP_TIMED_OUT, STREAM_FRAMINGS, STREAM_METRICS } from './settings.js';
 import { connectEnvelopes, connectMessages } from './connect.js';
@@ -31,7 +31,12 @@ import { summaryHandler } from './summary.js';
  * @property {boolean} binary a relay's frames are binary, protobuf (-e FRAMES): else text, the proto3 JSON mapping
  * @property {'sse'|'ndjson'|'connect'} framing how a server stream is asked for and its messages counted: -e
  *   STREAM_FRAMING, or the Connect protocol's envelopes on connect-json (a client stream's too)
+ * @property {import('./common.js').OpenStreams|null} open STREAMS=N: each VU holds its share of N streams at once
+ *   (k6/open-streams.js); null: one request per iteration
  */
+
+/** k6's error code of a request that reached its timeout (https://grafana.com/docs/k6/latest/javascript-api/error-codes/). */
+const HTTP_TIMEOUT_CODE = 1050;
 
 /** The Connect protocol's content type of a stream in JSON. */
 const CONNECT_STREAM_TYPE = 'application/connect+json';
@@ -80,6 +85,7 @@ export function httpRun({ hostSetting, target, mode: own = 'http', protocol = 'g
   const { httpPath, rpc, request } = OWN ? { httpPath: '', rpc: '', request: null } : SCENARIOS[SCENARIO];
   // A relay is a WebSocket at the RPC's path (server/http.js), one a call.
   const relay = stream === 'bidi';
+  if (OPEN_STREAMS && connectStream) throw new Error('STREAMS: connect-json\'s streams cannot be held open yet (k6/open-streams.js)');
   /** @type {HttpPlan} */
   const plan = {
     url: relay ? `${TLS_CA ? 'wss' : 'ws'}://${host}/${OWN.rpc}`
@@ -96,8 +102,11 @@ export function httpRun({ hostSetting, target, mode: own = 'http', protocol = 'g
     stream,
     framing,
     binary: relay && OWN.frames !== null,
+    open: OPEN_STREAMS,
   };
-  const probe = /** @type {import('k6/http').RefinedParams<'binary'>} */ ({ responseType: 'binary', timeout: '5s', ...asked });
+  // STREAMS: a paced stream may last a minute; one still coming after 2 s is taken as answered (its twin was proven).
+  const heldProbe = OPEN_STREAMS !== null && stream === 'server';
+  const probe = /** @type {import('k6/http').RefinedParams<'binary'>} */ ({ responseType: 'binary', timeout: heldProbe ? '2s' : '5s', ...asked });
   return {
     plan,
     options: {
@@ -114,6 +123,7 @@ export function httpRun({ hostSetting, target, mode: own = 'http', protocol = 'g
       const body = !post ? null : connectStream ? connectEnvelopes(stream === 'client' ? OWN.requests[0] : [OWN.requests[0]])
         : plan.body ?? bodyOf(OWN.requests[0], stream);
       const res = post ? http.post(plan.url, body, probe) : http.get(plan.url, probe);
+      if (heldProbe && res.error_code === HTTP_TIMEOUT_CODE) return { mode, host, sampleBytes: 0, own: true };
       const streamType = connectStream ? CONNECT_STREAM_TYPE : stream === 'server' ? STREAM_FRAMINGS[framing] : null;
       if (streamType && res.status === 200 && !String(res.headers['Content-Type']).startsWith(streamType)) {
         exec.test.abort(`the HTTP server at ${host} answered the stream ${OWN.rpc} as ${res.headers['Content-Type']}, not ${streamType}`);
@@ -132,7 +142,8 @@ export function httpRun({ hostSetting, target, mode: own = 'http', protocol = 'g
       // The body as decoded: k6 has already decompressed a gzipped one.
       return { mode, host, sampleBytes: res.body.byteLength, ...(OWN ? { own: true } : {}) };
     },
-    handleSummary: summaryHandler({ mode, target, host, ...RUN_SHAPE }, relay ? withRelayRequests : connectStream ? withStreamFailures : undefined),
+    handleSummary: summaryHandler({ mode, target, host, ...RUN_SHAPE },
+      relay ? withRelayRequests : connectStream ? withStreamFailures : OPEN_STREAMS ? withStreamsCut : undefined),
   };
 }
 
@@ -178,6 +189,28 @@ function withStreamFailures(data) {
   const passes = was.passes + failed;
   const fails = Math.max(0, was.fails - failed);
   const metrics = { ...data.metrics, http_req_failed: { ...data.metrics.http_req_failed, values: { rate: passes / (passes + fails), passes, fails } } };
+  return { ...data, metrics };
+}
+
+/**
+ * The summary of a server stream's run with STREAMS (k6/open-streams.js), whose run's end is each request's timeout: the
+ * requests it ended are the streams it cut (STREAM_METRICS.cut), not failed or timed-out ones. Any other timeout is
+ * impossible there, each request's being the time left in the run.
+ * @param {any} data k6's summary
+ * @returns {any}
+ */
+function withStreamsCut(data) {
+  const { [HTTP_TIMED_OUT]: timedOut, ...rest } = data.metrics;
+  const cut = timedOut?.values?.count ?? 0;
+  const was = rest.http_req_failed?.values;
+  if (!was) return data;
+  const passes = Math.max(0, was.passes - cut);
+  const fails = was.fails + cut;
+  const metrics = {
+    ...rest,
+    http_req_failed: { ...rest.http_req_failed, values: { rate: passes / (passes + fails || 1), passes, fails } },
+    [STREAM_METRICS.cut]: { type: 'counter', contains: 'default', values: { count: cut, rate: timedOut?.values?.rate ?? 0 } },
+  };
   return { ...data, metrics };
 }
 

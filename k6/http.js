@@ -77,6 +77,33 @@ export function httpTest(run) {
       checkSampled(client.post(url, body, sampled));
     },
   };
+  // STREAMS=N: the VU holds its share of N streams at once (k6/open-streams.js), loaded only then.
+  if (plan.open) {
+    const openStreams = require('./open-streams.js');
+    // The VU's samples in turn, as the one-stream iterations below take them: a relay's each a stream of text frames.
+    let share = null;
+    const next = () => {
+      if (share === null) {
+        share = plan.stream === 'bidi'
+          ? (bodies ? bodies.map((body) => JSON.parse(String(body)).map((m) => JSON.stringify(m)))
+            : own.ownShare(samples, (stream) => stream.map((m) => JSON.stringify(m)), plan.vus))
+          : bodies ?? own.ownShare(samples, (message) => JSON.stringify(message), plan.vus);
+        count = share.length;
+      }
+      const sample = share[turn];
+      turn = turn + 1 === count ? 0 : turn + 1;
+      return sample;
+    };
+    const end = plan.framing === 'ndjson' ? '\n' : '\n\n';
+    const messagesIn = (text) => {
+      let n = 0;
+      for (let at = text.indexOf(end); at >= 0; at = text.indexOf(end, at + end.length)) n++;
+      return n;
+    };
+    const iteration = plan.stream === 'bidi' ? openStreams.wsOpenStreams(plan.open, { url, next })
+      : openStreams.httpOpenStreams(plan.open, { http, url, params, next, count: messagesIn });
+    return { options: control?.options, setup: control?.setup, iteration, handleSummary: control?.handleSummary };
+  }
   // Loaded only for a streaming RPC: every module costs each VU (docs/profiling.md).
   const metrics = plan.stream ? require('k6/metrics') : null;
   const STREAM_METRICS = plan.stream ? require('./settings.js').STREAM_METRICS : null;

@@ -39,11 +39,13 @@ export const CONNECTION_POLICIES = Object.freeze(['reuse', 'per-request']);
  * gap between two messages (a Trend, ms, one sample a stream of two or more messages). The time
  * to the last message, or to the answer, is k6's own request duration: http_req_duration, which ends with the body's
  * last byte, and grpc_req_duration, which k6 records for a stream as for a unary call, from its start to its end; a
- * WebSocket relay's is k6's ws_session_duration, from the connection's start to its close.
+ * WebSocket relay's is k6's ws_session_duration, from the connection's start to its close. With STREAMS=N
+ * (k6/open-streams.js), the gRPC script's streams opened (a Counter: the calls, as an iteration is one otherwise) and every
+ * script's streams the run's end cut (a Counter: not failures).
  */
 export const STREAM_METRICS = Object.freeze({
   messages: 'stream_messages', firstMessage: 'stream_first_message', sent: 'stream_messages_sent', failed: 'stream_sessions_failed',
-  largestGap: 'stream_largest_gap',
+  largestGap: 'stream_largest_gap', opened: 'streams_opened', cut: 'streams_cut',
 });
 
 /**

@@ -6,7 +6,7 @@
 import { PerformanceObserver } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import client from 'prom-client';
-import { rejectedRequests, servedRequests, streamMessages, streamsEnded } from './served.js';
+import { openStreams, rejectedRequests, servedRequests, streamMessages, streamsEnded } from './served.js';
 import { HANDSHAKE_LABELS, tlsHandshakes } from './tls.js';
 
 const { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Registry } = client;
@@ -158,8 +158,8 @@ function countsOf(registry, { name, help, labelNames, counts, separator }) {
 /**
  * Starts a worker's accounting: registers its metrics, including
  * `server_requests_served_total{handlers}`, `server_requests_rejected_total{listener,reason}`,
- * `server_stream_messages_total{listener,direction}` and `server_streams_ended_total{listener,how}` read from
- * server/served.js at scrape time and
+ * `server_stream_messages_total{listener,direction}`, `server_streams_ended_total{listener,how}`, the gauges
+ * `server_streams_open` and `server_streams_open_peak` read from server/served.js at scrape time and
  * `server_tls_handshakes_total{version,cipher,alpn,resumed}` from server/tls.js,
  * and answers the primary's requests for them over cluster IPC. Call once, in a worker.
  */
@@ -198,6 +198,24 @@ export function startWorkerAccounting() {
     help: 'Server streams ended (server/streams.js), by listener and how: completed (every message sent), or cut (the client '
       + 'went away first). Absent until one ends.',
     labelNames: ['listener', 'how'], counts: streamsEnded, separator: ' ',
+  });
+  new Gauge({
+    name: 'server_streams_open',
+    help: 'Streams open now, every listener\'s (server/served.js): server streams and relays.',
+    registers: [registry],
+    collect() {
+      this.set(openStreams.now);
+    },
+  });
+  new Gauge({
+    name: 'server_streams_open_peak',
+    help: 'Most streams open at once since the previous scrape (counted as each opens, not sampled).',
+    registers: [registry],
+    collect() {
+      // Each read ends its window, as the memory peaks do: the next starts from the streams open now.
+      this.set(openStreams.peak);
+      openStreams.peak = openStreams.now;
+    },
   });
   countsOf(registry, {
     name: 'server_tls_handshakes_total',

@@ -24,7 +24,7 @@ import { Health, HealthCheckResponse_ServingStatus as ServingStatus } from '../p
 import { GRPC_HEALTH_SERVICES } from './health.js';
 import { guardedHttp1Server } from './h1-guard.js';
 import { guardHttp2Server, h2Settings } from './h2-guard.js';
-import { countMessages, endStream, refused, REJECTED, servedRequests } from './served.js';
+import { countMessages, dropStream, endStream, openStream, refused, REJECTED, servedRequests } from './served.js';
 import { admitAnswer, admitStream } from './memory-budget.js';
 
 // The proto3 JSON the other listeners send: every field, its default value included (proto/index.js PROTO3_JSON).
@@ -87,6 +87,7 @@ function serverStreamOf(nextStream, listener, intervalMs, refusal = '') {
     if (!stream) throw refused(listener, REJECTED.NO_ANSWER, new ConnectError(refusal, Code.InvalidArgument));
     if (!admitStream(stream)) throw refused(listener, REJECTED.OVER_BUDGET, new ConnectError(OVER_BUDGET, Code.ResourceExhausted));
     servedRequests.connect++;
+    openStream();
     /** @type {'completed'|'cut'} */
     let how = 'cut';
     try {
@@ -160,6 +161,7 @@ export function ownServiceImpl(own, proto, protocol, { intervalMs = 0 } = {}) {
       const stream = nextStream();
       if (!admitStream(stream)) throw overBudget();
       servedRequests.connect++;
+      openStream();
       let i = 0;
       /** @type {'completed'|'cut'|null} */
       let how = 'cut';
@@ -176,6 +178,7 @@ export function ownServiceImpl(own, proto, protocol, { intervalMs = 0 } = {}) {
         throw undecodable(err, i);
       } finally {
         if (how) endStream(listener, how);
+        else dropStream();
       }
     },
   };

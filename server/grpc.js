@@ -11,7 +11,7 @@ import { guardHttp2Server } from './h2-guard.js';
 import { bindInsecure } from './grpc-bind.js';
 import { gzipResponses } from './grpc-gzip.js';
 import { GRPC_HEALTH_SERVICES } from './health.js';
-import { countMessages, endStream, reject, REJECTED, servedRequests } from './served.js';
+import { countMessages, dropStream, endStream, openStream, reject, REJECTED, servedRequests } from './served.js';
 import { admitAnswer, admitStream } from './memory-budget.js';
 import { firstOf, sendStream } from './streams.js';
 import { addLazily } from './grpc-lazy.js';
@@ -193,10 +193,12 @@ function relay(method, answers, { refuse, invalid, debug, listener }) {
       let i = 0;
       let ended = false;
       servedRequests.grpc++;
+      openStream();
       call.on('data', (message) => {
         if (ended) return;
         if (message[UNDECODABLE] !== undefined) {
           ended = true;
+          dropStream();
           reject(listener, REJECTED.INVALID_ARGUMENT);
           call.emit('error', invalid(`message ${i} of the stream: ${message[UNDECODABLE]}`));
           return;

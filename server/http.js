@@ -5,7 +5,7 @@ import { guardHttp2Server } from './h2-guard.js';
 import { HEALTH_PATH } from './health.js';
 import { replyErrorsAsJson } from './http-errors.js';
 import { logsRequests } from './log.js';
-import { countMessages, endStream, refused, reject, REJECTED, servedRequests } from './served.js';
+import { countMessages, dropStream, endStream, openStream, refused, reject, REJECTED, servedRequests } from './served.js';
 import { guardedHttp1Server } from './h1-guard.js';
 import { GZIP_LEVEL } from './compression.js';
 import { admitAnswer, admitStream } from './memory-budget.js';
@@ -339,6 +339,7 @@ function serveRelay(app, method, codec, listener) {
     /** @type {Array<[Buffer, boolean]>} */
     const waiting = [];
     servedRequests.http++;
+    openStream();
     /** Answers one request frame, and pauses the relay when its answers wait unsent past the mark. */
     const answer = (/** @type {Buffer} */ frame, /** @type {boolean} */ isBinary) => {
       try {
@@ -373,7 +374,8 @@ function serveRelay(app, method, codec, listener) {
       else answer(frame, isBinary);
     });
     socket.on('close', (code) => {
-      if (!refused) endStream(listener, code === 1000 || code === 1005 ? 'completed' : 'cut');
+      if (refused) dropStream();
+      else endStream(listener, code === 1000 || code === 1005 ? 'completed' : 'cut');
     });
   });
 }

@@ -64,6 +64,30 @@ export const streamMessages = new Map();
 export const streamsEnded = new Map();
 
 /**
+ * Streams open now in this process, every listener's, and the most open at once since the admin endpoint last read it
+ * (server/accounting.js): the number of streams a worker holds, which `STREAMS=N` runs measure (docs/streaming.md). A
+ * server stream, a relay; a client stream is a request until it ends and is not counted.
+ * @type {{now: number, peak: number}}
+ */
+export const openStreams = { now: 0, peak: 0 };
+
+/**
+ * Counts a stream as open, until endStream or dropStream.
+ * @returns {void}
+ */
+export function openStream() {
+  if (++openStreams.now > openStreams.peak) openStreams.peak = openStreams.now;
+}
+
+/**
+ * Counts an open stream as closed without counting its end: one refused after it opened (a relay's undecodable message).
+ * @returns {void}
+ */
+export function dropStream() {
+  openStreams.now--;
+}
+
+/**
  * Counts messages of a stream.
  * @param {string} listener
  * @param {'sent'|'received'} direction
@@ -76,7 +100,7 @@ export function countMessages(listener, direction, count = 1) {
 }
 
 /**
- * Counts one server stream's end.
+ * Counts one stream's end (server stream or relay), and the stream as closed (openStream).
  * @template {'completed'|'cut'} H
  * @param {string} listener
  * @param {H} how
@@ -85,5 +109,6 @@ export function countMessages(listener, direction, count = 1) {
 export function endStream(listener, how) {
   const key = `${listener} ${how}`;
   streamsEnded.set(key, (streamsEnded.get(key) ?? 0) + 1);
+  openStreams.now--;
   return how;
 }

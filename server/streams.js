@@ -1,7 +1,7 @@
 // How every listener sends a server stream: the messages of one response stream in order, STREAM_INTERVAL ms apart,
 // each written only once the transport took the one before (back-pressure), and stopped when the client goes away.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { countMessages, endStream } from './served.js';
+import { countMessages, endStream, openStream } from './served.js';
 
 /**
  * Resolves on the first of some events of an emitter, with its name, and leaves no listener behind.
@@ -31,8 +31,8 @@ export function firstOf(emitter, events) {
  */
 
 /**
- * Sends one response stream, counted (server/served.js): each message written, and the stream's end as `completed`, or
- * as `cut` when the client went away before its last message left. Between two messages it waits `intervalMs` (a paced
+ * Sends one response stream, counted (server/served.js): open while it sends, each message written, and the stream's end
+ * as `completed`, or as `cut` when the client went away before its last message left. Between two messages it waits `intervalMs` (a paced
  * stream, as a token stream is); with 0 it writes as fast as the transport takes them. A write that returns false makes
  * it wait for 'drain' (grpc-js's server stream buffers without limit if written past it: grpc-node #1332).
  * @param {any[]} messages the stream, at least one message, as the sink writes them
@@ -41,6 +41,7 @@ export function firstOf(emitter, events) {
  * @returns {Promise<'completed'|'cut'>} how it ended
  */
 export async function sendStream(messages, sink, { listener, intervalMs }) {
+  openStream();
   for (let i = 0; i < messages.length; i++) {
     if (i > 0 && intervalMs > 0) await sleep(intervalMs);
     if (sink.gone()) return endStream(listener, 'cut');

@@ -3,7 +3,7 @@
 // warmed up and measured by k6); then the decomposition pass, and one side-by-side table per scenario.
 import { execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -44,6 +44,10 @@ export async function preflight(settings) {
   serverNodes(settings); // every release of NODE_VERSIONS, before anything starts
   // An own service's schema, RPC and samples: a bad one is one line (ERR_OWN_SERVICE) before anything starts.
   const measured = scenariosOf(settings).map(({ scenario, source }) => {
+    if (!source && settings.STREAMS) {
+      throw new BenchError(`STREAMS=${settings.STREAMS} holds streams open: SCENARIO=${scenario} is a unary call; `
+        + 'measure a server-streaming RPC or a relay (e.g. SCENARIO=gemini-stream, or RPC=…)');
+    }
     if (!source) return scenario;
     const { rpc, requests, responses } = loadMeasurable(source, { streams: true });
     streamPreflight(settings, rpc);
@@ -76,12 +80,13 @@ export async function preflight(settings) {
  * What a streaming RPC asks of the job's settings: modes whose listener serves its kind (server/listeners.js) and whose
  * k6 scripts send it (bench/modes.js `streams`), no decomposition (its passes load unary calls) and no compression (the
  * HTTP twin writes a stream past it).
- * @param {{MODES: string[], DECOMPOSE: boolean, COMPRESSION: string}} settings
+ * @param {{MODES: string[], DECOMPOSE: boolean, COMPRESSION: string, STREAMS?: number, STREAM_INTERVAL: number}} settings
  * @param {import('../../proto/own/schema.js').Rpc} rpc
  * @returns {void}
  * @throws {BenchError} one line, naming the settings to change
  */
 function streamPreflight(settings, rpc) {
+  openStreamsPreflight(settings, rpc);
   if (!rpc.responseStream && !rpc.requestStream) return;
   // A mode loads a kind when its listener serves it and its k6 scripts send it.
   const loads = (mode) => !streamlessListeners([MODES[mode].listener], rpc).length && MODES[mode].streams.includes(rpc.kind);
@@ -93,6 +98,52 @@ function streamPreflight(settings, rpc) {
   if (settings.DECOMPOSE) throw new BenchError(`RPC=${rpc.name} is a ${rpc.kind} RPC: DECOMPOSE=1 measures unary calls only so far`);
   // The HTTP twin writes a stream itself (server/http.js), past @fastify/compress.
   if (settings.COMPRESSION === 'gzip') throw new BenchError(`RPC=${rpc.name} is a ${rpc.kind} RPC: COMPRESSION=gzip compresses unary answers only so far`);
+}
+
+/** The modes whose k6 scripts hold open streams (k6/open-streams.js): not connect-json's Connect envelopes. */
+const OPEN_STREAM_MODES = Object.freeze(Object.keys(MODES).filter((mode) => mode !== 'connect-json'));
+
+/** The open files k6 and a server worker need besides the streams' connections (their own files, the VUs' connections). */
+const FILES_BESIDE_STREAMS = 1024;
+
+/**
+ * What STREAMS=N asks: a server stream or a relay (what can be held open), paced (STREAM_INTERVAL > 0: unpaced, a stream
+ * ends as fast as it is read, and nothing stays open), modes whose scripts hold them (k6/open-streams.js), and an open-files
+ * limit for N connections (SSE and WebSocket take one a stream, in k6 and in the server alike).
+ * @param {{MODES: string[], STREAMS?: number, STREAM_INTERVAL: number}} settings
+ * @param {import('../../proto/own/schema.js').Rpc} rpc
+ * @param {number|null} [fileLimit] the soft limit of open files (default this process's; null: not known)
+ * @returns {void}
+ * @throws {BenchError} one line, naming the settings to change
+ */
+export function openStreamsPreflight(settings, rpc, fileLimit = openFilesLimit()) {
+  const n = settings.STREAMS;
+  if (!n) return;
+  if (!rpc.responseStream) {
+    throw new BenchError(`STREAMS=${n} holds streams open: RPC=${rpc.name} is a ${rpc.kind} RPC; measure a server-streaming RPC or a relay`);
+  }
+  if (!settings.STREAM_INTERVAL) {
+    throw new BenchError(`STREAMS=${n} holds paced streams open: set STREAM_INTERVAL (ms between two messages) above 0`);
+  }
+  const held = settings.MODES.filter((mode) => !OPEN_STREAM_MODES.includes(mode));
+  if (held.length) throw new BenchError(`STREAMS=${n}: MODES ${held.join(', ')} cannot hold open streams yet; leave them out (${OPEN_STREAM_MODES.join(', ')} can)`);
+  if (fileLimit !== null && n + FILES_BESIDE_STREAMS > fileLimit) {
+    throw new BenchError(`STREAMS=${n} needs ${n + FILES_BESIDE_STREAMS} open files in k6 and in the server, and the limit here is ${fileLimit}: `
+      + 'raise it (`ulimit -n`; bash bench.sh raises it to the hard limit) or lower STREAMS');
+  }
+}
+
+/**
+ * This process's soft limit of open files, which k6 and the servers it starts inherit.
+ * @returns {number|null} null when /proc does not say, or unlimited
+ */
+function openFilesLimit() {
+  try {
+    const line = /^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
+    return line ? Number(line[1]) : null;
+  } catch {
+    return null;
+  }
 }
 
 /**

@@ -77,18 +77,22 @@ export async function measureCell({ mode, scenario, label, compression = 'off', 
   const log = path.join(plan.RESULTS_DIR, `k6-${label}.log`);
   const verbose = (line) => { if (plan.VERBOSE) console.error(line); };
   const summaryFile = path.join(plan.RESULTS_DIR, `k6-${label}.json`);
-  /** k6's arguments for a run of the cell (the open model, RATE, for the measured run only). */
-  const argsOf = (cell, { duration, rate = null, summaryFile: file, flags = [] }) => k6Args(mode, {
+  /** k6's arguments for a run of the cell (the open model, RATE, for the measured run only; STREAMS's N for it, one a VU in the warm-up). */
+  const argsOf = (cell, { duration, rate = null, summaryFile: file, flags = [], streams = null }) => k6Args(mode, {
     target: placement.target, host: cell.host, vus: plan.VUS, duration, rate, summaryFile: file, flags,
-    vars: { ...scenarioVars(scenario, own), CONNECTIONS: plan.CONNECTIONS, COMPRESSION: compression, ...timeoutVar(plan), ...k6Tls(cell.tls).vars },
+    vars: { ...scenarioVars(scenario, own), CONNECTIONS: plan.CONNECTIONS, COMPRESSION: compression, ...timeoutVar(plan), ...k6Tls(cell.tls).vars,
+      ...(streams ? { STREAMS: streams, DURATION: duration, STREAM_INTERVAL: plan.STREAM_INTERVAL } : {}) },
   });
   let measuredAt = 0; // the client's ceiling beside it was taken this long before (before_run_s)
   return serverRun({
-    start: () => placement.start(mode, { workers: plan.WORKERS, cpus: cores.serverCpus, compression, node: node?.path, settings: own?.server }),
+    start: () => placement.start(mode, { workers: plan.WORKERS, cpus: cores.serverCpus, compression, node: node?.path,
+      settings: { ...own?.server, ...openStreamsServer(plan) } }),
     warmup: isZero(plan.WARMUP) ? undefined : async (cell) => {
       verbose(`${label}: warm-up, ${plan.WARMUP} at ${plan.VUS} VUs (left out of the figures)`);
       const warm = await runK6({ k6: plan.K6_BIN, cpus: cores.k6Cpus, coreCount: cores.k6CoreCount, quiet: !plan.VERBOSE,
-        env: k6Tls(cell.tls).env, args: argsOf(cell, { duration: plan.WARMUP, summaryFile: path.join(scratch, `${label}-warmup.json`) }) });
+        env: k6Tls(cell.tls).env,
+        // STREAMS: one stream a VU, so that the RSS the measured run starts from is not already that of N streams.
+        args: argsOf(cell, { duration: plan.WARMUP, summaryFile: path.join(scratch, `${label}-warmup.json`), streams: plan.STREAMS && plan.VUS }) });
       await writeFile(log, `--- warm-up\n${warm.output}`);
       if (warm.code !== 0) throw new BenchError(`k6 warm-up against ${cell.host} failed (exit ${warm.code}):\n${k6Failure(warm.output, log)}`);
     },
@@ -98,7 +102,7 @@ export async function measureCell({ mode, scenario, label, compression = 'off', 
       measuredAt = Date.now();
       return measuredRun({
         plan, cores, scratch, label, summaryFile, env: { ...dashboard, ...k6Tls(cell.tls).env },
-        argsOf: (file, flags) => argsOf(cell, { duration: plan.DURATION, rate: plan.RATE, summaryFile: file, flags }),
+        argsOf: (file, flags) => argsOf(cell, { duration: plan.DURATION, rate: plan.RATE, summaryFile: file, flags, streams: plan.STREAMS }),
       });
     },
     after: async (cell, { run, readings }) => {
@@ -153,6 +157,7 @@ export async function measureCell({ mode, scenario, label, compression = 'off', 
         balancer: balancerRun,
         profile: readings.profile,
         own: own?.record,
+        open_streams: plan.STREAMS ? { streams: plan.STREAMS, vus: plan.VUS, interval_ms: plan.STREAM_INTERVAL, held_s: plan.durationS } : undefined,
       }));
     },
   });
@@ -193,6 +198,20 @@ function linkDelta(link, before) {
   const after = link.counters();
   const delta = (way) => ({ bytes: after[way].bytes - before.counters[way].bytes, packets: after[way].packets - before.counters[way].packets });
   return { up: delta('up'), down: delta('down'), proxy_cpu_s: link.proxyCpuSeconds() - before.proxyCpu };
+}
+
+/** The connections a server worker keeps at most (server/settings.js MAX_CONNECTIONS) when no setting raises it. */
+const SERVER_MAX_CONNECTIONS = 4096;
+
+/**
+ * The server settings STREAMS=N needs: room for N connections and the VUs' own in one worker (MAX_CONNECTIONS), where
+ * the server's default would close the connections past it (SSE and WebSocket take one a stream).
+ * @param {{STREAMS?: number, VUS: number}} plan
+ * @returns {Record<string, string>} {} without STREAMS, or when the default has room
+ */
+export function openStreamsServer({ STREAMS, VUS }) {
+  const needed = (STREAMS ?? 0) + VUS + 64;
+  return STREAMS && needed > SERVER_MAX_CONNECTIONS ? { MAX_CONNECTIONS: String(needed) } : {};
 }
 
 /** k6's web dashboard, exported as one HTML file per run (no HTTP endpoint: works offline). */

@@ -381,7 +381,8 @@ export async function proveEquality(modes, own, start, limit = Infinity, nameOf 
 /**
  * Proves, before an own service is measured, that every sample goes through the twins' codecs as the same message
  * (proveCodecs), and that every mode's twin answers its first samples in turn (proveEquality, WIRE_CALLS calls at
- * most), each server started where the placement puts the measured ones, and says so in one line on stderr.
+ * most), each server started where the placement puts the measured ones (unpaced: STREAM_INTERVAL=0), and says so
+ * in one line on stderr.
  * @param {import('../own-service.js').OwnRun} own
  * @param {{modes: string[], workers: number, cpus?: string}} job the modes to prove, and the servers' workers and cpus
  * @param {{start: (mode: string, options: object) => Promise<{host: string, tls: {caCert: string}|null, stop: () => Promise<unknown>}>}} placement
@@ -392,7 +393,10 @@ export async function proveEquality(modes, own, start, limit = Infinity, nameOf 
 export async function proveOwnEquality(own, { modes, workers, cpus }, placement) {
   const { rpc, requests, responses } = own.service;
   proveCodecs(own.service);
-  const { calls } = await proveEquality(modes, own, (mode) => placement.start(mode, { workers, cpus, settings: own.server }), WIRE_CALLS);
+  // Unpaced (0, over the job's own STREAM_INTERVAL the server would inherit): the pacing changes when a message leaves,
+  // not what it is, and a stream of 60 paced a second apart would hold the check a minute a call.
+  const unpaced = { ...own.server, STREAM_INTERVAL: '0' };
+  const { calls } = await proveEquality(modes, own, (mode) => placement.start(mode, { workers, cpus, settings: unpaced }), WIRE_CALLS);
   const all = Math.max((responses.streams ?? responses.messages).length, (requests.streams ?? requests.messages).length);
   const fewest = Math.min(...Object.values(calls));
   console.error(`${rpc.name}: ${requests.messages.length} request and ${responses.messages.length} response sample(s); every sample went `

@@ -1,7 +1,7 @@
 // Reads a server's own accounting from its admin endpoint (GET /metrics, server/admin.js); what the
 // readings mean is bench/records/server-stats.js's.
 import { BenchError } from '../errors.js';
-import { BY_LABEL, parseScrape, READ } from '../records/server-stats.js';
+import { OPTIONAL, parseScrape, READ } from '../records/server-stats.js';
 
 /** @typedef {import('../records/server-stats.js').ServerScrape} ServerScrape */
 
@@ -29,7 +29,7 @@ export async function scrapeServer(address, { timeoutMs = 10000 } = {}) {
     throw new BenchError(`the server's accounting at ${url} is not Prometheus text: ${err.message}`);
   }
   if (scrape.workers.length === 0) throw new BenchError(`the server's accounting at ${url} names no worker`);
-  const missing = [...READ].filter(([, { field, primary }]) => !BY_LABEL.has(field)
+  const missing = [...READ].filter(([, { field, primary }]) => !OPTIONAL.has(field)
     && (primary ? [scrape.primary ?? {}] : scrape.workers).some((r) => !Number.isFinite(r[field])));
   if (missing.length) throw new BenchError(`the server's accounting at ${url} lacks ${missing.map(([name]) => name).join(', ')}`);
   return scrape;

@@ -58,6 +58,9 @@ export const RUN_RECORD_VERSION = 1;
  *   workers' CPU profiles summed (bench/records/profile.js ProfileTotals, µs); undefined without it
  * @property {import('../own-service.js').OwnRecord|undefined} own an own service's schema, samples and sizes; undefined for
  *   the demo's scenarios
+ * @property {{streams: number, vus: number, interval_ms: number, held_s: number}|undefined} open_streams STREAMS=N: the
+ *   streams k6 held open at once, the VUs they were spread over, STREAM_INTERVAL (ms), and how long k6 held them (DURATION,
+ *   s: k6's test run duration adds setup()'s stream); undefined without STREAMS
  */
 
 /** Writes a k6 summary back, as the job writes every summary (JSON, two spaces). */

@@ -31,6 +31,10 @@ const MIB = 2 ** 20;
  *   `<version>|<cipher>|<ALPN>|<resumed>` (server/tls.js); absent or empty without TLS
  * @property {Record<string, number>} [rejected] requests its handlers refused since it started, by `<listener>|<reason>`
  *   (server/served.js); absent until one is
+ * @property {Record<string, number>} [stream_messages] messages of streams since it started, by `<listener>|<direction>`
+ *   (`sent`, `received`; server/served.js); absent until a stream has one
+ * @property {number} [streams_open] streams (server streams, relays) open at the scrape
+ * @property {number} [streams_open_peak] most open at once since the previous scrape; both absent from a server without them
  */
 
 /** @typedef {{at_ms: number, primary: ProcessReading|null, workers: ProcessReading[]}} ServerScrape */
@@ -61,6 +65,11 @@ const MIB = 2 ** 20;
  *   `<version>|<cipher>|<ALPN>|<resumed>` ({} without TLS)
  * @property {Record<string, number>} [rejected] requests its handlers refused in the window, by `<listener>|<reason>`
  *   ({} when none; absent in a record written before it was counted)
+ * @property {number} [rss_start_bytes] RSS at the start of the window (bytes): what the worker held before the run's
+ *   streams opened (STREAMS=N: memory per open stream)
+ * @property {number|null} [stream_messages_sent] messages its streams sent in the window, every listener's (server streams
+ *   and relays' answers; null: a server that does not count them)
+ * @property {number|null} [streams_open_peak] most streams it held open at once in the window (null: not counted)
  */
 
 /**
@@ -96,9 +105,14 @@ const OWN = {
   requests_served_total: 'served', // by its `handlers` label; workers only
   requests_rejected_total: 'rejected', // by its `listener` and `reason` labels, as `listener|reason`; workers only
   tls_handshakes_total: 'tls_handshakes', // by its four labels, as server/tls.js keys them; workers only
+  stream_messages_total: 'stream_messages', // by its `listener` and `direction` labels, as `listener|direction`; workers only
+  streams_open: 'streams_open', // workers only
+  streams_open_peak: 'streams_open_peak', // workers only
 };
 /** Fields kept by label (a record, not a number), which a process may not have yet: none served, no TLS handshake. */
-export const BY_LABEL = new Set(['served', 'tls_handshakes', 'rejected']);
+export const BY_LABEL = new Set(['served', 'tls_handshakes', 'rejected', 'stream_messages']);
+/** Fields a server may lack, which the scrape does not insist on: those kept by label, and the open streams (workers only). */
+export const OPTIONAL = new Set([...BY_LABEL, 'streams_open', 'streams_open_peak']);
 // The labels of server_tls_handshakes_total, in the order of a tls_handshakes key (server/tls.js HANDSHAKE_LABELS).
 const HANDSHAKE_KEY = ['version', 'cipher', 'alpn', 'resumed'];
 const PRIMARY = 'server_primary_';
@@ -137,6 +151,7 @@ export function parseScrape(text, atMs) {
       if (read.field === 'served') reading.served[labels.handlers] = Number(value);
       else if (read.field === 'tls_handshakes') (reading.tls_handshakes ??= {})[HANDSHAKE_KEY.map((l) => labels[l]).join('|')] = Number(value);
       else if (read.field === 'rejected') (reading.rejected ??= {})[`${labels.listener}|${labels.reason}`] = Number(value);
+      else if (read.field === 'stream_messages') (reading.stream_messages ??= {})[`${labels.listener}|${labels.direction}`] = Number(value);
       else reading[read.field] = Number(value);
     }
   }
@@ -182,6 +197,10 @@ export function serverWindow(start, end) {
         .map(([k, n]) => /** @type {[string, number]} */ ([k, n - (b.tls_handshakes?.[k] ?? 0)])).filter(([, n]) => n > 0)),
       rejected: Object.fromEntries(Object.entries(w.rejected ?? {})
         .map(([k, n]) => /** @type {[string, number]} */ ([k, n - (b.rejected?.[k] ?? 0)])).filter(([, n]) => n > 0)),
+      rss_start_bytes: b.rss_bytes ?? null,
+      stream_messages_sent: w.streams_open === undefined ? null : sentOf(w) - sentOf(b),
+      // The end reading's peak covers the window since the start scrape; the start's open streams were open in it too.
+      streams_open_peak: w.streams_open_peak === undefined ? null : Math.max(w.streams_open_peak, b.streams_open ?? 0),
     };
   });
   const primary = end.primary && start.primary?.pid === end.primary.pid ? {
@@ -199,6 +218,9 @@ export function serverWindow(start, end) {
   };
 }
 
+/** Messages a process's streams sent since it started, every listener's. */
+const sentOf = (reading) => Object.entries(reading.stream_messages ?? {}).reduce((a, [k, n]) => a + (k.endsWith('|sent') ? n : 0), 0);
+
 /** The one Node release of several processes, `a | b` when they differ, null when none said. */
 const releaseOf = (releases) => [...new Set(releases.filter(Boolean))].join(' | ') || null;
 
@@ -212,7 +234,14 @@ const releaseOf = (releases) => [...new Set(releases.filter(Boolean))].join(' | 
  *   primary) in the window / requests served in it (µs); null when none was served
  * @property {number|null} server_cpu_user_us_per_request the user part of it (µs)
  * @property {number|null} server_cpu_system_us_per_request the system part of it (µs)
- * @property {null} server_cpu_us_per_message a server stream's, which bench/records/summary.js works out from k6's messages
+ * @property {number|null} server_cpu_us_per_message with STREAMS, the server's CPU time in the window (workers and primary)
+ *   ÷ the messages its streams sent in it (µs); else null: bench/records/summary.js works it out from k6's messages
+ * @property {number|null} server_streams_open_peak with STREAMS: the most streams the workers held open at once in the
+ *   window, by their own count (summed over the workers; null without STREAMS, as the two below)
+ * @property {number|null} server_messages_per_s with STREAMS: the messages the server's streams sent in the window ÷ the
+ *   time k6 held them (DURATION): k6 cannot count the messages of an SSE stream the run's end cut (its body never comes)
+ * @property {number|null} server_memory_per_open_stream_kib with STREAMS: the workers' RSS peak in the window less their
+ *   RSS at its start, before the run's streams opened, ÷ server_streams_open_peak (KiB)
  * @property {number|null} server_rss_peak_mib largest worker's RSS peak in the window (MiB)
  * @property {number|null} server_rss_end_mib largest worker's RSS at the end (MiB)
  * @property {number|null} server_heap_peak_mib largest worker's V8 heap-used peak in the window (MiB)
@@ -250,7 +279,17 @@ export const SERVER_ROWS = Object.freeze([
   { label: 'server system CPU per request (µs)', field: 'server_cpu_system_us_per_request', digits: 1, how: 'median', source: 'server',
     what: 'its system part' },
   { label: 'server CPU per message (µs)', field: 'server_cpu_us_per_message', digits: 1, how: 'median', source: 'server',
-    what: 'a stream\'s run: server CPU per request ÷ the messages per stream k6 received or sent' },
+    what: 'a stream\'s run: server CPU per request ÷ the messages per stream k6 received or sent; with `STREAMS`, the server\'s CPU '
+      + 'in the window ÷ the messages its streams sent in it, by its own count' },
+  // STREAMS=N (docs/streaming.md, "Open streams"): what the server held, and what holding them cost it.
+  { label: 'open streams, peak (server count)', field: 'server_streams_open_peak', digits: 0, how: 'median', source: 'server',
+    what: 'with `STREAMS`: the most streams the server\'s workers held open at once in the window, counted as each opened' },
+  { label: 'messages/s, server count', field: 'server_messages_per_s', digits: 0, how: 'median', source: 'server', checkSpread: true,
+    what: 'with `STREAMS`: the messages the server\'s streams sent in the window ÷ DURATION, the time k6 held them; k6\'s own count misses '
+      + 'the messages of SSE and NDJSON streams the run\'s end cut, whose bodies k6 never returns' },
+  { label: 'memory per open stream (KiB)', field: 'server_memory_per_open_stream_kib', digits: 1, how: 'median', source: 'server',
+    what: 'with `STREAMS`: the workers\' RSS peak in the window less their RSS at its start (before the run\'s streams opened) '
+      + '÷ the peak of open streams' },
   { label: 'RSS peak, largest worker (MiB)', field: 'server_rss_peak_mib', digits: 1, how: 'median', source: 'server',
     what: 'RSS peak of the largest worker in the window, sampled every 100 ms' },
   { label: 'RSS at end, largest worker (MiB)', field: 'server_rss_end_mib', digits: 1, how: 'median', source: 'server',
@@ -288,9 +327,11 @@ export const SERVER_FIELDS = Object.freeze(SERVER_ROWS.flatMap(({ field }) => (f
 /**
  * The report's figures of one measured window.
  * @param {ServerWindow|undefined} window bench.run.server of a summary, if the run recorded one
+ * @param {{held_s: number}} [open] bench.run.open_streams of a STREAMS run: the open streams' figures, and the CPU per
+ *   message from the server's own count of messages
  * @returns {ServerFigures}
  */
-export function serverFigures(window) {
+export function serverFigures(window, open) {
   const workers = window?.workers ?? [];
   if (workers.length === 0) {
     return /** @type {ServerFigures} */ (Object.fromEntries(SERVER_FIELDS.map((f) => [f, null])));
@@ -319,8 +360,7 @@ export function serverFigures(window) {
     server_cpu_us_per_request: perRequest(user === null || system === null ? null : (user + system) * 1e6),
     server_cpu_user_us_per_request: perRequest(scaled(user, 1e6)),
     server_cpu_system_us_per_request: perRequest(scaled(system, 1e6)),
-    // Per message needs the messages k6 received: bench/records/summary.js works it out.
-    server_cpu_us_per_message: null,
+    ...openStreamFigures(workers, open, user === null || system === null ? null : user + system),
     server_rss_peak_mib: scaled(most((w) => w.rss_peak_bytes), 1 / MIB),
     server_rss_end_mib: scaled(most((w) => w.rss_end_bytes), 1 / MIB),
     server_heap_peak_mib: scaled(most((w) => w.heap_used_peak_bytes), 1 / MIB),
@@ -335,6 +375,33 @@ export function serverFigures(window) {
     server_tls: tls.total > 0 ? tls.negotiated : null,
     server_worker_share_min_pct: requests > 0 ? Math.min(...shares) : null,
     server_worker_share_max_pct: requests > 0 ? Math.max(...shares) : null,
+  };
+}
+
+/**
+ * A STREAMS run's figures from the server's own counts: its peak of open streams, the messages its streams sent, the RSS
+ * the streams took and the CPU per message; all null without STREAMS (the CPU per message then comes from k6's messages,
+ * in bench/records/summary.js).
+ * @param {WorkerWindow[]} workers
+ * @param {{held_s: number}|undefined} open bench.run.open_streams
+ * @param {number|null} cpuS the server's CPU time in the window, workers and primary (s)
+ * @returns {Pick<ServerFigures, 'server_cpu_us_per_message'|'server_streams_open_peak'|'server_messages_per_s'|'server_memory_per_open_stream_kib'>}
+ */
+function openStreamFigures(workers, open, cpuS) {
+  // A figure a worker's reading lacks (a server that does not count it) is null, never the others' sum.
+  const sum = (pick) => {
+    const values = workers.map(pick);
+    return values.every((v) => typeof v === 'number' && Number.isFinite(v)) ? values.reduce((a, v) => a + v, 0) : null;
+  };
+  const peak = open ? sum((w) => w.streams_open_peak) : null;
+  const sent = open ? sum((w) => w.stream_messages_sent) : null;
+  const growth = open ? sum((w) => w.rss_peak_bytes - w.rss_start_bytes) : null;
+  return {
+    server_cpu_us_per_message: cpuS !== null && sent > 0 ? (cpuS * 1e6) / sent : null,
+    server_streams_open_peak: peak,
+    // Over the time k6 held them: k6's test run duration adds setup()'s one stream, seconds long when paced.
+    server_messages_per_s: sent !== null && open.held_s > 0 ? sent / open.held_s : null,
+    server_memory_per_open_stream_kib: growth !== null && peak > 0 ? growth / peak / 1024 : null,
   };
 }
 

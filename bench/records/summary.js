@@ -64,7 +64,9 @@ const PERCENTILES = { p50: 'med', p90: 'p(90)', p95: 'p(95)', p99: 'p(99)' };
  *   returns a body whole), for a client stream, and in runs from before it was recorded
  * @property {number|null} received_per_message a server stream's or a relay's: data_received_bytes ÷ messages received (bytes)
  * @property {number|null} sent_per_message a client stream's or a relay's: data_sent_bytes ÷ messages sent (bytes)
- * @property {number|null} server_cpu_us_per_message server_cpu_us_per_request ÷ messages_per_stream (µs)
+ * @property {number|null} server_cpu_us_per_message server_cpu_us_per_request ÷ messages_per_stream (µs); with STREAMS,
+ *   the server's CPU in the window ÷ the messages its streams sent in it, by its own count
+
  * @property {number|null} k6_cpu_pct k6's CPU use over the run, % of the cores it had (null when not measured)
  * @property {number|null} machine_steal_server_pct steal on the server's pinned cores over the run, % of their time
  *   (bench.run.machine, bench/report/machine-noise.js; null, like every machine_ figure, where not measured: why is there)
@@ -220,13 +222,14 @@ export function figuresOf(file, data) {
     ...wireFigures(data.bench?.run?.wire, sent, received),
     k6_cpu_pct: k6CpuPct(data.bench?.run?.k6_cpu),
     ...machineFigures(data.bench?.run?.machine),
-    ...serverFigures(data.bench?.run?.server),
+    ...serverFigures(data.bench?.run?.server, data.bench?.run?.open_streams),
     ...replicaFigures(data.bench?.run),
     run: data.bench?.run,
   };
   const ceiling = figures.client_ceiling_rps;
   return {
-    ...figures, ...streamFigures(data.metrics, figures), client_share: ceiling > 0 ? figures.rps / ceiling : null,
+    ...figures, ...streamFigures(data.metrics, figures),
+    client_share: ceiling > 0 ? figures.rps / ceiling : null,
     ...linkFigures(figures, data.bench?.run),
   };
 }
@@ -237,16 +240,19 @@ export function figuresOf(file, data) {
  * (a relay's both); all null without them.
  * @param {Record<string, {values: Record<string, number>}>} metrics k6's summary metrics
  * @param {{requests: number, duration_s: number, data_received_bytes: number, data_sent_bytes: number,
- *   server_cpu_us_per_request: number|null}} f
+ *   server_cpu_us_per_request: number|null, server_cpu_us_per_message: number|null, server_streams_open_peak: number|null}} f
  * @returns {Pick<ModeFigures, 'messages'|'messages_per_s'|'messages_per_stream'|'first_message_ms'|'largest_gap_ms'|'received_per_message'|'sent_per_message'|'server_cpu_us_per_message'>}
  */
 function streamFigures(metrics, f) {
   const received = metrics[STREAM_METRICS.messages]?.values?.count;
   const sent = metrics[STREAM_METRICS.sent]?.values?.count;
   const messages = typeof received === 'number' ? received : sent;
+  // With STREAMS the server's count gives the CPU per message (server-stats.js serverFigures), k6's or not: no SSE stream
+  // of a 10-minute stream ends in the run, so k6 sees none of its messages.
+  const held = f.server_streams_open_peak !== null;
   if (typeof messages !== 'number') {
     return { messages: null, messages_per_s: null, messages_per_stream: null, first_message_ms: null, largest_gap_ms: null,
-      received_per_message: null, sent_per_message: null, server_cpu_us_per_message: null };
+      received_per_message: null, sent_per_message: null, server_cpu_us_per_message: held ? f.server_cpu_us_per_message : null };
   }
   const first = metrics[STREAM_METRICS.firstMessage]?.values;
   const gap = metrics[STREAM_METRICS.largestGap]?.values;
@@ -260,7 +266,10 @@ function streamFigures(metrics, f) {
     largest_gap_ms: gap ? { p50: finiteOrNull(gap.med), p99: finiteOrNull(gap['p(99)']) } : null,
     received_per_message: typeof received === 'number' ? per(f.data_received_bytes) : null,
     sent_per_message: typeof sent === 'number' && sent > 0 ? f.data_sent_bytes / sent : null,
-    server_cpu_us_per_message: f.server_cpu_us_per_request !== null && perStream ? f.server_cpu_us_per_request / perStream : null,
+    // With STREAMS the server's own count of messages gives it (server-stats.js serverFigures): a stream cut at the run's
+    // end is a request with few messages.
+    server_cpu_us_per_message: held ? f.server_cpu_us_per_message
+      : f.server_cpu_us_per_request !== null && perStream ? f.server_cpu_us_per_request / perStream : null,
   };
 }
 

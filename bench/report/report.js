@@ -325,6 +325,14 @@ function notesOf(modes, clientBound) {
       + `${server ? 'last message' : 'answer'}${server ? `; over HTTP the stream is read as ${asked} (STREAM_FRAMING=${framing}); `
         + 'gRPC\'s time to first message is timed in whole milliseconds (k6\'s JavaScript clock has no finer one)' : ''} (docs/streaming.md)`);
   }
+  const open = Object.values(modes).map((m) => m.runs[0]?.run?.open_streams).find(Boolean);
+  if (open) {
+    notes.push(`STREAMS=${open.streams}: k6 held ${open.streams} streams open at once over ${open.vus} VUs, re-opening each as it `
+      + 'ended, until the run\'s end cut those still open (not counted as failed); RPS and the latency rows count the streams '
+      + 'that ended or were cut, k6\'s messages/s misses those of SSE or NDJSON streams cut at the end (k6 never sees their body), '
+      + 'and the server-count rows are the server\'s: its peak of open streams, its messages, the RSS the streams took above the '
+      + 'window\'s start, and the server CPU per message (docs/streaming.md)');
+  }
   for (const [key, mode] of Object.entries(modes)) {
     notes.push(`${key}: ${mode.host}, ${mode.repeats} run(s): ${mode.runs.map((r) => r.file).join(', ')}`);
     const run = mode.runs[0].run;

@@ -46,6 +46,7 @@ const capacityMode = makeValidator((input) => {
  * @property {number} STREAM_INTERVAL ms
  * @property {'sse'|'ndjson'} STREAM_FRAMING
  * @property {'text'|'binary'} RELAY_FRAMES
+ * @property {number|undefined} STREAMS open streams k6 holds at once (unset: one stream per VU at a time)
  * @property {'reuse'|'per-request'} CONNECTIONS
  * @property {string} REQUEST_TIMEOUT k6 duration
  * @property {'off'|'gzip'} COMPRESSION
@@ -132,6 +133,7 @@ export function benchSettingSpecs(cores = splitCores(allowedCpus())) {
     STREAM_INTERVAL: sharedSpec('STREAM_INTERVAL', 'run', cores),
     STREAM_FRAMING: sharedSpec('STREAM_FRAMING', 'run', cores),
     RELAY_FRAMES: sharedSpec('RELAY_FRAMES', 'run', cores),
+    STREAMS: sharedSpec('STREAMS', 'run', cores),
     CONNECTIONS: sharedSpec('CONNECTIONS', 'run', cores),
     REQUEST_TIMEOUT: sharedSpec('REQUEST_TIMEOUT', 'run', cores),
     COMPRESSION: str({
@@ -243,6 +245,22 @@ export function benchSettingSpecs(cores = splitCores(allowedCpus())) {
 }
 
 /**
+ * Why STREAMS cannot run with the other settings, in one line, or null. What it asks of the RPC is checked where the RPC
+ * is loaded (bench/commands/run.js streamPreflight).
+ * @param {{STREAMS?: number, RATE?: number, CONNECTIONS: string, K6_INSTANCES: number}} settings
+ * @param {Record<string, string|undefined>} env what was set
+ * @returns {string|null}
+ */
+export function openStreamsGap(settings, env) {
+  if (!settings.STREAMS) return null;
+  if (settings.RATE) return 'STREAMS holds N streams open through the run, RATE starts requests at a rate: set one or the other';
+  if (settings.CONNECTIONS !== 'reuse') return 'STREAMS holds each VU\'s gRPC streams on its one connection: run it with CONNECTIONS=reuse';
+  if (env.REQUEST_TIMEOUT) return 'STREAMS holds each stream until it ends or the run does: run it without REQUEST_TIMEOUT';
+  if (settings.K6_INSTANCES > 1) return 'STREAMS holds the streams from one k6 process: run it with K6_INSTANCES=1';
+  return null;
+}
+
+/**
  * Reads and checks the main job's settings.
  * @param {Record<string, string|undefined>} [env] default `process.env`
  * @returns {BenchSettings}
@@ -286,6 +304,8 @@ export function readBenchSettings(env = process.env) {
   if (settings.K6_INSTANCES > settings.VUS) {
     throw new BenchError(`K6_INSTANCES=${settings.K6_INSTANCES} is more than VUS=${settings.VUS}: each k6 instance needs at least one VU`);
   }
+  const streamsGap = openStreamsGap(settings, env);
+  if (streamsGap) throw new BenchError(streamsGap);
   const ownGap = ownServiceGap(settings, env);
   if (ownGap) throw new BenchError(ownGap);
   // WORKERS's default is one per server core, and with K6_INSTANCES the server may keep fewer.

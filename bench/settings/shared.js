@@ -131,6 +131,19 @@ const SHARED = Object.freeze({
     example: '20',
     jobs: { run: { default: 0 } },
   },
+  STREAMS: {
+    validator: positiveInt,
+    desc: 'open streams: with a server-streaming RPC or a relay paced by STREAM_INTERVAL > 0, k6 holds N streams open at once '
+      + 'through the measured run, re-opening each as it ends, in place of one stream per VU at a time: spread over '
+      + 'max(VUS, ⌈N ÷ 100⌉) VUs (a gRPC VU\'s streams share its one connection, kept under the server\'s '
+      + 'H2_MAX_CONCURRENT_STREAMS), each VU holding its share (gRPC: `grpc.Stream`s on the VU\'s connection; SSE or NDJSON: '
+      + 'an HTTP/1.1 connection each; a relay over WebSocket: a socket each, the client sending a message every STREAM_INTERVAL '
+      + 'ms); the run\'s end cuts those still open. The warm-up holds one stream per VU. The report adds the server\'s peak of '
+      + 'open streams, its messages/s and memory per open stream, and takes the server CPU per message from the server\'s own '
+      + 'count of messages (docs/streaming.md)',
+    example: '1000',
+    jobs: { run: { default: undefined, text: 'unset: one stream per VU at a time' } },
+  },
   STREAM_FRAMING: {
     validator: (spec) => str({ ...spec, choices: Object.keys(STREAM_FRAMINGS) }),
     desc: 'with a server-streaming RPC: how the HTTP modes ask for the stream and count its messages: `sse`, Server-Sent Events '

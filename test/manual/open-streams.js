@@ -6,6 +6,7 @@
 // over the window ÷ the messages the clients received in it.
 //   taskset -c 1 node test/manual/open-streams.js [N,...] [protocol,...]     default 1,100,1000,10000 grpc,sse,ws
 // Prints one JSON line per case, then a Markdown table. The machine needs a file-descriptor limit above 2 × N.
+// The main job holds such streams from k6 instead: STREAMS=N (docs/streaming.md, both clients' tables side by side).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
