@@ -197,8 +197,11 @@ export function endSseStreams(listener) {
   return Promise.all(ends.map((end) => end())).then(() => ends.length);
 }
 
-/** How long the drain's deadline waits for the SSE streams it ended to leave before it drops their connections (ms). */
-const SSE_END_WAIT_MS = 200;
+/**
+ * How long the drain's deadline waits for the SSE streams it ended to leave before it drops their connections (ms): within
+ * the worker's second between the deadline and its exit (server/worker.js FORCE_CLOSE_GRACE_MS).
+ */
+const SSE_END_WAIT_MS = 500;
 
 /**
  * Sends one response stream on a fastify reply, framed: fastify hands the response over (hijack), the head goes out with
@@ -223,7 +226,8 @@ async function replyStream(reply, stream, framing, encode, options) {
   const endNow = () => {
     if (gone) return Promise.resolve();
     gone = true;
-    const left = firstOf(res, ['finish', 'close']).then(() => {});
+    // HTTP/2: the stream's close, once its END_STREAM went out (destroying the session at 'finish' could still reset it).
+    const left = firstOf(res, /** @type {any} */ (res).stream ? ['close'] : ['finish', 'close']).then(() => {});
     if (!res.headersSent) res.writeHead(200, { 'content-type': framing.type, 'cache-control': 'no-cache' });
     res.end(`retry: ${SSE_RETRY_MS}\n\n`);
     return left;

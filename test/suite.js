@@ -33,11 +33,11 @@ export const ALONE = {
 
 /**
  * The slowest files, slowest first (npm test's per-file times in CI's fresh container, 2026-11-28; docker-run, which
- * skips there, and the files new since, targets-stream and users-stream, by their times on the host): started first,
+ * skips there, and the files new since, open-streams, targets-stream and users-stream, by their times on the host): started first,
  * they end with the rest.
  */
 export const SLOWEST = ['soak', 'docker-run', 'own-service-stream', 'bench', 'link', 'h2-hostile', 'faults', 'tls', 'own-service-job',
-  'own-service-equality', 'multiplexed-drain', 'quick-start', 'targets-stream', 'node-versions', 'decompose', 'replicas', 'reload',
+  'own-service-equality', 'multiplexed-drain', 'open-streams', 'quick-start', 'targets-stream', 'node-versions', 'decompose', 'replicas', 'reload',
   'h2spec', 'k6-scripts', 'accounting', 'server-start', 'users-stream', 'compression', 'early-signal', 'wire', 'own-service-input', 'k8s',
   'mode-listener', 'sweep-own']
   .map((name) => `test/integration/${name}.test.js`);
