@@ -6,7 +6,7 @@ import { writeFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import path from 'node:path';
 import { sizeSpread, toJsonText } from '../proto/own/samples.js';
-import { DESCRIPTOR_SET, OwnServiceError } from '../proto/own/schema.js';
+import { DESCRIPTOR_SET } from '../proto/own/schema.js';
 import { BUILT_IN_SERVICES } from '../proto/own/builtins.js';
 import { loadOwnService } from '../proto/own/service.js';
 import { ROOT } from './root.js';
@@ -111,24 +111,6 @@ export function scenariosOf(settings) {
 export const scenarioVars = (scenario, own) => (own ? own.k6 : { SCENARIO: scenario });
 
 /**
- * Loads an own service a job can measure: a unary RPC, and with `streams` a streaming one of any kind too (the main
- * job's k6 scripts and the targets' load tools send and read streams; the sweep measures unary calls only, so far).
- * @param {OwnSource} source
- * @param {{streams?: boolean, job?: string}} [options] `job`: its name, for the error (default 'the job')
- * @returns {import('../proto/own/service.js').OwnService}
- * @throws {OwnServiceError} one line for a bad schema, RPC or sample, or an RPC of a kind the job does not measure
- */
-export function loadMeasurable(source, { streams = false, job = 'the job' } = {}) {
-  const service = loadOwnService(source);
-  const { kind } = service.rpc;
-  if (kind !== 'unary' && !(streams && Object.hasOwn(STREAM_KINDS, kind))) {
-    throw new OwnServiceError(`RPC=${source.RPC}: is a ${kind} RPC; node server serves it (docs/streaming.md), but ${job} measures `
-      + `${streams ? `unary, ${Object.keys(STREAM_KINDS).join(', ')}` : 'unary'} RPCs only so far`);
-  }
-  return service;
-}
-
-/**
  * Loads an own service and prepares its runs: the k6 request file (the request samples in the proto3 JSON mapping,
  * binary ones converted) in `scratch`, the server settings and the record.
  * @param {OwnSource} source
@@ -138,7 +120,7 @@ export function loadMeasurable(source, { streams = false, job = 'the job' } = {}
  * @throws {import('../proto/own/schema.js').OwnServiceError} one line for a bad schema, RPC or sample
  */
 export async function prepareOwn(source, scratch, scenario) {
-  const service = loadMeasurable(source, { streams: true });
+  const service = loadOwnService(source);
   const { rpc, requests, responses } = service;
   const requestsFile = path.join(scratch, `requests-${scenario}.json`);
   const json = requests.messages.map((m) => toJsonText(rpc.requestType, m));

@@ -30,7 +30,8 @@ import { streamlessListeners } from '../../server/listeners.js';
 import { fileStamp, progressOf } from '../format.js';
 import { measureClientCeiling } from '../passes/calibrate.js';
 import { ensureTool, ensureTools } from '../tools.js';
-import { loadMeasurable, prepareOwn, scenariosOf } from '../own-service.js';
+import { prepareOwn, scenariosOf } from '../own-service.js';
+import { loadOwnService } from '../../proto/own/service.js';
 import { proveOwnEquality } from '../passes/equality.js';
 
 /**
@@ -49,7 +50,7 @@ export async function preflight(settings) {
         + 'measure a server-streaming RPC or a relay (e.g. SCENARIO=gemini-stream, or RPC=…)');
     }
     if (!source) return scenario;
-    const { rpc, requests, responses } = loadMeasurable(source, { streams: true });
+    const { rpc, requests, responses } = loadOwnService(source);
     streamPreflight(settings, rpc);
     const count = (n, what) => `${n} ${what} sample${n === 1 ? '' : 's'}`;
     return `${source.RPC} (${rpc.kind}; ${count(requests.messages.length, 'request')}, ${count(responses.messages.length, 'response')})`;

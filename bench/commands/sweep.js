@@ -10,7 +10,8 @@ import { BenchError } from '../errors.js';
 import { fileStamp, progressOf } from '../format.js';
 import { ROOT } from '../processes.js';
 import { provenanceOf } from '../provenance.js';
-import { loadMeasurable, prepareOwn, scenariosOf } from '../own-service.js';
+import { prepareOwn, scenariosOf } from '../own-service.js';
+import { loadOwnService } from '../../proto/own/service.js';
 import { measureLink } from '../passes/sweep.js';
 import { requireLinkTools } from '../placement/link.js';
 import { allowedCpus, splitCores } from '../settings/cores.js';
@@ -33,7 +34,7 @@ export async function preflight(settings, { values } = { values: {} }) {
   if (values.link || values.render) return;
   if (values.vus || values.rate || values.from) throw usage('--vus, --rate and --from go with --link');
   // An own service's schema, RPC and samples: a bad one is one line (ERR_OWN_SERVICE) before anything starts.
-  for (const { source } of scenariosOf(settings)) if (source) loadMeasurable(source, { streams: true, job: 'the sweep' });
+  for (const { source } of scenariosOf(settings)) if (source) loadOwnService(source);
   requireLinkTools();
 }
 

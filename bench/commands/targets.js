@@ -33,7 +33,8 @@ import { renderTargets, targetRow } from '../report/targets.js';
 import { spread } from '../report/stats.js';
 import { K6_SATURATED, measureK6Overhead, sideBySideVus } from '../passes/k6-overhead.js';
 import { LISTENERS } from '../../server/listeners.js';
-import { loadMeasurable, prepareOwn, scenariosOf } from '../own-service.js';
+import { prepareOwn, scenariosOf } from '../own-service.js';
+import { loadOwnService } from '../../proto/own/service.js';
 
 /** The HTTP/2 load with many requests in flight per connection, beside one in flight on VUS connections (h2load -c8 -m32). */
 export const MANY_STREAMS = Object.freeze({ connections: 8, streams: 32 });
@@ -188,7 +189,7 @@ export async function preflight(settings = {}) {
   if (!splitCores(allowedCpus()).k6Cpus) throw new BenchError('the targets need two cores: one for the server, one for the load generator');
   const sources = scenariosOf(/** @type {any} */ (settings)).filter((s) => s.source);
   if (sources.length > 1) throw new BenchError('npm run targets measures one own service at a time: name one in SCENARIO, or RPC');
-  for (const { source } of sources) loadMeasurable(source, { streams: true, job: 'npm run targets' }); // a bad schema or sample: one line, before anything starts
+  for (const { source } of sources) loadOwnService(source); // a bad schema or sample: one line, before anything starts
 }
 
 /**
